@@ -1,0 +1,232 @@
+"""DS shoe protocol framing: `$<seq>,<TYPE>[,<field>]...*<crc>\\r\\n` (SHOE_PROTOCOL.md §2).
+
+The decoder is a byte-at-a-time resynchronising parser in the manner of a firmware UART
+handler: it skips noise until `$`, restarts on a `$` inside a partial frame, ends a frame at
+`\\n`, and drops — and counts — anything too long, malformed, of unknown type, or with a bad
+CRC. Nothing it drops is ever acted on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from station.cards import CardError, parse_card
+
+MAX_FRAME = 96  # bytes from `$` to `\n` inclusive
+_HEX = frozenset(b"0123456789ABCDEF")
+_SEQ_RE = re.compile(r"0|[1-9][0-9]{0,4}")
+_TYPE_RE = re.compile(r"[A-Z]+")
+_DIGITS_RE = re.compile(r"0|[1-9][0-9]*")
+_BOOT_ID_RE = re.compile(r"[0-9A-Fa-f]{8}")
+
+FAULT_CODES = frozenset({"JAM", "SENSOR", "LID_OPEN", "TAMPER", "OVERFLOW"})
+ERR_REASONS = frozenset({"UNSUPPORTED", "BUSY", "BAD"})
+LED_COLOURS = frozenset({"GREEN", "AMBER", "RED", "OFF"})
+GATES = frozenset({"LOCKED", "UNLOCKED"})
+
+
+def crc16_ccitt_false(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final xor."""
+    crc = 0xFFFF
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
+    return crc
+
+
+def _crc_table() -> list[int]:
+    table = []
+    for i in range(256):
+        crc = i << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
+        table.append(crc)
+    return table
+
+
+_TABLE = _crc_table()
+
+
+def crc16(data: bytes) -> int:
+    """Table-driven CRC-16/CCITT-FALSE (same result as crc16_ccitt_false, faster)."""
+    crc = 0xFFFF
+    for byte in data:
+        crc = ((crc << 8) & 0xFFFF) ^ _TABLE[(crc >> 8) ^ byte]
+    return crc
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    seq: int
+    type: str
+    fields: tuple[str, ...] = ()
+
+    def encode(self) -> bytes:
+        return encode_frame(self.seq, self.type, *self.fields)
+
+
+def encode_frame(seq: int, type_: str, *fields: object) -> bytes:
+    if not 0 <= seq <= 65535:
+        raise ValueError(f"seq {seq} outside 0..65535")
+    if not _TYPE_RE.fullmatch(type_):
+        raise ValueError(f"frame type must be upper-case letters, got {type_!r}")
+    parts = [str(seq), type_, *(str(f) for f in fields)]
+    for p in parts[2:]:
+        if any(c in p for c in "$*,") or any(not 0x20 <= ord(c) <= 0x7E for c in p):
+            raise ValueError(f"field {p!r} has a character a frame cannot carry")
+    body = ",".join(parts).encode("ascii")
+    frame = b"$" + body + b"*" + f"{crc16(body):04X}".encode() + b"\r\n"
+    if len(frame) > MAX_FRAME:
+        raise ValueError(f"frame of {len(frame)} bytes exceeds {MAX_FRAME}")
+    return frame
+
+
+# ---- field validation per direction -------------------------------------------------------
+
+
+def _is_uint(s: str, hi: int | None = None) -> bool:
+    if not _DIGITS_RE.fullmatch(s):
+        return False
+    return hi is None or int(s) <= hi
+
+
+def _valid_card_field(s: str) -> bool:
+    # On the wire a card is always the canonical two characters (RULES.md §0 is for people).
+    if len(s) != 2:
+        return False
+    try:
+        return str(parse_card(s)) == s
+    except CardError:
+        return False
+
+
+def _check_shoe_fields(type_: str, f: tuple[str, ...]) -> bool:
+    n = len(f)
+    if type_ == "HELLO":
+        return n == 5 and _is_uint(f[0]) and bool(_BOOT_ID_RE.fullmatch(f[4]))
+    if type_ in ("LOAD", "UNREAD", "CUT", "EMPTY"):
+        return n == 0
+    if type_ == "CARD":
+        return n in (1, 2) and _valid_card_field(f[0]) and (n == 1 or len(f[1]) > 0)
+    if type_ == "HB":
+        return n == 1 and _is_uint(f[0])
+    if type_ in ("FAULT", "CLEAR"):
+        return n == 1 and f[0] in FAULT_CODES
+    if type_ == "OK":
+        return n == 1 and _is_uint(f[0], 65535)
+    if type_ == "ERR":
+        return n == 2 and _is_uint(f[0], 65535) and f[1] in ERR_REASONS
+    if type_ == "STATUS":
+        return (
+            n == 4
+            and _is_uint(f[0], 65535)
+            and f[1] in GATES
+            and _is_uint(f[2])
+            and f[3] in LED_COLOURS
+        )
+    return False
+
+
+def _check_station_fields(type_: str, f: tuple[str, ...]) -> bool:
+    n = len(f)
+    if type_ in ("ACK", "RESEND"):
+        return n == 1 and _is_uint(f[0], 65535)
+    if type_ in ("LOCK", "UNLOCK", "STATUS"):
+        return n == 0
+    if type_ == "LED":
+        return n == 1 and f[0] in LED_COLOURS
+    return False
+
+
+SHOE_TYPES = frozenset(
+    {"HELLO", "LOAD", "CARD", "UNREAD", "CUT", "EMPTY", "FAULT", "CLEAR", "HB", "OK", "ERR", "STATUS"}
+)
+STATION_TYPES = frozenset({"ACK", "RESEND", "LOCK", "UNLOCK", "LED", "STATUS"})
+
+
+class FrameDecoder:
+    """Turns a byte stream into valid frames of one direction.
+
+    `direction` is "shoe" for frames the shoe sends (what the station decodes) or "station"
+    for frames the station sends (what a shoe, or its simulator, decodes).
+    `counters` counts every dropped input by kind: bad_crc, too_long, malformed,
+    unknown_type, truncated (a frame cut short by a new `$`), noise_bytes (between frames).
+    """
+
+    def __init__(self, direction: str = "shoe") -> None:
+        if direction == "shoe":
+            self._types, self._check = SHOE_TYPES, _check_shoe_fields
+        elif direction == "station":
+            self._types, self._check = STATION_TYPES, _check_station_fields
+        else:
+            raise ValueError("direction must be 'shoe' or 'station'")
+        self.direction = direction
+        self._buf = bytearray()
+        self._in_frame = False
+        self.counters: Counter[str] = Counter()
+
+    def feed(self, data: bytes | bytearray | Iterable[int]) -> list[Frame]:
+        out: list[Frame] = []
+        buf = self._buf
+        for b in bytes(data):
+            if b == 0x24:  # '$'
+                if self._in_frame and buf:
+                    self.counters["truncated"] += 1
+                buf.clear()
+                self._in_frame = True
+                continue
+            if not self._in_frame:
+                self.counters["noise_bytes"] += 1
+                continue
+            if b == 0x0A:  # '\n' ends the frame
+                self._in_frame = False
+                frame = self._parse(bytes(buf))
+                buf.clear()
+                if frame is not None:
+                    out.append(frame)
+                continue
+            buf.append(b)
+            if len(buf) + 2 > MAX_FRAME:  # '$' + buf + '\n' no longer fits
+                self.counters["too_long"] += 1
+                buf.clear()
+                self._in_frame = False
+        return out
+
+    def _parse(self, raw: bytes) -> Frame | None:
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        star = raw.rfind(b"*")
+        if star < 0 or len(raw) - star - 1 != 4 or not all(c in _HEX for c in raw[star + 1 :]):
+            self.counters["malformed"] += 1
+            return None
+        body = raw[:star]
+        if crc16(body) != int(raw[star + 1 :], 16):
+            self.counters["bad_crc"] += 1
+            return None
+        if any(not 0x20 <= c <= 0x7E or c in (0x24, 0x2A) for c in body):
+            self.counters["malformed"] += 1
+            return None
+        parts = body.decode("ascii").split(",")
+        if len(parts) < 2 or not _SEQ_RE.fullmatch(parts[0]) or int(parts[0]) > 65535:
+            self.counters["malformed"] += 1
+            return None
+        type_ = parts[1]
+        if not _TYPE_RE.fullmatch(type_):
+            self.counters["malformed"] += 1
+            return None
+        if type_ not in self._types:
+            self.counters["unknown_type"] += 1
+            return None
+        fields = tuple(parts[2:])
+        seq = int(parts[0])
+        if not self._check(type_, fields) or (
+            self.direction == "shoe" and (seq == 0) != (type_ == "HELLO")
+        ):
+            self.counters["malformed"] += 1
+            return None
+        self.counters["frames"] += 1
+        return Frame(seq, type_, fields)

@@ -1,0 +1,81 @@
+"""In-order processing of the shoe's sequenced frames (SHOE_PROTOCOL.md §4).
+
+Pure and clock-free apart from the times it is handed, so the live driver and trace replay
+run exactly the same logic: the same trace gives the same events, the same duplicates
+suppressed and the same RESEND decisions.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from firmware_bridge.shoe.codec import Frame
+
+SEQ_MAX = 65535
+DUPLICATE_WINDOW = 1024
+RESEND_MIN_INTERVAL = 0.100
+
+
+def next_seq(seq: int) -> int:
+    """The seq after `seq` in the shoe's stream: 1..65535 then 1 again (0 is HELLO's)."""
+    return 1 if seq >= SEQ_MAX else seq + 1
+
+
+def seq_distance_back(expected: int, seq: int) -> int:
+    """How many steps `seq` lies before `expected` on the 1..65535 ring (0 = same)."""
+    return ((expected - 1) - (seq - 1)) % SEQ_MAX
+
+
+@dataclass(slots=True)
+class Verdict:
+    """What to do with one valid frame."""
+
+    process: bool  # hand it on (it is the next in order)
+    resend_from: int | None = None  # send RESEND,<n>
+    reack: bool = False  # re-acknowledge the last processed frame
+    rebooted: bool = False  # a HELLO with a new boot id after one was seen
+    kind: str = "in_order"  # in_order | hello | duplicate | gap | hello_repeat
+
+
+@dataclass(slots=True)
+class ShoeSequencer:
+    """Tracks the seq the station expects next and sorts each valid frame.
+
+    `expected` is None until the first frame when the station has no record of its own;
+    a station restarting from its journal passes last processed + 1 (and the boot id).
+    """
+
+    expected: int | None = None
+    boot_id: str | None = None
+    last_processed: int | None = None
+    counters: Counter[str] = field(default_factory=Counter)
+    _last_resend_at: float | None = None
+
+    def accept(self, frame: Frame, now: float) -> Verdict:
+        if frame.type == "HELLO":
+            boot = frame.fields[4].upper()
+            if boot == self.boot_id:
+                self.counters["duplicate"] += 1
+                return Verdict(False, reack=True, kind="hello_repeat")
+            rebooted = self.boot_id is not None
+            self.boot_id = boot
+            self.expected = 1
+            self.last_processed = 0
+            self._last_resend_at = None
+            return Verdict(True, rebooted=rebooted, kind="hello")
+        if self.expected is None:
+            self.expected = frame.seq
+        if frame.seq == self.expected:
+            self.last_processed = frame.seq
+            self.expected = next_seq(frame.seq)
+            return Verdict(True)
+        back = seq_distance_back(self.expected, frame.seq)
+        if 1 <= back <= DUPLICATE_WINDOW:
+            self.counters["duplicate"] += 1
+            return Verdict(False, reack=True, kind="duplicate")
+        self.counters["gap"] += 1
+        if self._last_resend_at is None or now - self._last_resend_at >= RESEND_MIN_INTERVAL:
+            self._last_resend_at = now
+            return Verdict(False, resend_from=self.expected, kind="gap")
+        return Verdict(False, kind="gap")

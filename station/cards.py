@@ -1,0 +1,99 @@
+"""Card notation shared by every game and every interface (spec RULES.md §0).
+
+A card is rank then suit, printed in the canonical two-character form (`7H`, `TD`). On input
+we also accept `10` for the ten, lower case and the suit symbols, because dealers' tools and
+operators type them; anything else is a clear error. An unreadable card is never turned into
+some default card.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+_SUIT_SYMBOLS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C", "♤": "S", "♡": "H", "♢": "D", "♧": "C"}
+
+
+class CardError(ValueError):
+    """A string that is not a card in RULES.md §0 notation."""
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Card:
+    rank: str
+    suit: str
+
+    def __post_init__(self) -> None:
+        if self.rank not in RANKS or self.suit not in SUITS or len(self.rank) != 1:
+            raise CardError(f"not a card: rank {self.rank!r}, suit {self.suit!r}")
+
+    def __str__(self) -> str:
+        return self.rank + self.suit
+
+    def __repr__(self) -> str:
+        return f"Card({self})"
+
+    @property
+    def rank_index(self) -> int:
+        """0 for A … 12 for K."""
+        return RANKS.index(self.rank)
+
+
+def parse_card(text: object) -> Card:
+    """Parse one card. Raises CardError with the offending text on anything else."""
+    if isinstance(text, Card):
+        return text
+    if not isinstance(text, str):
+        raise CardError(f"not a card: {text!r} (expected a string such as '7H' or '10D')")
+    s = text.strip()
+    if not s:
+        raise CardError("not a card: empty string")
+    suit_ch = s[-1]
+    suit = _SUIT_SYMBOLS.get(suit_ch, suit_ch.upper())
+    rank = s[:-1].upper()
+    if rank == "10":
+        rank = "T"
+    if len(rank) != 1 or rank not in RANKS or suit not in SUITS:
+        raise CardError(
+            f"not a card: {text!r} (rank one of A 2-9 T/10 J Q K, suit one of S H D C or ♠♥♦♣)"
+        )
+    return Card(rank, suit)
+
+
+def parse_cards(items: Iterable[object]) -> list[Card]:
+    return [parse_card(x) for x in items]
+
+
+ALL_CARDS: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in RANKS)
+
+
+class ShoeContents:
+    """What an N-deck shoe can hold: counts every identity drawn and tells a ninth copy
+    (in an 8-deck shoe) and a repeated printed code (serialized decks)."""
+
+    def __init__(self, decks: int = 8) -> None:
+        self.decks = decks
+        self.seen: Counter[Card] = Counter()
+        self.codes: set[str] = set()
+
+    def draw(self, card: Card, code: str | None = None) -> str | None:
+        """Record a drawn card. Returns None if legal, else why it cannot be from this shoe."""
+        problem = None
+        if self.seen[card] >= self.decks:
+            problem = f"{card} seen {self.seen[card] + 1} times in a {self.decks}-deck shoe"
+        if code is not None:
+            if code in self.codes:
+                problem = f"{card} printed code {code} already seen in this shoe"
+            self.codes.add(code)
+        self.seen[card] += 1
+        return problem
+
+    @property
+    def drawn(self) -> int:
+        return sum(self.seen.values())
+
+    def remaining(self) -> Counter[Card]:
+        return Counter({c: self.decks - self.seen[c] for c in ALL_CARDS})
