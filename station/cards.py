@@ -27,7 +27,15 @@ class Card:
     suit: str
 
     def __post_init__(self) -> None:
-        if self.rank not in RANKS or self.suit not in SUITS or len(self.rank) != 1:
+        # `in` on a str is a substring test ("SH" in "SHDC"), so check the type and length too
+        if not (
+            isinstance(self.rank, str)
+            and isinstance(self.suit, str)
+            and len(self.rank) == 1
+            and len(self.suit) == 1
+            and self.rank in RANKS
+            and self.suit in SUITS
+        ):
             raise CardError(f"not a card: rank {self.rank!r}, suit {self.suit!r}")
 
     def __str__(self) -> str:
@@ -52,8 +60,9 @@ def parse_card(text: object) -> Card:
     if not s:
         raise CardError("not a card: empty string")
     suit_ch = s[-1]
-    suit = _SUIT_SYMBOLS.get(suit_ch, suit_ch.upper())
-    rank = s[:-1].upper()
+    # Upper-case ASCII only: Unicode case mapping would turn e.g. the long s 'ſ' into 'S'.
+    suit = _SUIT_SYMBOLS.get(suit_ch, suit_ch.upper() if suit_ch.isascii() else suit_ch)
+    rank = s[:-1].upper() if s[:-1].isascii() else s[:-1]
     if rank == "10":
         rank = "T"
     if len(rank) != 1 or rank not in RANKS or suit not in SUITS:
