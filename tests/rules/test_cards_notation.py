@@ -6,7 +6,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from station.cards import ALL_CARDS, RANKS, SUITS, Card, CardError, ShoeContents, parse_card, parse_cards
+from station.cards import (
+    ALL_CARDS,
+    RANKS,
+    SUITS,
+    Card,
+    CardError,
+    ShoeContents,
+    parse_card,
+    parse_cards,
+)
 
 SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
