@@ -1,0 +1,248 @@
+"""The station's outbox to settlement, and the worker that empties it.
+
+The table core writes each message for settlement (a wallet set, an accepted bet, a validated
+hand, a cancelled round) into the ``settlement_outbox`` table **in the same SQLite transaction
+as its journal entry**: either both are on disk or neither is, so a crash can never leave a
+validated hand that settlement will not hear about, nor a message about something the journal
+does not know.
+
+`DeliveryWorker` reads the outbox in order, hands batches to a transport (in-process or HTTP to
+`station settlement serve`) and marks what the settlement core confirmed. A crash after the
+core applied a message but before it was marked only means the message is delivered again; the
+core applies each key once and answers a repeat with the first result. A transport that is
+down, or a message the core refuses, holds the queue at that message (later messages depend on
+earlier ones: bets before their hand) and is retried with backoff and reported, never skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from station.settlement.core import BatchOutcome, SettlementRefused
+
+OUTBOX_SCHEMA = """
+CREATE TABLE IF NOT EXISTS settlement_outbox (
+    seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+    key          TEXT NOT NULL UNIQUE,
+    kind         TEXT NOT NULL,
+    body         TEXT NOT NULL,
+    enqueued_at  REAL NOT NULL,
+    delivered_at REAL,
+    attempts     INTEGER NOT NULL DEFAULT 0,
+    last_error   TEXT,
+    result       TEXT
+);
+CREATE INDEX IF NOT EXISTS settlement_outbox_pending
+    ON settlement_outbox(seq) WHERE delivered_at IS NULL;
+"""
+
+
+class TransportError(Exception):
+    """The settlement core could not be reached or did not answer properly; retry later."""
+
+
+class Transport(Protocol):
+    def deliver(self, messages: list[dict[str, Any]]) -> BatchOutcome:
+        """Apply messages in order; results for the applied prefix, and a refusal if any."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def enqueue(conn: sqlite3.Connection, message: Mapping[str, Any]) -> None:
+    """Put a message in the outbox on the caller's connection, without committing.
+
+    The caller commits it together with its journal entry. A message whose key is already in
+    the outbox is ignored (the caller redoing a step after a restart). Run `OUTBOX_SCHEMA` on
+    the connection once at start-up (``executescript`` commits, so never inside a transaction).
+    """
+    if not isinstance(message, Mapping):
+        raise TypeError(f"a settlement message is a dict, got {type(message).__name__}")
+    key, kind = message.get("key"), message.get("kind")
+    if not isinstance(key, str) or not key:
+        raise ValueError(f"a settlement message needs a non-empty string 'key', got {key!r}")
+    if not isinstance(kind, str) or not kind:
+        raise ValueError(f"settlement message {key}: needs a string 'kind', got {kind!r}")
+    # allow_nan=False: NaN is not JSON and never a valid amount or time
+    body = json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    conn.execute(
+        "INSERT OR IGNORE INTO settlement_outbox (key, kind, body, enqueued_at) VALUES (?,?,?,?)",
+        (key, kind, body, time.time()),
+    )
+
+
+ErrorHandler = Callable[[Exception, "str | None"], None]
+
+
+class DeliveryWorker:
+    """Delivers the outbox of the journal file at `journal_db_path` through `transport`.
+
+    `start()` runs it on a background thread that also polls (the table core may write the
+    outbox without calling `wake()`); `drain()` delivers everything pending, from whichever
+    thread calls it. Errors go to `on_error(exception, message_key)` on every failed attempt.
+    """
+
+    def __init__(
+        self,
+        journal_db_path: str | Path,
+        transport: Transport,
+        *,
+        on_error: ErrorHandler | None = None,
+        batch_size: int = 500,
+        poll_interval: float = 0.2,
+        first_backoff: float = 0.05,
+        max_backoff: float = 5.0,
+    ) -> None:
+        self.journal_db_path = Path(journal_db_path)
+        self.transport = transport
+        self.on_error = on_error
+        self.batch_size = batch_size
+        self.poll_interval = poll_interval
+        self.first_backoff = first_backoff
+        self.max_backoff = max_backoff
+        self.last_error: Exception | None = None
+        self.delivered = 0
+        self._conn = sqlite3.connect(
+            str(self.journal_db_path), isolation_level=None, check_same_thread=False
+        )
+        self._conn.execute("PRAGMA busy_timeout = 10000")
+        self._conn.execute("PRAGMA journal_mode = WAL")
+        # A lost "delivered" mark only causes an idempotent redelivery, so the mark need not
+        # wait for fsync; the message itself was made durable by the table core's commit.
+        self._conn.execute("PRAGMA synchronous = NORMAL")
+        self._conn.executescript(OUTBOX_SCHEMA)
+        self._lock = threading.Lock()  # one delivery at a time, whoever calls
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._backoff = 0.0
+
+    # -- control ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._stopping.clear()
+        self._thread = threading.Thread(target=self._run, name="settlement-delivery", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop the thread (after its current attempt) and close the worker's connection."""
+        self._stopping.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+        with self._lock:
+            self._conn.close()
+
+    def wake(self) -> None:
+        """Tell the worker something was enqueued (it would find it at the next poll anyway)."""
+        self._wake.set()
+
+    def drain(self, timeout: float = 30.0) -> bool:
+        """Deliver everything pending now, in order. False if the time ran out first."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with self._lock:
+                    if self._cycle() == 0:
+                        return True
+                self._backoff = 0.0
+            except Exception as exc:  # noqa: BLE001 - every failure is reported and retried
+                self._failed(exc)
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                time.sleep(min(self._backoff, remaining))
+            if time.monotonic() >= deadline:
+                return self.pending() == 0
+
+    def pending(self) -> int:
+        with self._lock:
+            return self._conn.execute(
+                "SELECT COUNT(*) FROM settlement_outbox WHERE delivered_at IS NULL"
+            ).fetchone()[0]
+
+    # -- delivery -----------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.clear()
+            try:
+                with self._lock:
+                    delivered = self._cycle()
+            except Exception as exc:  # noqa: BLE001 - reported, then retried after backoff
+                self._failed(exc)
+                self._wake.clear()
+                self._stopping.wait(self._backoff)
+                continue
+            self._backoff = 0.0
+            if delivered == 0:
+                self._wake.wait(self.poll_interval)
+
+    def _failed(self, exc: Exception) -> None:
+        self.last_error = exc
+        self._backoff = min(self.max_backoff, max(self.first_backoff, self._backoff * 2))
+        if self.on_error is not None:
+            key = exc.key if isinstance(exc, SettlementRefused) else None
+            try:
+                self.on_error(exc, key)
+            except Exception:  # noqa: BLE001 - a broken reporter must not stop delivery
+                pass
+
+    def _cycle(self) -> int:
+        """Deliver one batch; the number delivered (0: nothing pending). Raises on failure."""
+        rows = self._conn.execute(
+            "SELECT seq, key, body FROM settlement_outbox WHERE delivered_at IS NULL"
+            " ORDER BY seq LIMIT ?",
+            (self.batch_size,),
+        ).fetchall()
+        if not rows:
+            return 0
+        messages = [json.loads(body) for _, _, body in rows]
+        try:
+            outcome = self.transport.deliver(messages)
+        except Exception as exc:
+            self._note_attempt(rows[0][0], repr(exc))
+            raise
+        applied = outcome.results
+        if len(applied) > len(rows):
+            raise TransportError(f"the core confirmed {len(applied)} of {len(rows)} messages")
+        if applied:
+            now = time.time()
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.executemany(
+                    "UPDATE settlement_outbox SET delivered_at = ?, attempts = attempts + 1,"
+                    " last_error = NULL, result = ? WHERE seq = ?",
+                    [
+                        (now, json.dumps(result, separators=(",", ":")), seq)
+                        for (seq, _, _), result in zip(rows, applied, strict=False)
+                    ],
+                )
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self.delivered += len(applied)
+        if outcome.refused is not None:
+            if len(applied) < len(rows):
+                self._note_attempt(rows[len(applied)][0], str(outcome.refused))
+            raise outcome.refused
+        return len(applied)
+
+    def _note_attempt(self, seq: int, error: str) -> None:
+        try:
+            self._conn.execute(
+                "UPDATE settlement_outbox SET attempts = attempts + 1, last_error = ? WHERE seq = ?",
+                (error[:2000], seq),
+            )
+        except sqlite3.Error:
+            pass  # the note is for the supervisor's screen; the retry does not depend on it
