@@ -1,0 +1,208 @@
+"""Inputs to the table core, and the trace format that carries them (TRACES.md §1).
+
+A trace line and a journal entry are the same thing: one timestamped input. Times are held
+as integer microseconds inside the core so that `closes_at` and the timeouts compare exactly
+(33.2 + 15 must equal the 48.2 a bet line says).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from station.cards import CardError, parse_card
+
+US = 1_000_000
+DEALER_ACTIONS = frozenset({"new_shoe", "open_betting"})
+SUPERVISOR_ACTIONS = frozenset({"confirm_shuffle", "resume", "cancel_round", "end_shoe", "close_table"})
+INPUT_KEYS = ("shoe", "to_shoe", "camera", "dealer", "supervisor", "wallet", "bet", "end")
+CAMERA_TOKENS = frozenset({"??", "XX", "CUT"})
+
+
+def to_us(t: float) -> int:
+    return round(t * US)
+
+
+def to_s(t_us: int) -> float:
+    return round(t_us / US, 6)
+
+
+class TraceError(ValueError):
+    """A trace (or journal) line that cannot be read; names the line."""
+
+    def __init__(self, line_no: int, message: str) -> None:
+        super().__init__(f"line {line_no}: {message}")
+        self.line_no = line_no
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    t_us: int
+    kind: str  # one of INPUT_KEYS (to_shoe is informational)
+    value: Any
+    user: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def t(self) -> float:
+        return to_s(self.t_us)
+
+    def to_line(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"t": self.t, self.kind: self.value}
+        if self.user is not None:
+            d["user"] = self.user
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class TraceHeader:
+    table: str
+    game: str
+    camera: bool
+    settings: dict[str, Any]
+    note: str = ""
+
+    def to_line(self) -> dict[str, Any]:
+        return {"trace": 1, "table": self.table, "game": self.game, "camera": self.camera,
+                "settings": self.settings, "note": self.note}
+
+
+def normalise_zone_cards(zone: str, cards: Any) -> list[str]:
+    """Camera notation for one zone: RULES.md cards (canonicalised), `??`, `XX`, `CUT`."""
+    if not isinstance(cards, list):
+        raise ValueError(f"zone {zone!r}: expected a list of cards, got {cards!r}")
+    out = []
+    for c in cards:
+        if isinstance(c, str) and c in CAMERA_TOKENS:
+            out.append(c)
+            continue
+        try:
+            out.append(str(parse_card(c)))
+        except CardError as e:
+            raise ValueError(f"zone {zone!r}: {e}") from None
+    return out
+
+
+def parse_header(obj: Any, line_no: int = 1) -> TraceHeader:
+    if not isinstance(obj, dict) or obj.get("trace") != 1:
+        raise TraceError(line_no, 'the first line must be a header {"trace": 1, ...}')
+    table, game = obj.get("table"), obj.get("game")
+    if not isinstance(table, str) or not table:
+        raise TraceError(line_no, "header needs a table name")
+    if not isinstance(game, str) or not game:
+        raise TraceError(line_no, "header needs a game")
+    camera = obj.get("camera", True)
+    if not isinstance(camera, bool):
+        raise TraceError(line_no, "header 'camera' must be true or false")
+    settings = obj.get("settings", {})
+    if not isinstance(settings, dict):
+        raise TraceError(line_no, "header 'settings' must be an object")
+    return TraceHeader(table, game, camera, settings, str(obj.get("note", "")))
+
+
+def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None) -> Input:
+    if not isinstance(obj, dict):
+        raise TraceError(line_no, "expected a JSON object")
+    t = obj.get("t")
+    if isinstance(t, bool) or not isinstance(t, int | float) or t < 0 or t != t:
+        raise TraceError(line_no, f"'t' must be a non-negative number of seconds, got {t!r}")
+    t_us = to_us(t)
+    if prev_t_us is not None and t_us < prev_t_us:
+        raise TraceError(line_no, f"time goes backwards ({t} after {to_s(prev_t_us)})")
+    keys = [k for k in INPUT_KEYS if k in obj]
+    if len(keys) != 1:
+        raise TraceError(line_no, f"a line needs exactly one of {', '.join(INPUT_KEYS)}; has {keys or 'none'}")
+    kind = keys[0]
+    value = obj[kind]
+    user = None
+    if kind in ("shoe", "to_shoe"):
+        if not isinstance(value, str):
+            raise TraceError(line_no, f"'{kind}' must be a string of bytes")
+        try:
+            value = value.encode("latin-1")
+        except UnicodeEncodeError:
+            raise TraceError(line_no, f"'{kind}' holds a character above U+00FF") from None
+    elif kind == "camera":
+        if not isinstance(value, dict):
+            raise TraceError(line_no, "'camera' must be an object zone -> cards")
+        try:
+            value = {str(z): normalise_zone_cards(z, cs) for z, cs in value.items()}
+        except ValueError as e:
+            raise TraceError(line_no, str(e)) from None
+    elif kind == "dealer":
+        if value not in DEALER_ACTIONS:
+            raise TraceError(line_no, f"unknown dealer action {value!r}")
+    elif kind == "supervisor":
+        if value not in SUPERVISOR_ACTIONS:
+            raise TraceError(line_no, f"unknown supervisor action {value!r}")
+        user = obj.get("user")
+        if not isinstance(user, str) or not user:
+            raise TraceError(line_no, "a supervisor action needs its 'user'")
+    elif kind == "wallet":
+        if not isinstance(value, dict) or not isinstance(value.get("account"), str):
+            raise TraceError(line_no, "'wallet' needs an account")
+        bal = value.get("balance")
+        if isinstance(bal, bool) or not isinstance(bal, int) or bal < 0:
+            raise TraceError(line_no, f"'wallet' balance must be a non-negative integer, got {bal!r}")
+        value = {"account": value["account"], "balance": bal}
+    elif kind == "bet":
+        if not isinstance(value, dict):
+            raise TraceError(line_no, "'bet' must be an object")
+        if not isinstance(value.get("account"), str) or not isinstance(value.get("spot"), str):
+            raise TraceError(line_no, "'bet' needs an account and a spot")
+        if "amount" not in value:
+            raise TraceError(line_no, "'bet' needs an amount")
+        value = {"account": value["account"], "spot": value["spot"], "amount": value["amount"]}
+    elif kind == "end":
+        if value is not True:
+            raise TraceError(line_no, "'end' must be true")
+    return Input(t_us, kind, value, user)
+
+
+def _open_text(path: str | Path) -> IO[str]:
+    p = Path(path)
+    if p.suffix == ".gz":
+        return io.TextIOWrapper(gzip.open(p, "rb"), encoding="utf-8")
+    return open(p, encoding="utf-8")
+
+
+def read_trace(path: str | Path) -> tuple[TraceHeader, list[Input]]:
+    """Read a whole trace, validating every line first: nothing is acted on from a trace
+    that cannot be read to its end."""
+    inputs: list[Input] = []
+    header: TraceHeader | None = None
+    prev: int | None = None
+    try:
+        with _open_text(path) as f:
+            for line_no, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise TraceError(line_no, f"not JSON ({e.msg})") from None
+                if header is None:
+                    header = parse_header(obj, line_no)
+                    continue
+                inp = parse_input(obj, line_no, prev)
+                prev = inp.t_us
+                inputs.append(inp)
+    except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as e:
+        raise TraceError(len(inputs) + 1, f"cannot read {path}: {e}") from None
+    if header is None:
+        raise TraceError(1, "empty trace: no header")
+    return header, inputs
+
+
+def iter_lines(header: TraceHeader, inputs: list[Input]) -> Iterator[str]:
+    yield json.dumps(header.to_line(), ensure_ascii=False)
+    for inp in inputs:
+        obj = inp.to_line()
+        if isinstance(obj.get(inp.kind), bytes):
+            obj[inp.kind] = obj[inp.kind].decode("latin-1")
+        yield json.dumps(obj, ensure_ascii=False)

@@ -1,0 +1,55 @@
+"""Table settings: the procedure's timings and limits (PROCEDURE.md; defaults there)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    table: str = "PD-01"
+    game: str = "pokdeng"
+    camera: bool = True
+    #: the betting countdown after open_betting
+    betting_seconds: float = 15.0
+    #: camera and shoe may disagree on the number of dealt cards this long
+    placement_timeout_seconds: float = 5.0
+    #: a position must be confirmed by the camera this long after all cards are out
+    reveal_timeout_seconds: float = 60.0
+    #: no camera observation for this long while a round is open
+    camera_lost_seconds: float = 3.0
+    #: no valid frame from the shoe for this long
+    link_lost_seconds: float = 3.0
+    #: smallest and largest single bet, minor units (0 = no upper limit)
+    min_bet: int = 1
+    max_bet: int = 0
+
+    def with_overrides(self, overrides: dict[str, Any] | None) -> TableSettings:
+        if not overrides:
+            return self
+        known = {f.name: f for f in fields(self)}
+        clean: dict[str, Any] = {}
+        for key, value in overrides.items():
+            if key not in known:
+                raise SettingsError(f"unknown table setting {key!r} (known: {', '.join(known)})")
+            want = known[key].type
+            if want in ("float",) and isinstance(value, int | float) and not isinstance(value, bool):
+                if value < 0:
+                    raise SettingsError(f"setting {key!r} must not be negative, got {value!r}")
+                clean[key] = float(value)
+            elif want == "int" and isinstance(value, int) and not isinstance(value, bool):
+                if value < 0:
+                    raise SettingsError(f"setting {key!r} must not be negative, got {value!r}")
+                clean[key] = value
+            elif want == "bool" and isinstance(value, bool):
+                clean[key] = value
+            elif want == "str" and isinstance(value, str) and value:
+                clean[key] = value
+            else:
+                raise SettingsError(f"setting {key!r} must be a {want}, got {value!r}")
+        return replace(self, **clean)
+
+
+class SettingsError(ValueError):
+    pass
