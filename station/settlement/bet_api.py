@@ -1,0 +1,156 @@
+"""The HTTP bet API the betting platform calls while betting is open.
+
+    POST /v1/bets        one bet:   {"account": "u1", "spot": "P3", "amount": 100}
+    POST /v1/bets/batch  a list of such bets (at most `max_batch`), decided in order
+    Authorization: Bearer <API key>
+
+The API only checks the *shape* of what it is sent; whether a bet is taken is the table core's
+decision, made on its journaled input path (`place_bets`) exactly as for any other input, so a
+replay of the table's trace decides the same. Answers:
+
+- single bet accepted: **200** with the ``bet_accepted`` record;
+- single bet refused: **409** with the ``bet_rejected`` record (its ``reason`` is a TRACES.md
+  reason) plus ``"error": "bet_rejected"``: the platform learns from the status alone that
+  the wallet was not charged;
+- batch: **200** with ``{"results": [record, ...]}``, one record per bet in order, accepted or
+  not (a batch is not all-or-nothing: each bet is decided on its own);
+- malformed input: **400** (not JSON), **422** (wrong shape: names the field and, in a batch,
+  the index; nothing of the batch is placed), **413** (too large), **401** (no or unknown key),
+  **503** (the station could not record the bets; nothing was placed). Every error body is
+  ``{"error": ..., "reason": ...}``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+PlaceBets = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
+
+BET_FIELDS = {"account": str, "spot": str, "amount": int}
+OPTIONAL_FIELDS = {"ref": str}  # the platform's own reference, passed through to the journal
+MAX_ACCOUNT_LENGTH = 64
+
+
+class _BadRequest(Exception):
+    def __init__(self, status: int, error: str, reason: str, **extra: Any) -> None:
+        super().__init__(reason)
+        self.status, self.error, self.reason, self.extra = status, error, reason, extra
+
+    def response(self) -> JSONResponse:
+        return JSONResponse(
+            {"error": self.error, "reason": self.reason, **self.extra}, status_code=self.status
+        )
+
+
+def _check_shape(bet: Any, index: int | None = None) -> dict[str, Any]:
+    where = {} if index is None else {"index": index}
+    if not isinstance(bet, dict):
+        raise _BadRequest(422, "bad_bet", "a bet is a JSON object", **where)
+    unknown = set(bet) - set(BET_FIELDS) - set(OPTIONAL_FIELDS)
+    if unknown:
+        raise _BadRequest(422, "bad_bet", f"unknown fields {sorted(unknown)}", **where)
+    for name, kind in BET_FIELDS.items():
+        value = bet.get(name)
+        if value is None:
+            raise _BadRequest(422, "bad_bet", f"{name} is required", field=name, **where)
+        # bool is an int in Python, never a stake
+        if isinstance(value, bool) or not isinstance(value, kind):
+            unit = " (integer minor units)" if kind is int else ""
+            raise _BadRequest(
+                422, "bad_bet", f"{name} must be {'an integer' if kind is int else 'a string'}{unit}",
+                field=name, **where,
+            )
+    if not bet["account"] or len(bet["account"]) > MAX_ACCOUNT_LENGTH:
+        raise _BadRequest(422, "bad_bet", f"account must be 1 to {MAX_ACCOUNT_LENGTH} characters",
+                          field="account", **where)
+    if "ref" in bet and not isinstance(bet["ref"], str):
+        raise _BadRequest(422, "bad_bet", "ref must be a string", field="ref", **where)
+    return dict(bet)
+
+
+def make_bet_app(
+    place_bets: PlaceBets,
+    api_keys: Mapping[str, str],
+    *,
+    max_batch: int = 1000,
+    max_body: int = 1_000_000,
+) -> Starlette:
+    """The bet API over `place_bets` (the station's input path); `api_keys` maps key → platform."""
+    keys = [(k.encode(), name) for k, name in api_keys.items() if k]
+
+    def platform_of(request: Request) -> str:
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() == "bearer" and token:
+            given = token.strip().encode()
+            found = None
+            for key, name in keys:  # compare against every key: no timing hint of a prefix
+                if hmac.compare_digest(key, given):
+                    found = name
+            if found is not None:
+                return found
+        raise _BadRequest(401, "unauthorized", "missing or unknown API key (Authorization: Bearer <key>)")
+
+    async def read_json(request: Request) -> Any:
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > max_body:
+            raise _BadRequest(413, "too_large", f"a request is at most {max_body} bytes")
+        body = await request.body()
+        if len(body) > max_body:
+            raise _BadRequest(413, "too_large", f"a request is at most {max_body} bytes")
+        try:
+            return json.loads(body)
+        except ValueError:
+            raise _BadRequest(400, "bad_json", "the body is not valid JSON") from None
+
+    async def place(bets: list[dict[str, Any]], platform: str) -> list[dict[str, Any]]:
+        for bet in bets:
+            bet["platform"] = platform
+        try:
+            records = await run_in_threadpool(place_bets, bets)
+        except Exception as exc:  # noqa: BLE001 - the platform must hear "not placed", not a 500 page
+            raise _BadRequest(503, "unavailable", f"the station could not record the bets: {exc}") from exc
+        if len(records) != len(bets):
+            raise _BadRequest(500, "internal", "the station answered for a different number of bets")
+        return records
+
+    async def single(request: Request) -> JSONResponse:
+        try:
+            platform = platform_of(request)
+            bet = _check_shape(await read_json(request))
+            (record,) = await place([bet], platform)
+        except _BadRequest as bad:
+            return bad.response()
+        if record.get("type") == "bet_accepted":
+            return JSONResponse(record)
+        return JSONResponse({"error": "bet_rejected", **record}, status_code=409)
+
+    async def batch(request: Request) -> JSONResponse:
+        try:
+            platform = platform_of(request)
+            data = await read_json(request)
+            if not isinstance(data, list) or not data:
+                raise _BadRequest(422, "bad_batch", "a batch is a non-empty JSON list of bets")
+            if len(data) > max_batch:
+                raise _BadRequest(413, "too_large", f"a batch holds at most {max_batch} bets")
+            bets = [_check_shape(bet, i) for i, bet in enumerate(data)]
+            records = await place(bets, platform)
+        except _BadRequest as bad:
+            return bad.response()
+        return JSONResponse({"results": records})
+
+    return Starlette(
+        routes=[
+            Route("/v1/bets", single, methods=["POST"]),
+            Route("/v1/bets/batch", batch, methods=["POST"]),
+        ]
+    )
