@@ -105,7 +105,10 @@ def parse_header(obj: Any, line_no: int = 1) -> TraceHeader:
     return TraceHeader(table, game, camera, settings, str(obj.get("note", "")))
 
 
-def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None) -> Input:
+def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None, *,
+                journal: bool = False) -> Input:
+    """One trace line. `journal=True` also admits the journal's own `tick` lines (the clock
+    firing a timer with no other input), which are not part of the trace format."""
     if not isinstance(obj, dict):
         raise TraceError(line_no, "expected a JSON object")
     t = obj.get("t")
@@ -114,7 +117,8 @@ def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None) -> Input:
     t_us = to_us(t)
     if prev_t_us is not None and t_us < prev_t_us:
         raise TraceError(line_no, f"time goes backwards ({t} after {to_s(prev_t_us)})")
-    keys = [k for k in INPUT_KEYS if k in obj]
+    allowed = (*INPUT_KEYS, "tick") if journal else INPUT_KEYS
+    keys = [k for k in allowed if k in obj]
     if len(keys) != 1:
         raise TraceError(line_no, f"a line needs exactly one of {', '.join(INPUT_KEYS)}; has {keys or 'none'}")
     kind = keys[0]
@@ -158,6 +162,8 @@ def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None) -> Input:
         if "amount" not in value:
             raise TraceError(line_no, "'bet' needs an amount")
         value = {"account": value["account"], "spot": value["spot"], "amount": value["amount"]}
+    elif kind == "tick":
+        value = True
     elif kind == "end":
         if value is not True:
             raise TraceError(line_no, "'end' must be true")

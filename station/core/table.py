@@ -292,6 +292,9 @@ class TableCore:
         handler(inp)
         self._after()
 
+    def _on_tick(self, inp: Input) -> None:
+        """The clock alone: timers due by now have already fired."""
+
     def _on_to_shoe(self, inp: Input) -> None:
         """Bytes the recording station sent to the shoe: informational only."""
 

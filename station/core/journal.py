@@ -1,0 +1,158 @@
+"""The station's journal: every input, durably, before anything leaves the station.
+
+One SQLite file (WAL, synchronous=FULL). Each input is one transaction holding the input
+line, the output records it produced and the messages it put in the settlement outbox; only
+after that commit does the station ACK the shoe, answer a bet or notify a console. A restart
+reads the inputs back and re-applies them to a fresh core, which — being deterministic —
+reaches exactly the state it had, and the records it re-makes are checked against the stored
+ones. The journal's inputs are a trace: `export_trace` writes them in TRACES.md format.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from station.core.inputs import Input, TraceHeader, iter_lines, parse_header, parse_input
+from station.settlement.outbox import OUTBOX_SCHEMA, enqueue
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS inputs (
+    seq   INTEGER PRIMARY KEY,
+    t_us  INTEGER NOT NULL,
+    line  TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS records (
+    seq       INTEGER PRIMARY KEY,
+    input_seq INTEGER NOT NULL,
+    type      TEXT NOT NULL,
+    record    TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS records_type ON records(type);
+"""
+
+
+class JournalError(RuntimeError):
+    pass
+
+
+def _input_line(inp: Input) -> str:
+    obj = inp.to_line()
+    if isinstance(obj.get(inp.kind), bytes):
+        obj[inp.kind] = obj[inp.kind].decode("latin-1")
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+class Journal:
+    def __init__(self, path: str | Path, header: TraceHeader | None = None, *,
+                 epoch: float | None = None) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=FULL")
+        self.conn.execute("PRAGMA busy_timeout=10000")
+        self.conn.executescript(SCHEMA)
+        self.conn.executescript(OUTBOX_SCHEMA)
+        row = self.conn.execute("SELECT value FROM meta WHERE key='header'").fetchone()
+        if row is None:
+            if header is None:
+                raise JournalError(f"{self.path}: a new journal needs the table's header")
+            self.header = header
+            epoch = time.time() if epoch is None else epoch
+            with self.conn:
+                self.conn.execute("BEGIN IMMEDIATE")
+                self.conn.execute("INSERT INTO meta VALUES ('header', ?)",
+                                  (json.dumps(header.to_line()),))
+                self.conn.execute("INSERT INTO meta VALUES ('epoch', ?)", (repr(epoch),))
+            self.epoch = epoch
+        else:
+            self.header = parse_header(json.loads(row[0]))
+            if header is not None and (header.table, header.game, header.camera) != (
+                self.header.table, self.header.game, self.header.camera
+            ):
+                raise JournalError(
+                    f"{self.path} belongs to table {self.header.table} ({self.header.game}, "
+                    f"camera {self.header.camera}); the configuration says {header.table} "
+                    f"({header.game}, camera {header.camera})"
+                )
+            self.epoch = float(self.conn.execute("SELECT value FROM meta WHERE key='epoch'").fetchone()[0])
+
+    def inputs(self) -> Iterator[tuple[int, Input]]:
+        prev = None
+        for seq, line in self.conn.execute("SELECT seq, line FROM inputs ORDER BY seq"):
+            inp = parse_input(json.loads(line), seq, prev, journal=True)
+            prev = inp.t_us
+            yield seq, inp
+
+    def last_t_us(self) -> int:
+        row = self.conn.execute("SELECT MAX(t_us) FROM inputs").fetchone()
+        return int(row[0] or 0)
+
+    def begin(self, inp: Input) -> int:
+        """Open the transaction for one input and write the input first. Returns its seq."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            cur = self.conn.execute("INSERT INTO inputs (t_us, line) VALUES (?, ?)",
+                                    (inp.t_us, _input_line(inp)))
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        return int(cur.lastrowid or 0)
+
+    def commit(self, seq: int, records: list[dict[str, Any]], messages: list[dict[str, Any]]) -> None:
+        """Add what applying input `seq` produced, then make the whole of it durable."""
+        c = self.conn
+        try:
+            if records:
+                c.executemany(
+                    "INSERT INTO records (input_seq, type, record) VALUES (?, ?, ?)",
+                    [(seq, r["type"], json.dumps(r, ensure_ascii=False)) for r in records],
+                )
+            for m in messages:
+                enqueue(c, m)
+            c.execute("COMMIT")
+        except BaseException:
+            self.rollback()
+            raise
+
+    def rollback(self) -> None:
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
+
+    def append(self, inp: Input, records: list[dict[str, Any]], messages: list[dict[str, Any]]) -> int:
+        seq = self.begin(inp)
+        self.commit(seq, records, messages)
+        return seq
+
+    def stored_records(self) -> list[dict[str, Any]]:
+        return [json.loads(r) for (r,) in self.conn.execute("SELECT record FROM records ORDER BY seq")]
+
+    def records_of_type(self, *types: str, limit: int | None = None) -> list[dict[str, Any]]:
+        """Stored records of these types, oldest first (only the newest `limit` if given)."""
+        marks = ",".join("?" * len(types))
+        q = f"SELECT record FROM records WHERE type IN ({marks}) ORDER BY seq DESC"
+        if limit:
+            q += f" LIMIT {int(limit)}"
+        return [json.loads(r) for (r,) in list(self.conn.execute(q, types))[::-1]]
+
+    def export_trace(self, path: str | Path, note: str = "") -> int:
+        """Write the journal's inputs as a TRACES.md trace (clock ticks are implied by times)."""
+        header = self.header
+        if note:
+            header = TraceHeader(header.table, header.game, header.camera, header.settings, note)
+        inputs = [inp for _, inp in self.inputs() if inp.kind != "tick"]
+        n = 0
+        with open(path, "w", encoding="utf-8") as f:
+            for line in iter_lines(header, inputs):
+                f.write(line + "\n")
+                n += 1
+        return n
+
+    def close(self) -> None:
+        self.conn.close()

@@ -1,0 +1,260 @@
+"""`TableStation`: the table core running live.
+
+One owner thread takes inputs from a queue (shoe bytes from the serial reader, camera
+observations, dealer and supervisor actions, wallets, bets), stamps each with the station
+clock, writes it to the journal, applies it, commits what it produced, and only then lets
+effects leave: ACK/RESEND and gate/LED commands to the shoe, answers to the bet API and the
+console, records to listeners, a wake-up to the settlement delivery worker. When no input
+comes, the thread wakes for the next timer (betting close, timeouts) and journals a clock
+tick if the timer produced anything.
+
+On start it re-applies the journal to a fresh core, checks the records it re-makes against
+the stored ones, and carries on from there: nothing twice, nothing lost.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from station.core.inputs import US, Input, TraceHeader
+from station.core.journal import Journal, JournalError
+from station.core.settings import TableSettings
+from station.core.table import TableCore
+from station.core.view import public_view
+
+log = logging.getLogger("station.live")
+
+RecordListener = Callable[[list[dict[str, Any]]], None]
+CommandSink = Callable[[tuple[str, ...]], None]
+
+
+class StationStopped(RuntimeError):
+    pass
+
+
+class TableStation:
+    def __init__(
+        self,
+        settings: TableSettings,
+        journal_path: str | Path,
+        *,
+        on_shoe_command: CommandSink | None = None,
+        wall_clock: Callable[[], float] = time.time,
+        max_idle: float = 0.25,
+    ) -> None:
+        self.settings = settings
+        header = TraceHeader(settings.table, settings.game, settings.camera, _settings_dict(settings))
+        self.journal = Journal(journal_path, header, epoch=wall_clock())
+        self.core = TableCore(settings)
+        self._wall = wall_clock
+        self._q: queue.Queue[tuple[Input | None, Future[list[dict[str, Any]]] | None, str, Any, str | None]] = queue.Queue()
+        self._listeners: list[RecordListener] = []
+        self._on_shoe_command = on_shoe_command
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._last_us = 0
+        self._max_idle = max_idle
+        self.view: dict[str, Any] = {}
+        self.view_version = 0
+        self._view_cond = threading.Condition()
+        self.fatal: BaseException | None = None
+        self.inputs_applied = 0
+        self.latencies_us: list[int] = []  # input received -> committed, for the benchmark
+        self.on_outbox: Callable[[], None] | None = None
+
+    # ---------------------------------------------------------------- lifecycle
+    def add_listener(self, fn: RecordListener) -> None:
+        self._listeners.append(fn)
+
+    def recover(self) -> int:
+        """Re-apply the journal. Returns how many inputs it held."""
+        stored = self.journal.stored_records()
+        remade: list[dict[str, Any]] = []
+        n = 0
+        for _seq, inp in self.journal.inputs():
+            self.core.apply(inp)
+            records, _messages, _commands = self.core.take_outputs()
+            remade.extend(records)
+            n += 1
+            self._last_us = max(self._last_us, inp.t_us)
+        if remade != stored:
+            first = next((i for i, (a, b) in enumerate(zip(remade, stored, strict=False)) if a != b),
+                         min(len(remade), len(stored)))
+            raise JournalError(
+                f"{self.journal.path}: re-applying the journal made {len(remade)} records, "
+                f"{len(stored)} are stored; they first differ at record {first}"
+            )
+        # the shoe and its gate may have been left anywhere: say everything again
+        self.core._gate = self.core._led = None
+        self.inputs_applied = n
+        return n
+
+    def start(self) -> None:
+        n = self.recover()
+        log.info("journal %s: %d inputs re-applied; table %s is %s",
+                 self.journal.path, n, self.settings.table, self.core.state)
+        self._publish_view()
+        lp = self.core.stream.last_processed
+        if lp is not None and self._on_shoe_command:
+            self._on_shoe_command(("ACK", str(lp)))
+        self._thread = threading.Thread(target=self._run, name="table-core", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._q.put((None, None, "", None, None))
+        if self._thread:
+            self._thread.join(timeout)
+        self.journal.close()
+
+    # ---------------------------------------------------------------- clock
+    def now_us(self) -> int:
+        t = round((self._wall() - self.journal.epoch) * US)
+        self._last_us = max(self._last_us, t)
+        return self._last_us
+
+    # ---------------------------------------------------------------- inputs
+    def submit(self, kind: str, value: Any, user: str | None = None, *,
+               wait: bool = True, timeout: float = 10.0) -> list[dict[str, Any]]:
+        """Queue one input; with `wait`, return the records it produced once they are durable."""
+        if self.fatal is not None:
+            raise StationStopped(f"the table core stopped: {self.fatal}")
+        fut: Future[list[dict[str, Any]]] | None = Future() if wait else None
+        self._q.put((None, fut, kind, value, user))
+        if fut is None:
+            return []
+        return fut.result(timeout)
+
+    def feed_shoe_bytes(self, data: bytes) -> None:
+        """From the serial reader thread: bytes as they arrived."""
+        if data:
+            self.submit("shoe", bytes(data), wait=False)
+
+    def place_bets(self, bets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The bet API's path: each bet is an input; returns the core's record for each."""
+        futs = []
+        for b in bets:
+            fut: Future[list[dict[str, Any]]] = Future()
+            self._q.put((None, fut, "bet", {"account": b["account"], "spot": b["spot"],
+                                             "amount": b["amount"]}, None))
+            futs.append(fut)
+        out = []
+        for f in futs:
+            recs = f.result(10.0)
+            out.append(next((r for r in recs if r["type"] in ("bet_accepted", "bet_rejected")),
+                            {"type": "bet_rejected", "reason": "no_decision"}))
+        return out
+
+    # ---------------------------------------------------------------- the owner thread
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                timeout = self._max_idle
+                if self.core.timers:
+                    due = min(self.core.timers.values())
+                    timeout = max(0.0, min(timeout, (due - self.now_us()) / US + 0.0005))
+                try:
+                    item = self._q.get(timeout=timeout)
+                except queue.Empty:
+                    item = None
+                if self._stop.is_set():
+                    break
+                received = time.perf_counter_ns()
+                if item is None:
+                    self._tick()
+                    continue
+                _, fut, kind, value, user = item
+                inp = Input(self.now_us(), kind, value, user)
+                try:
+                    records = self._process(inp, journal_always=True)
+                except Exception as e:  # a broken input never stops the table silently
+                    if fut:
+                        fut.set_exception(e)
+                    raise
+                self.latencies_us.append((time.perf_counter_ns() - received) // 1000)
+                if len(self.latencies_us) > 100_000:
+                    del self.latencies_us[:50_000]
+                if fut:
+                    fut.set_result(records)
+        except BaseException as e:  # noqa: BLE001 - recorded, surfaced to every caller
+            self.fatal = e
+            log.exception("table core stopped")
+            while True:
+                try:
+                    _, fut, *_ = self._q.get_nowait()
+                except queue.Empty:
+                    break
+                if fut:
+                    fut.set_exception(StationStopped(str(e)))
+
+    def _tick(self) -> None:
+        now = self.now_us()
+        if not any(d < now or (d == now and n in self.core._INCLUSIVE)
+                   for n, d in self.core.timers.items()):
+            return
+        self._process(Input(now, "tick", True), journal_always=False)
+
+    def _process(self, inp: Input, *, journal_always: bool) -> list[dict[str, Any]]:
+        seq = self.journal.begin(inp)
+        try:
+            self.core.apply(inp)
+            records, messages, commands = self.core.take_outputs()
+        except BaseException:
+            self.journal.rollback()
+            raise
+        if not journal_always and not records and not messages:
+            self.journal.rollback()  # a tick that changed nothing need not be kept
+            self._deliver_commands(commands)
+            return []
+        self.journal.commit(seq, records, messages)
+        self.inputs_applied += 1
+        # durable: now the world may hear of it
+        self._deliver_commands(commands)
+        if messages and self.on_outbox:
+            self.on_outbox()
+        if records:
+            for fn in self._listeners:
+                try:
+                    fn(records)
+                except Exception:  # a listener's trouble is its own
+                    log.exception("record listener failed")
+        self._publish_view()
+        return records
+
+    def _deliver_commands(self, commands: list[tuple[str, ...]]) -> None:
+        if self._on_shoe_command:
+            for c in commands:
+                try:
+                    self._on_shoe_command(c)
+                except Exception:
+                    log.exception("shoe command %s failed", c)
+
+    def _publish_view(self) -> None:
+        v = public_view(self.core)
+        with self._view_cond:
+            self.view_version += 1
+            v["version"] = self.view_version
+            self.view = v
+            self._view_cond.notify_all()
+
+    def wait_view(self, after_version: int, timeout: float) -> dict[str, Any]:
+        """Block until the view is newer than `after_version` (or timeout); return it."""
+        with self._view_cond:
+            self._view_cond.wait_for(lambda: self.view_version > after_version, timeout)
+            return self.view
+
+
+def _settings_dict(s: TableSettings) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    d = asdict(s)
+    for k in ("table", "game", "camera"):
+        d.pop(k)
+    return d
