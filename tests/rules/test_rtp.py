@@ -173,3 +173,22 @@ def test_rtp_command_refuses_a_shoe_without_decks() -> None:
         [sys.executable, "-m", "station", "rtp", "pokdeng", "--decks", "0"], capture_output=True, cwd=ROOT, timeout=60
     )
     assert proc.returncode == 2 and b"--decks" in proc.stderr and proc.stdout == b""
+
+
+def test_without_the_banker_zero_six_rule_the_player_bet_is_exactly_fair(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Player and banker hands are drawn alike and, without that one rule, paid alike: every
+    # draw has a mirror draw with the money reversed. So the enumeration must give exactly 1.
+    from station.games import pokdeng_rtp as module
+    from station.games.pokdeng import PositionResult
+
+    def symmetric(pv, bv):  # type: ignore[no-untyped-def]
+        if pv.rank10 == bv.rank10:
+            return PositionResult("tie", 0, pv.pair)
+        if pv.rank10 > bv.rank10:
+            return PositionResult("win", 2 if pv.deng else 1, pv.pair)
+        return PositionResult("lose", 2 if bv.deng else 1, pv.pair)
+
+    monkeypatch.setattr(module, "position_result", symmetric)
+    r = module.pokdeng_rtp()
+    assert r.player_rtp_stake == 1
+    assert r.player[("win", 2)] == r.player[("lose", 2)]
