@@ -1,0 +1,135 @@
+"""`station settlement serve`'s HTTP face: signed deliveries, and nothing else, move money."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from station.settlement.core import SettlementCore
+from station.settlement.outbox import TransportError
+from station.settlement.service import make_settlement_app
+from station.settlement.transport import (
+    NONCE_HEADER,
+    SIGNATURE_HEADER,
+    TIMESTAMP_HEADER,
+    HttpTransport,
+    signed_headers,
+)
+from tests.settlement.helpers import (
+    REPO,
+    SECRET,
+    env_with_secret,
+    free_port,
+    kill,
+    serve_in_thread,
+    start_service,
+)
+
+WALLET = {"key": "wallet:1", "kind": "wallet", "account": "u1", "balance": 1000}
+BET = {"key": "bet:R1:1", "kind": "bet", "round_id": "R1", "game": "pokdeng", "account": "u1",
+       "spot": "P1", "amount": 100, "deducted": 200}
+
+
+@pytest.fixture
+def service(tmp_path):
+    core = SettlementCore(tmp_path / "ledger.db")
+    with serve_in_thread(make_settlement_app(core, SECRET, window=60)) as url:
+        yield url, core
+    core.close()
+
+
+def post(url: str, body: bytes, headers: dict[str, str]) -> httpx.Response:
+    return httpx.post(url + "/v1/deliver", content=body, headers=headers, timeout=10)
+
+
+def test_a_signed_delivery_is_applied_and_its_answer_is_signed(service):
+    url, core = service
+    transport = HttpTransport(url, SECRET)
+    outcome = transport.deliver([WALLET, BET])
+    assert [r["key"] for r in outcome.results] == ["wallet:1", "bet:R1:1"] and outcome.refused is None
+    again = transport.deliver([WALLET, BET])  # a retry after a lost answer: same results
+    assert again.results == outcome.results
+    transport.close()
+    assert core.balances() == {"u1": 800}
+
+
+def test_a_refusal_comes_back_as_such(service):
+    url, core = service
+    transport = HttpTransport(url, SECRET)
+    outcome = transport.deliver([WALLET, dict(BET, deducted=150)])
+    assert len(outcome.results) == 1
+    assert outcome.refused.key == "bet:R1:1" and outcome.refused.reason == "bad_deduction"
+    transport.close()
+
+
+def test_unsigned_forged_stale_and_replayed_requests_are_refused(service):
+    url, core = service
+    body = json.dumps({"messages": [WALLET]}).encode()
+    assert post(url, body, {}).status_code == 401
+    forged = signed_headers("not-the-secret", body)
+    answer = post(url, body, forged)
+    assert answer.status_code == 401 and answer.json()["reason"] == "bad signature"
+    tampered = signed_headers(SECRET, body)
+    evil = json.dumps({"messages": [dict(WALLET, balance=10**9)]}).encode()
+    assert post(url, evil, tampered).status_code == 401
+    stale = signed_headers(SECRET, body, now=time.time() - 3600)
+    answer = post(url, body, stale)
+    assert answer.status_code == 401 and "window" in answer.json()["reason"]
+    assert core.balances() == {}
+    good = signed_headers(SECRET, body)
+    assert post(url, body, good).status_code == 200
+    replay = post(url, body, good)
+    assert replay.status_code == 401 and "replayed" in replay.json()["reason"]
+    assert core.balances() == {"u1": 1000}
+    assert core.check().ok
+
+
+def test_bad_bodies_get_json_errors(service):
+    url, _ = service
+    for body in (b"not json", b'{"messages": 5}', b"[]"):
+        answer = post(url, body, signed_headers(SECRET, body))
+        assert answer.status_code == 400 and answer.json()["error"] in ("bad_json", "bad_request")
+
+
+def test_the_station_does_not_trust_an_answer_it_cannot_verify(tmp_path):
+    core = SettlementCore(tmp_path / "ledger.db")
+    with serve_in_thread(make_settlement_app(core, "service-secret")) as url:
+        transport = HttpTransport(url, "station-secret")
+        with pytest.raises(TransportError, match="401"):
+            transport.deliver([WALLET])
+        transport.close()
+    core.close()
+
+
+def test_the_serve_command_needs_its_secret_and_survives_sigkill(tmp_path):
+    env = env_with_secret()
+    del env["SETTLEMENT_SECRET"]
+    done = subprocess.run(
+        [sys.executable, "-m", "station", "settlement", "serve", "--ledger", str(tmp_path / "l.db"),
+         "--port", str(free_port()), "--secret-env", "SETTLEMENT_SECRET"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "SETTLEMENT_SECRET" in done.stderr
+
+    port = free_port()
+    proc = start_service(tmp_path / "ledger.db", port)
+    transport = HttpTransport(f"http://127.0.0.1:{port}", SECRET)
+    first = transport.deliver([WALLET, BET]).results
+    kill(proc)
+    proc = start_service(tmp_path / "ledger.db", port)
+    try:
+        assert transport.deliver([WALLET, BET]).results == first  # applied once, across restarts
+    finally:
+        transport.close()
+        kill(proc)
+    with SettlementCore(tmp_path / "ledger.db") as core:
+        assert core.balances() == {"u1": 800}
+
+
+def test_headers_are_named_as_documented():
+    headers = signed_headers(SECRET, b"{}")
+    assert set(headers) == {TIMESTAMP_HEADER, NONCE_HEADER, SIGNATURE_HEADER}
