@@ -21,9 +21,11 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import queue
 import random
+import select
 import threading
 import time
 from collections import Counter, deque
@@ -174,7 +176,7 @@ class ShoeDriver:
     def _open(self) -> serial.SerialBase:
         try:
             port = serial.serial_for_url(self.url, baudrate=self._baudrate,
-                                         timeout=READ_TIMEOUT, write_timeout=0.5,
+                                         timeout=0, write_timeout=0.5,
                                          exclusive=True)
         except (serial.SerialException, OSError, ValueError) as e:
             raise ShoeLinkError(f"cannot open the shoe at {self.url}: {e}") from e
@@ -205,7 +207,7 @@ class ShoeDriver:
                     self._resend_current_ack()
                     continue
                 try:
-                    data = port.read(max(1, port.in_waiting))
+                    data = self._read_some(port)
                 except (serial.SerialException, OSError, TypeError, AttributeError) as e:
                     # Unplugged adapter, vanished pty, TCP bridge gone (pyserial can also
                     # trip over its own closed handle with TypeError/AttributeError).
@@ -227,6 +229,27 @@ class ShoeDriver:
             self._count("reader_died")
             log.exception("shoe reader died")
             self._events.put(ReaderDied(self._clock(), None, self.reader_error))
+
+    def _read_some(self, port: serial.SerialBase) -> bytes:
+        """Whatever has arrived, waiting at most READ_TIMEOUT for the first byte.
+
+        Ports are opened non-blocking and waited on with select where they have a file
+        descriptor (device, pty, socket://), so a chunk comes back whole and at once; pyserial's
+        usual `read(in_waiting or 1)` gives single bytes on sockets.
+        """
+        fileno = getattr(port, "fileno", None)
+        if fileno is not None:
+            try:
+                fd = fileno()
+            except (AttributeError, NotImplementedError, io.UnsupportedOperation):
+                fd = None
+            if fd is not None:
+                ready, _, _ = select.select([fd], [], [], READ_TIMEOUT)
+                return port.read(4096) if ready else b""
+        data = port.read(4096)
+        if not data:
+            self._stop.wait(0.005)  # rfc2217://, loop://: poll
+        return data
 
     def _drop_port(self, port: serial.SerialBase) -> None:
         with self._port_lock:

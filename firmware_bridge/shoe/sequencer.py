@@ -58,6 +58,14 @@ class ShoeSequencer:
             if boot == self.boot_id:
                 self.counters["duplicate"] += 1
                 return Verdict(False, reack=True, kind="hello_repeat")
+            if self.boot_id is None and self.expected is not None:
+                # The station joined a running shoe mid-stream (no HELLO, no record of its
+                # own) and has already taken a later frame as its start and acknowledged
+                # it: this HELLO is a retransmission still on the wire, not a reboot.
+                # Restarting at seq 1 would wait forever for frames the shoe has dropped.
+                self.boot_id = boot
+                self.counters["duplicate"] += 1
+                return Verdict(False, reack=True, kind="hello_repeat")
             rebooted = self.boot_id is not None
             self.boot_id = boot
             self.expected = 1
