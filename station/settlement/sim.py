@@ -180,10 +180,12 @@ class MiniStation:
     """Journals steps and enqueues their messages atomically; delivers with a worker."""
 
     def __init__(self, journal_path: str | Path, transport: Transport,
-                 *, on_error: Callable[[Exception, str | None], None] | None = None) -> None:
+                 *, on_error: Callable[[Exception, str | None], None] | None = None,
+                 max_backoff: float = 5.0) -> None:
         self.journal_path = Path(journal_path)
         self.conn = open_journal(self.journal_path)
-        self.worker = DeliveryWorker(self.journal_path, transport, on_error=on_error)
+        self.worker = DeliveryWorker(self.journal_path, transport, on_error=on_error,
+                                     max_backoff=max_backoff)
 
     def journaled_steps(self) -> int:
         return self.conn.execute("SELECT COUNT(*) FROM journal").fetchone()[0]
@@ -320,6 +322,8 @@ def _main(argv: list[str]) -> int:
     parser.add_argument("--ledger", help="settle in-process on this ledger file")
     parser.add_argument("--url", help="settle through `station settlement serve` at this URL")
     parser.add_argument("--secret-env", default="SETTLEMENT_SECRET")
+    parser.add_argument("--max-backoff", type=float, default=0.5,
+                        help="longest wait between delivery retries, seconds")
     args = parser.parse_args(argv)
     session = plan_session(args.seed, args.rounds)
     core = None
@@ -330,7 +334,8 @@ def _main(argv: list[str]) -> int:
         transport = InProcessTransport(core)
     else:
         parser.error("give --ledger or --url")
-    station = MiniStation(args.journal, transport)
+    station = MiniStation(args.journal, transport, max_backoff=args.max_backoff,
+                          on_error=lambda exc, key: print(f"delivery: {exc}", file=sys.stderr))
     ok = station.run(session.messages, pace=args.pace)
     station.close()
     transport.close()
