@@ -1,0 +1,1 @@
+"""Simulated studio: scripted sessions, the scripted dealer, simulated bettors."""
