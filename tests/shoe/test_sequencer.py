@@ -1,0 +1,104 @@
+"""In-order processing of the shoe's stream (SHOE_PROTOCOL.md §4), through ShoeStream."""
+
+from __future__ import annotations
+
+from firmware_bridge.shoe.codec import encode_frame
+from firmware_bridge.shoe.events import CardRead, Hello
+from firmware_bridge.shoe.sequencer import ShoeSequencer, next_seq, seq_distance_back
+from firmware_bridge.shoe.stream import ShoeStream
+
+
+def hello(boot: str = "0000BEEF") -> bytes:
+    return encode_frame(0, "HELLO", "1", "DS8", "SH-1", "2.1.0", boot)
+
+
+def card(seq: int, c: str = "7H") -> bytes:
+    return encode_frame(seq, "CARD", c)
+
+
+def test_seq_ring_wraps_from_65535_to_1_skipping_hello_zero() -> None:
+    assert next_seq(1) == 2
+    assert next_seq(65534) == 65535
+    assert next_seq(65535) == 1
+    assert seq_distance_back(1, 65535) == 1
+    assert seq_distance_back(3, 65534) == 4
+    assert seq_distance_back(10, 10) == 0
+
+
+def test_in_order_across_the_wrap() -> None:
+    s = ShoeStream(expected=65533, boot_id="0000BEEF")
+    seqs = [65533, 65534, 65535, 1, 2, 3]
+    events = []
+    for q in seqs:
+        r = s.feed(card(q), 0.0)
+        assert not r.resend_from and not r.reack
+        events += r.events
+    assert [e.seq for e in events] == seqs
+    # 65535 arriving again after the wrap is a retransmission, not a gap.
+    r = s.feed(card(65535), 0.1)
+    assert r.events == [] and r.reack and r.resend_from == []
+
+
+def test_duplicates_within_1024_back_are_ignored_and_reacked() -> None:
+    s = ShoeStream(expected=2000)
+    s.feed(card(2000), 0.0)
+    for back in (1, 500, 1024):
+        r = s.feed(card(2001 - back), 0.0)
+        assert r.events == [] and r.reack
+    # 1025 back is no longer a retransmission: it is ahead of a gap (round the ring).
+    r = s.feed(card(2001 - 1025), 0.0)
+    assert r.events == [] and r.resend_from == [2001]
+    assert s.counters["duplicate"] == 3 and s.counters["gap"] == 1
+
+
+def test_gap_asks_resend_at_most_every_100_ms_then_recovers() -> None:
+    s = ShoeStream()
+    s.feed(hello(), 0.0)
+    s.feed(card(1), 0.0)
+    assert s.feed(card(3), 1.000).resend_from == [2]
+    assert s.feed(card(4), 1.050).resend_from == []  # rate-limited
+    assert s.feed(card(5), 1.100).resend_from == [2]
+    r = s.feed(card(2) + card(3) + card(4) + card(5), 1.2)
+    assert [e.seq for e in r.events] == [2, 3, 4, 5]
+
+
+def test_first_frame_without_hello_sets_expected() -> None:
+    s = ShoeStream()
+    r = s.feed(card(41) + card(42), 0.0)
+    assert [e.seq for e in r.events] == [41, 42]
+
+
+def test_hello_then_reboot_is_flagged_and_repeat_hello_is_a_retransmission() -> None:
+    s = ShoeStream()
+    r = s.feed(hello("AAAA0001") + card(1) + card(2), 0.0)
+    assert isinstance(r.events[0], Hello) and not r.events[0].rebooted
+    r = s.feed(hello("AAAA0001"), 0.3)  # resent HELLO, same boot
+    assert r.events == [] and r.reack
+    r = s.feed(hello("BBBB0002") + card(1, "QS"), 5.0)  # power cycle
+    assert isinstance(r.events[0], Hello) and r.events[0].rebooted
+    assert r.events[0].boot_id == "BBBB0002"
+    assert isinstance(r.events[1], CardRead) and r.events[1].seq == 1
+
+
+def test_station_restarting_from_its_journal_skips_nothing_and_repeats_nothing() -> None:
+    # The journal says: last processed 57 of boot AAAA0001. The shoe resends from 50.
+    s = ShoeStream(expected=58, boot_id="AAAA0001")
+    stream = hello("AAAA0001") + b"".join(card(q) for q in range(50, 61))
+    r = s.feed(stream, 0.0)
+    assert [e.seq for e in r.events] == [58, 59, 60]
+    assert r.reack
+
+
+def test_station_joining_midstream_treats_a_late_hello_as_retransmission() -> None:
+    # No journal, no HELLO seen: the station starts at the first frame it hears (23) and
+    # acknowledges it, so the shoe drops 0..23; the HELLO of that burst still on the wire
+    # must not send the station back to seq 1.
+    s = ShoeStream()
+    r = s.feed(card(23) + hello("AAAA0001") + card(1) + card(24), 0.0)
+    assert [e.seq for e in r.events] == [23, 24]
+    assert s.sequencer.boot_id == "AAAA0001"
+
+
+def test_sequencer_is_pure_over_frames() -> None:
+    seq = ShoeSequencer()
+    assert seq.expected is None
