@@ -1,0 +1,5 @@
+import sys
+
+from station.console.users import main
+
+sys.exit(main())

@@ -1,0 +1,342 @@
+// The floor supervisor's console. Live from the station's event stream (/api/events): one
+// `view` event whenever a table changes. Everything shown comes from the server's public view,
+// which never holds a face-down or burn card; this page only draws it.
+"use strict";
+
+const ACTION_LABELS = {
+  new_shoe: "New shoe", open_betting: "Open betting",
+  confirm_shuffle: "Confirm shuffle", resume: "Resume", cancel_round: "Cancel round",
+  end_shoe: "End shoe", close_table: "Close table",
+};
+const DANGER = new Set(["cancel_round", "end_shoe", "close_table"]);
+const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+
+const state = { session: null, views: {}, selected: null, received: {}, roadsKey: {}, roundsKey: {} };
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c);
+  return e;
+}
+const $ = (id) => document.getElementById(id);
+const set = (id, text) => { $(id).textContent = text; };
+const fmt = (x, unit = "") => (x === null || x === undefined ? "–" : `${x}${unit}`);
+
+async function api(path, options = {}) {
+  const opts = { credentials: "same-origin", ...options, headers: { ...(options.headers || {}) } };
+  if (opts.method && opts.method !== "GET") {
+    opts.headers["X-CSRF-Token"] = state.session.csrf;
+    opts.headers["Content-Type"] = "application/json";
+  }
+  const resp = await fetch(path, opts);
+  if (resp.status === 401) { window.location = "/login"; throw new Error("logged out"); }
+  const body = await resp.json().catch(() => ({ error: `HTTP ${resp.status}` }));
+  return { status: resp.status, body };
+}
+
+// ------------------------------------------------------------------ cards
+function cardEl(code) {
+  const rank = code[0] === "T" ? "10" : code[0];
+  const suit = code[1];
+  return el("span", { class: `card face${suit === "H" || suit === "D" ? " red" : ""}`, "data-card": code,
+    title: code, text: rank + (SUITS[suit] || suit) });
+}
+const backEl = () => el("span", { class: "card back", title: "face down" });
+
+// ------------------------------------------------------------------ rendering
+function renderTiles() {
+  const nav = $("tiles");
+  nav.replaceChildren();
+  for (const [name, v] of Object.entries(state.views)) {
+    const cls = ["tile"];
+    if (v.paused) cls.push("paused");
+    if (name === state.selected) cls.push("selected");
+    const label = v.paused ? `PAUSED: ${v.faults.map((f) => f.kind).join(", ")}` : v.state.replace("_", " ");
+    nav.append(el("button", { class: cls.join(" "), type: "button", "data-table": name,
+      onclick: () => select(name) }, el("span", { class: "name", text: name }),
+      el("span", { class: "tile-state", text: label })));
+  }
+}
+
+function renderAlerts() {
+  const box = $("alerts");
+  box.replaceChildren();
+  for (const [name, v] of Object.entries(state.views)) {
+    for (const f of v.faults) {
+      const ago = Math.max(0, Math.round(v.now - f.since));
+      const a = el("div", { class: "alert", "data-kind": f.kind, "data-table": name },
+        el("div", { class: "kind", text: `${name} · ${f.kind}${f.round_id ? " · " + f.round_id : ""}` }),
+        el("div", { class: "meaning", text: f.meaning }),
+        el("div", { class: "detail", text: f.detail }),
+        el("div", { class: "meta", text: `since ${f.since.toFixed(1)} s on the table clock (${ago} s ago)` }),
+        el("div", { class: "options", text: `You may: ${f.cancel_only ? "cancel only" : f.options}` }));
+      if (state.session && state.session.role === "supervisor") {
+        const row = el("div", { class: "alert-actions" });
+        for (const act of ["resume", "cancel_round", "end_shoe"]) {
+          if (act === "resume" && f.cancel_only) continue;
+          row.append(el("button", { type: "button", class: DANGER.has(act) ? "danger" : "primary",
+            "data-action": act, "data-table": name, onclick: () => decide(name, act) }, ACTION_LABELS[act]));
+        }
+        a.append(row);
+      }
+      box.append(a);
+    }
+  }
+}
+
+function renderDiagram(v) {
+  for (const g of document.querySelectorAll("#diagram .state")) {
+    g.classList.toggle("current", g.dataset.state === v.state);
+  }
+  set("state-label", v.state.replace("_", " ") + (v.paused ? ` (procedure at: ${v.phase.replace("_", " ")})` : ""));
+  $("badge-paused").hidden = !v.paused;
+  $("badge-degraded").hidden = !v.degraded;
+  $("badge-closed").hidden = v.state !== "closed";
+}
+
+function renderShoe(v) {
+  const s = v.shoe;
+  set("shoe-number", s ? `${s.number}${s.ended ? " (ended)" : ""}` : "no shoe");
+  set("shoe-round", s ? fmt(v.round ? v.round.number : s.rounds) : "–");
+  set("shoe-cards-out", s ? s.cards_out : "–");
+  $("shoe-first-card").replaceChildren(s && s.first_card ? cardEl(s.first_card) : "–");
+  set("shoe-burn", s ? (s.first_card ? `${s.burn_count} (${s.burns_left} left)` : "–") : "–");
+  set("shoe-cut", s ? (s.cut_card_seen ? "seen" : "not yet") : "–");
+  set("shoe-last", s && s.last_round ? `round ${s.last_round}` : "–");
+  set("rounds-settled", v.rounds_settled);
+}
+
+function renderRound(v) {
+  const r = v.round;
+  set("round-id", r ? r.round_id : "");
+  const box = $("positions");
+  box.replaceChildren();
+  if (!r) { set("countdown", "no round yet"); set("round-bets", ""); return; }
+  set("round-bets", `${r.bets} bets, ${r.staked} staked${r.last_round ? " · last round of the shoe" : ""}`);
+  const result = v.result && v.result.round_id === r.round_id ? v.result : null;
+  for (const p of v.positions) {
+    const cards = el("div", { class: "cards" });
+    const revealed = (result && result.cards && result.cards[p]) || r.revealed[p];
+    if (revealed) revealed.forEach((c) => cards.append(cardEl(c)));
+    else for (let i = 0; i < (r.dealt[p] || 0); i++) cards.append(backEl());
+    const cell = el("div", { class: `pos ${p}`, "data-position": p }, el("h3", { text: p }), cards);
+    const res = result && result.results ? result.results[p] : null;
+    if (res) {
+      cell.append(el("div", { class: `outcome ${res.outcome}`, "data-outcome": res.outcome,
+        text: `${res.outcome}${res.multiplier > 1 ? " ×" + res.multiplier : ""}${res.pair ? " · pair" : ""}` }));
+    }
+    box.append(cell);
+  }
+  if (result && result.cancelled) {
+    box.append(el("div", { class: "outcome lose", text: `cancelled: ${result.cancelled}` }));
+  }
+  tickCountdown();
+}
+
+function tickCountdown() {
+  const v = state.views[state.selected];
+  const cd = $("countdown");
+  if (!v || !v.round) return;
+  const r = v.round;
+  if (r.betting_open) {
+    // the station's clock at the view, moved on by the time since it arrived
+    const elapsed = (performance.now() - state.received[state.selected]) / 1000;
+    const left = Math.max(0, r.closes_at - (v.now + elapsed));
+    cd.textContent = `betting closes in ${left.toFixed(1)} s`;
+    cd.className = "countdown open";
+  } else {
+    cd.textContent = r.finished ? (v.result && v.result.cancelled ? "cancelled" : "settled")
+      : `betting closed · ${r.cards_dealt} of 12 cards dealt${r.burned ? " (+ burn)" : ""}`;
+    cd.className = "countdown";
+  }
+}
+
+function renderHealth(v) {
+  const h = v.health;
+  $("h-link").replaceChildren(el("span", { class: h.shoe.up ? "up" : "down", text: h.shoe.up ? "up" : "DOWN" }),
+    h.shoe.last_frame_age_s !== null ? ` · last frame ${h.shoe.last_frame_age_s} s ago` : "");
+  set("h-fps", fmt(h.shoe.frames_per_s));
+  const d = Object.entries(h.shoe.dropped).filter(([, n]) => n > 0).map(([k, n]) => `${k.replace("_", " ")} ${n}`);
+  set("h-dropped", d.length ? d.join(" · ") : "none");
+  set("h-gate", `${fmt(h.shoe.gate)} · ${fmt(h.shoe.led)}${h.shoe.device_faults.length ? " · fault " + h.shoe.device_faults.join(", ") : ""}`);
+  $("h-camera").replaceChildren(h.camera.fitted
+    ? el("span", { class: h.camera.last_seen_age_s !== null && h.camera.last_seen_age_s < 3 ? "up" : "down",
+      text: h.camera.last_seen_age_s === null ? "no frame yet" : `last frame ${h.camera.last_seen_age_s} s ago` })
+    : el("span", { class: "down", text: "not fitted (degraded: shoe alone)" }));
+  set("h-cam-fps", fmt(h.camera.fps));
+  set("h-cam-lat", fmt(h.camera.recognition_latency_ms, " ms"));
+}
+
+function renderActions(v) {
+  const box = $("action-buttons");
+  box.replaceChildren();
+  if (!state.session) return;
+  for (const act of state.session.actions_ordered) {
+    box.append(el("button", { type: "button", class: DANGER.has(act) ? "danger" : "", "data-action": act,
+      onclick: () => decide(v.table, act) }, ACTION_LABELS[act] || act));
+  }
+}
+
+async function renderRoads(name, v) {
+  const shoe = v.shoe ? v.shoe.number : null;
+  const key = `${shoe}/${v.rounds_settled}`;
+  if (state.roadsKey[name] === key) return;
+  state.roadsKey[name] = key;
+  const { body } = await api(`/api/tables/${encodeURIComponent(name)}/roads`);
+  if (name !== state.selected || !body.roads) return;
+  set("roads-shoe", body.shoe ? `shoe ${body.shoe} · ${body.rounds} rounds` : "");
+  const box = $("roads");
+  box.replaceChildren();
+  for (const [p, rd] of Object.entries(body.roads)) {
+    const div = el("div", { class: "road", "data-position": p }, el("h3", { text: p }));
+    div.insertAdjacentHTML("beforeend", rd.svg);  // drawn and escaped by the station
+    box.append(div);
+  }
+}
+
+async function renderRounds(name, v) {
+  const key = `${v.rounds_settled}/${v.history.length}/${v.history.length ? v.history[v.history.length - 1].round_id : ""}`;
+  if (state.roundsKey[name] === key) return;
+  state.roundsKey[name] = key;
+  const { body } = await api(`/api/tables/${encodeURIComponent(name)}/rounds`);
+  if (name !== state.selected || !body.rounds) return;
+  const ol = $("rounds");
+  ol.replaceChildren();
+  for (const r of body.rounds) {
+    const text = r.status === "settled"
+      ? Object.entries(r.results).map(([p, o]) => `${p} ${o}`).join(" · ")
+      : `cancelled (${r.reason})`;
+    ol.append(el("li", { class: r.status, "data-round": r.round_id },
+      el("a", { onclick: () => recall(name, r.round_id), text: r.round_id }), ` ${text}${r.frame ? " · frame" : ""}`));
+  }
+  if (state.session.role === "supervisor") refreshAudit();
+}
+
+function render() {
+  renderTiles();
+  renderAlerts();
+  const v = state.views[state.selected];
+  if (!v) return;
+  $("table").dataset.table = v.table;
+  $("table").dataset.state = v.state;
+  renderDiagram(v);
+  renderShoe(v);
+  renderRound(v);
+  renderHealth(v);
+  renderActions(v);
+  renderRoads(v.table, v).catch(console.error);
+  renderRounds(v.table, v).catch(console.error);
+}
+
+function select(name) {
+  state.selected = name;
+  $("recall-panel").hidden = true;
+  render();
+}
+
+// ------------------------------------------------------------------ decisions
+async function decide(table, action) {
+  if (DANGER.has(action) && !window.confirm(`${ACTION_LABELS[action]} at table ${table}?`)) return;
+  const msg = $("action-message");
+  msg.className = ""; msg.textContent = `${ACTION_LABELS[action]}…`;
+  try {
+    const { status, body } = await api(`/api/tables/${encodeURIComponent(table)}/actions`,
+      { method: "POST", body: JSON.stringify({ action }) });
+    if (status === 200) {
+      msg.className = "done"; msg.textContent = `${ACTION_LABELS[action]}: done`;
+    } else {
+      msg.className = status === 409 ? "refused" : "error";
+      msg.textContent = `${ACTION_LABELS[action]}: refused: ${body.reason || body.error}`;
+    }
+    if (body.view) { state.views[table] = body.view; state.received[table] = performance.now(); render(); }
+  } catch (e) {
+    msg.className = "error"; msg.textContent = `${ACTION_LABELS[action]}: ${e}`;
+  }
+}
+
+// ------------------------------------------------------------------ recall
+async function recall(table, roundId) {
+  const { status, body } = await api(`/api/tables/${encodeURIComponent(table)}/rounds/${encodeURIComponent(roundId)}`);
+  const box = $("recall");
+  box.replaceChildren();
+  $("recall-panel").hidden = false;
+  set("recall-id", roundId);
+  if (status !== 200) { box.append(el("p", { text: body.error })); return; }
+  box.dataset.round = roundId;
+  box.append(el("p", { text: `${body.status}${body.validated_by ? " · validated by " + body.validated_by.join(" + ") : ""}` +
+    (body.cancelled ? ` · cancelled (${body.cancelled.reason}) by ${body.cancelled.user || "the table"}` : "") }));
+  if (body.cards) {
+    const hands = el("div", { class: "hands" });
+    for (const [p, cs] of Object.entries(body.cards)) {
+      const res = body.results[p];
+      const cell = el("div", { class: `pos ${p}`, "data-position": p }, el("h3", { text: p }),
+        el("div", { class: "cards" }, ...cs.map(cardEl)));
+      if (res) cell.append(el("div", { class: `outcome ${res.outcome}`, text: `${res.outcome}${res.multiplier > 1 ? " ×" + res.multiplier : ""}${res.pair ? " · pair" : ""}` }));
+      hands.append(cell);
+    }
+    box.append(hands);
+  }
+  const t = body.totals;
+  box.append(el("p", { class: "totals", text: `${t.bets} bets · staked ${t.staked} · deducted ${t.deducted} · returned ${t.returned} · house ${t.house_net >= 0 ? "+" : ""}${t.house_net}` }));
+  const list = (title, items, line) => {
+    if (!items.length) return;
+    box.append(el("h3", { text: title }), el("ul", {}, ...items.map((x) => el("li", { text: line(x) }))));
+  };
+  list("Faults", body.faults, (f) => `${f.t.toFixed(1)} s · ${f.kind}: ${f.detail}`);
+  list("Warnings", body.warnings, (w) => `${w.t.toFixed(1)} s · ${w.kind}: ${w.detail || ""}`);
+  list("Decisions", body.decisions, (d) => `${d.t.toFixed(1)} s · ${d.action} by ${d.user || "?"}`);
+  list("Audit", body.audit, (a) => `${new Date(a.at * 1000).toLocaleTimeString()} · ${a.user} (${a.role}) ${a.action}: ${a.outcome}${a.reason ? " — " + a.reason : ""}`);
+  if (body.frame) box.append(el("h3", { text: "Camera at validation" }), el("img", { src: body.frame, alt: `camera frame of ${roundId}` }));
+}
+
+async function refreshAudit() {
+  const { status, body } = await api("/api/audit?limit=30");
+  if (status !== 200) return;
+  $("audit-panel").hidden = false;
+  const tbody = $("audit").querySelector("tbody");
+  tbody.replaceChildren(...body.entries.map((a) => el("tr", { "data-outcome": a.outcome },
+    ...[new Date(a.at * 1000).toLocaleTimeString(), `${a.user} (${a.role || "?"})`, a.table || "", a.action,
+      a.round_id || "", a.outcome, a.reason || ""].map((x) => el("td", { text: x })))));
+}
+
+// ------------------------------------------------------------------ live stream
+function connect() {
+  const es = new EventSource("/api/events");
+  const pill = $("link-status");
+  es.onopen = () => { pill.textContent = "live"; pill.className = "pill ok"; };
+  es.onerror = () => { pill.textContent = "reconnecting…"; pill.className = "pill bad"; };
+  es.addEventListener("view", (ev) => {
+    const v = JSON.parse(ev.data);
+    const before = state.views[v.table];
+    state.views[v.table] = v;
+    state.received[v.table] = performance.now();
+    if (!state.selected) state.selected = v.table;
+    if (before && before.state !== "paused" && v.paused && state.session.role === "supervisor") {
+      refreshAudit();
+    }
+    render();
+  });
+}
+
+async function main() {
+  const { body } = await api("/api/session");
+  const order = ["new_shoe", "open_betting", "confirm_shuffle", "resume", "cancel_round", "end_shoe", "close_table"];
+  state.session = { ...body, actions_ordered: order.filter((a) => body.actions.includes(a)) };
+  set("who", `${body.user} · ${body.role}`);
+  document.body.dataset.role = body.role;
+  $("logout").addEventListener("click", async () => {
+    await api("/api/logout", { method: "POST", body: "{}" });
+    window.location = "/login";
+  });
+  $("recall-close").addEventListener("click", () => { $("recall-panel").hidden = true; });
+  connect();
+  setInterval(tickCountdown, 200);
+}
+
+main();
