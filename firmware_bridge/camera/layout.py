@@ -1,0 +1,227 @@
+"""Table layouts: where each zone lies in the overhead camera's picture.
+
+A layout is calibrated once per table (see docs/camera.md): the studio engineer takes a
+`station camera snapshot`, reads the pixel corners of each marked zone off it and writes them
+into a `config/camera_*.toml` file. Zones are polygons in the camera's full-resolution pixel
+coordinates; the recogniser works only inside them.
+
+The embedded default is the Pok Deng layout of our 1920×1080 studio camera (P1–P5 along the
+players' side, B and BURN in front of the dealer), so the simulator, the tests and the demo
+need no file at all.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+POKDENG_ZONES = ("P1", "P2", "P3", "P4", "P5", "B", "BURN")
+
+# Card and QR geometry fixed by CARD_FACES.md (millimetres).
+CARD_W_MM = 63.0
+CARD_H_MM = 88.0
+QR_MODULES = 21  # version 1
+QR_QUIET_MODULES = 2
+QR_WIDTH_MM = 22.0  # the 21 modules, quiet zone excluded
+QR_MARGIN_MM = 2.0  # from the card edge to the quiet zone
+
+
+class LayoutError(ValueError):
+    """A layout file or dict that does not describe a usable table."""
+
+
+@dataclass(frozen=True)
+class Zone:
+    name: str
+    polygon: tuple[tuple[float, float], ...]  # full-resolution pixel corners, in order
+
+    @property
+    def bbox(self) -> tuple[int, int, int, int]:
+        """(x0, y0, x1, y1), integer pixels, x1/y1 exclusive."""
+        pts = np.asarray(self.polygon, dtype=np.float64)
+        x0, y0 = np.floor(pts.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(pts.max(axis=0)).astype(int)
+        return int(x0), int(y0), int(x1), int(y1)
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        pts = np.asarray(self.polygon, dtype=np.float64)
+        return float(pts[:, 0].mean()), float(pts[:, 1].mean())
+
+    def contains(self, x: float, y: float) -> bool:
+        contour = np.asarray(self.polygon, dtype=np.float32).reshape(-1, 1, 2)
+        return cv2.pointPolygonTest(contour, (float(x), float(y)), False) >= 0
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One table as the camera sees it."""
+
+    name: str
+    width: int
+    height: int
+    zones: dict[str, Zone]
+    # Table millimetres per camera pixel at the layout (CARD_FACES.md: at most 0.33).
+    mm_per_px: float = 0.30
+    # Nominal felt colour (B, G, R) under the studio's calibrated white balance; the
+    # recogniser measures the actual felt in every frame and corrects towards this.
+    felt_bgr: tuple[int, int, int] = (40, 112, 34)
+    game: str = "pokdeng"
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def zone_names(self) -> tuple[str, ...]:
+        return tuple(self.zones)
+
+    @property
+    def card_px(self) -> tuple[float, float]:
+        """(width, height) of a card in camera pixels."""
+        return CARD_W_MM / self.mm_per_px, CARD_H_MM / self.mm_per_px
+
+    @property
+    def card_area_px(self) -> float:
+        w, h = self.card_px
+        return w * h
+
+    @property
+    def module_px(self) -> float:
+        return QR_WIDTH_MM / QR_MODULES / self.mm_per_px
+
+    def scaled(self, factor: float) -> Layout:
+        """The same table seen by a camera with `factor` times the resolution (the demo's
+        low-resolution mode uses 0.5)."""
+        zones = {
+            n: Zone(n, tuple((x * factor, y * factor) for x, y in z.polygon))
+            for n, z in self.zones.items()
+        }
+        return Layout(
+            name=f"{self.name}@{factor:g}",
+            width=round(self.width * factor),
+            height=round(self.height * factor),
+            zones=zones,
+            mm_per_px=self.mm_per_px / factor,
+            felt_bgr=self.felt_bgr,
+            game=self.game,
+            extra=dict(self.extra),
+        )
+
+    def zone_at(self, x: float, y: float) -> str | None:
+        for name, zone in self.zones.items():
+            if zone.contains(x, y):
+                return name
+        return None
+
+
+def _default_pokdeng_1080p() -> dict[str, object]:
+    # Five player zones along the top (the players' side), banker and burn zones along the
+    # bottom (the dealer's side); the bottom-left corner is where the shoe and discard rack
+    # stand. Each player zone is 374 px wide = 112 mm, room for two overlapping cards
+    # turned by up to 20°.
+    zones: dict[str, list[list[int]]] = {}
+    for i in range(5):
+        x0 = 8 + i * 382
+        zones[f"P{i + 1}"] = [[x0, 16], [x0 + 374, 16], [x0 + 374, 556], [x0, 556]]
+    zones["B"] = [[773, 576], [1147, 576], [1147, 1064], [773, 1064]]
+    zones["BURN"] = [[1400, 576], [1774, 576], [1774, 1064], [1400, 1064]]
+    return {
+        "layout": {
+            "name": "pokdeng-1080p",
+            "game": "pokdeng",
+            "width": 1920,
+            "height": 1080,
+            "mm_per_px": 0.30,
+            "felt_bgr": [40, 112, 34],
+        },
+        "zones": {name: {"polygon": poly} for name, poly in zones.items()},
+    }
+
+
+DEFAULT_LAYOUT_DICT = _default_pokdeng_1080p()
+
+
+def layout_from_dict(data: dict, *, source: str = "<dict>") -> Layout:
+    """Build a Layout from the parsed TOML structure; every problem names `source`."""
+    if not isinstance(data, dict):
+        raise LayoutError(f"{source}: expected a table, got {type(data).__name__}")
+    head = data.get("layout", {})
+    if not isinstance(head, dict):
+        raise LayoutError(f"{source}: [layout] must be a table")
+    try:
+        width = int(head.get("width", 1920))
+        height = int(head.get("height", 1080))
+        mm_per_px = float(head.get("mm_per_px", 0.30))
+    except (TypeError, ValueError) as exc:
+        raise LayoutError(f"{source}: [layout] width/height/mm_per_px must be numbers ({exc})") from exc
+    if width < 64 or height < 64:
+        raise LayoutError(f"{source}: frame {width}x{height} is too small for a table camera")
+    if not 0.02 <= mm_per_px <= 2.0:
+        raise LayoutError(f"{source}: mm_per_px {mm_per_px} is not a plausible table scale")
+    felt = head.get("felt_bgr", [40, 112, 34])
+    if not (isinstance(felt, list) and len(felt) == 3 and all(isinstance(v, int) and 0 <= v <= 255 for v in felt)):
+        raise LayoutError(f"{source}: felt_bgr must be three integers 0-255 (blue, green, red)")
+    raw_zones = data.get("zones")
+    if not isinstance(raw_zones, dict) or not raw_zones:
+        raise LayoutError(f"{source}: no [zones.<NAME>] tables; a layout needs at least one zone")
+    zones: dict[str, Zone] = {}
+    for name, spec in raw_zones.items():
+        poly = spec.get("polygon") if isinstance(spec, dict) else None
+        if not isinstance(poly, list) or len(poly) < 3:
+            raise LayoutError(f"{source}: zone {name}: polygon must list at least 3 [x, y] corners")
+        pts: list[tuple[float, float]] = []
+        for p in poly:
+            if not (isinstance(p, list) and len(p) == 2 and all(isinstance(v, int | float) for v in p)):
+                raise LayoutError(f"{source}: zone {name}: corner {p!r} is not [x, y]")
+            x, y = float(p[0]), float(p[1])
+            if not (0 <= x <= width and 0 <= y <= height):
+                raise LayoutError(f"{source}: zone {name}: corner {p!r} lies outside the {width}x{height} frame")
+            pts.append((x, y))
+        area = abs(cv2.contourArea(np.asarray(pts, dtype=np.float32)))
+        if area < 1.0:
+            raise LayoutError(f"{source}: zone {name}: polygon has no area")
+        zones[str(name)] = Zone(str(name), tuple(pts))
+    game = str(head.get("game", "pokdeng"))
+    if game == "pokdeng":
+        missing = [z for z in POKDENG_ZONES if z not in zones]
+        if missing:
+            raise LayoutError(f"{source}: a Pok Deng layout needs zones {', '.join(missing)}")
+    layout = Layout(
+        name=str(head.get("name", Path(source).stem)),
+        width=width,
+        height=height,
+        zones=zones,
+        mm_per_px=mm_per_px,
+        felt_bgr=(int(felt[0]), int(felt[1]), int(felt[2])),
+        game=game,
+    )
+    if layout.module_px < 2.0:
+        raise LayoutError(
+            f"{source}: at {mm_per_px} mm per pixel a QR module gets {layout.module_px:.1f} px; "
+            "the card faces need at least 3 (CARD_FACES.md): move the camera closer or use 4K"
+        )
+    return layout
+
+
+def default_layout() -> Layout:
+    """The embedded 1920×1080 Pok Deng layout."""
+    return layout_from_dict(DEFAULT_LAYOUT_DICT, source="embedded pokdeng-1080p")
+
+
+def load_layout(path: str | Path | None) -> Layout:
+    """Load a layout TOML file (None → the embedded default). A camera config file may hold
+    other tables too (e.g. [source]); only [layout] and [zones.*] are read here."""
+    if path is None:
+        return default_layout()
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise LayoutError(f"cannot read layout {p}: {exc.strerror or exc}") from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise LayoutError(f"{p}: not valid TOML: {exc}") from exc
+    return layout_from_dict(data, source=str(p))

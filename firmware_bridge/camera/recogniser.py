@@ -1,0 +1,432 @@
+"""The recogniser: camera frames in, per-zone table states out (TRACES.md observations).
+
+How a frame is read, cheapest first:
+
+1. The frame is shrunk to a quarter (a 1080p frame becomes 480×270). CARD_FACES.md asks that
+   face up/down and one card/two cards be told at that resolution, and it makes the per-frame
+   cost small.
+2. Each zone is compared with the picture it had when it was last read. A zone that has not
+   changed keeps its reading; nothing else is done for it (steady frames cost a resize and
+   seven small differences). A zone still moving since the previous frame (a hand, a card
+   being turned) is not read until it settles.
+3. A changed zone is read at quarter resolution: the felt's colour is measured in the frame
+   and used to undo dim or warm light; pixels are sorted into felt, card face (white), card
+   back (our blue), black (the cut card) and skin (the dealer's hand). Skin in a zone means
+   the zone is covered: it keeps its last state. Each blob of card pixels is one card when it
+   has the size and shape of one, else two (or more) overlapping cards.
+4. Only for blobs holding face-up cards is the full-resolution picture decoded, with pyzbar
+   restricted to QR codes. Each card carries two symbols a fixed distance apart and turned
+   180° to each other; symbols that fit that geometry are one card. A card is named only from
+   a symbol whose text is a card in our notation; two symbols on one card that disagree, more
+   names than face-up cards, or no readable symbol all give `XX`: never a guess.
+5. A zone's reported state changes only after the same reading for `stable_frames` frames.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from firmware_bridge.camera.decoders import QrDecoder, QrRead, make_decoder
+from firmware_bridge.camera.faces import parse_face_text
+from firmware_bridge.camera.layout import (
+    CARD_H_MM,
+    CARD_W_MM,
+    QR_MARGIN_MM,
+    QR_MODULES,
+    QR_QUIET_MODULES,
+    QR_WIDTH_MM,
+    Layout,
+)
+from firmware_bridge.camera.scene import CUT, FACE_DOWN, UNREADABLE
+
+SHRINK = 4  # quarter resolution for everything but QR decoding
+
+# Colour classes, in OpenCV HSV (H 0-180) after the felt-based light correction.
+BACK_HUE = (95, 132)
+SKIN_HUE = (3, 26)
+WHITE_MAX_SAT = 70
+WHITE_MIN_VAL = 135
+DARK_MAX_VAL = 60
+
+# Change detection at quarter resolution: a pixel has changed when it differs by more than
+# CHANGE_LEVEL grey levels; a zone has changed when more than CHANGE_FRACTION of its pixels
+# have (sensor noise and JPEG stay well below either; a card is ~25% of a zone).
+CHANGE_LEVEL = 28
+CHANGE_FRACTION = 0.006
+
+Reading = tuple[str, ...]  # one zone's contents, canonical order
+
+
+@dataclass(slots=True)
+class BlobView:
+    """One blob of card pixels in a zone, as the recogniser understood it (for drawing)."""
+
+    box: tuple[int, int, int, int]  # full-resolution x0, y0, x1, y1
+    contour: np.ndarray  # full-resolution points
+    cards: int
+    face_up: int
+    cut: bool
+
+
+@dataclass(slots=True)
+class ZoneView:
+    """What the recogniser made of one zone in the last frame it read it."""
+
+    reading: Reading | None  # None: covered by the hand
+    blobs: list[BlobView] = field(default_factory=list)
+    qr: list[QrRead] = field(default_factory=list)
+    covered: bool = False
+
+
+def _merge_reads(have: list[QrRead], more: list[QrRead]) -> list[QrRead]:
+    """Add reads of symbols not already read (same text within a few pixels = same symbol)."""
+    out = list(have)
+    for r in more:
+        if not any(r.text == h.text and math.dist(r.centre, h.centre) < 20 for h in out):
+            out.append(r)
+    return out
+
+
+def canonical(items: Sequence[str]) -> Reading:
+    """Order within a zone carries no meaning (PROCEDURE.md compares as sets): identities
+    first, then XX, ??, CUT, so equal contents always compare equal."""
+    rank = {UNREADABLE: 1, FACE_DOWN: 2, CUT: 3}
+    return tuple(sorted(items, key=lambda s: (rank.get(s, 0), s)))
+
+
+class _ZoneGeometry:
+    """Per-zone masks and boxes, computed once."""
+
+    def __init__(self, layout: Layout, name: str) -> None:
+        zone = layout.zones[name]
+        x0, y0, x1, y1 = zone.bbox
+        self.box = (max(0, x0 // SHRINK), max(0, y0 // SHRINK),
+                    min(layout.width // SHRINK, -(-x1 // SHRINK)), min(layout.height // SHRINK, -(-y1 // SHRINK)))
+        bx0, by0, bx1, by1 = self.box
+        self.mask = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
+        pts = (np.asarray(zone.polygon, np.float32) / SHRINK - [bx0, by0]).round().astype(np.int32)
+        cv2.fillPoly(self.mask, [pts], 255)
+        self.area = int(np.count_nonzero(self.mask))
+
+
+class Recogniser:
+    """Frames → stable zone states. Not thread-safe: one recogniser per camera thread."""
+
+    def __init__(self, layout: Layout, *, stable_frames: int = 3, decoder: str | QrDecoder = "zbar") -> None:
+        if stable_frames < 1:
+            raise ValueError("stable_frames must be at least 1")
+        self.layout = layout
+        self.stable_frames = stable_frames
+        self.decoder = make_decoder(decoder) if isinstance(decoder, str) else decoder
+        self._geo = {n: _ZoneGeometry(layout, n) for n in layout.zones}
+        self._felt_ref = np.array(layout.felt_bgr, np.float32)
+        cw, ch = layout.card_px
+        self._card_w, self._card_h = cw / SHRINK, ch / SHRINK
+        self._card_area = self._card_w * self._card_h
+        # Where the two symbols of one card lie relative to each other, in the symbol's own
+        # axes (right, down), full-resolution pixels.
+        qr_side = QR_WIDTH_MM / QR_MODULES * (QR_MODULES + 2 * QR_QUIET_MODULES)
+        c0 = QR_MARGIN_MM + qr_side / 2
+        self._pair_offset = np.array([CARD_W_MM - 2 * c0, CARD_H_MM - 2 * c0]) / layout.mm_per_px
+        # temporal state
+        self._ref_gray: dict[str, np.ndarray] = {}
+        self._prev_gray: dict[str, np.ndarray] = {}
+        self._raw: dict[str, Reading | None] = {}
+        self._candidate: dict[str, Reading | None] = {}
+        self._count: dict[str, int] = {n: 0 for n in layout.zones}
+        self._stable: dict[str, Reading] = {}
+        self.views: dict[str, ZoneView] = {}
+        self.cut_card_visible = False
+        self._cut_blobs: list[np.ndarray] = []
+        self.frames = 0
+        self.zones_read = 0  # how many zone readings were actually computed (cost gauge)
+
+    # ---- public -------------------------------------------------------------------
+    def process(self, t: float, frame: np.ndarray) -> dict[str, list[str]] | None:
+        """Feed one frame taken at time t. Returns every zone's stable state, or None until
+        every zone has had one (the first `stable_frames` frames)."""
+        small = self._shrink(frame)
+        gains = self._light_gains(small)
+        gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        any_read = False
+        for name, geo in self._geo.items():
+            x0, y0, x1, y1 = geo.box
+            g = gray[y0:y1, x0:x1]
+            prev = self._prev_gray.get(name)
+            self._prev_gray[name] = g.copy()
+            ref = self._ref_gray.get(name)
+            if ref is not None and not self._changed(ref, g, geo):
+                reading = self._raw.get(name)  # unchanged since it was read
+            elif prev is not None and ref is not None and self._changed(prev, g, geo):
+                reading = None  # still moving: wait until it settles
+            else:
+                view = self._read_zone(name, frame, small, gains)
+                self.views[name] = view
+                reading = view.reading
+                self._raw[name] = reading
+                # A covered zone must be read again once uncovered: keep no reference.
+                if reading is None:
+                    self._ref_gray.pop(name, None)
+                else:
+                    self._ref_gray[name] = g.copy()
+                any_read = True
+            self._settle(name, reading)
+        if any_read or self.frames == 0:
+            self.cut_card_visible = self._cut_in_view(small, gains)
+        self.frames += 1
+        if len(self._stable) < len(self._geo):
+            return None
+        return {n: list(self._stable[n]) for n in self._geo}
+
+    def read_still(self, frame: np.ndarray) -> tuple[dict[str, list[str] | None], bool]:
+        """Read one still picture on its own (no history): zone → cards (None where the
+        dealer's hand covers it), and whether the cut card is in view."""
+        small = self._shrink(frame)
+        gains = self._light_gains(small)
+        out: dict[str, list[str] | None] = {}
+        for name in self._geo:
+            view = self._read_zone(name, frame, small, gains)
+            self.views[name] = view
+            out[name] = None if view.reading is None else list(view.reading)
+        self.cut_card_visible = self._cut_in_view(small, gains)
+        return out, self.cut_card_visible
+
+    @property
+    def stable(self) -> dict[str, list[str]]:
+        return {n: list(r) for n, r in self._stable.items()}
+
+    # ---- temporal -----------------------------------------------------------------
+    def _settle(self, name: str, reading: Reading | None) -> None:
+        if reading is None:
+            self._candidate[name] = None
+            self._count[name] = 0
+            return
+        if reading == self._candidate.get(name):
+            self._count[name] += 1
+        else:
+            self._candidate[name] = reading
+            self._count[name] = 1
+        if self._count[name] >= self.stable_frames:
+            self._stable[name] = reading
+
+    @staticmethod
+    def _changed(a: np.ndarray, b: np.ndarray, geo: _ZoneGeometry) -> bool:
+        diff = cv2.absdiff(a, b)
+        n = int(np.count_nonzero(diff > CHANGE_LEVEL))
+        return n > CHANGE_FRACTION * geo.area
+
+    # ---- pixels -------------------------------------------------------------------
+    def _shrink(self, frame: np.ndarray) -> np.ndarray:
+        lay = self.layout
+        if frame is None or frame.ndim != 3 or frame.shape[2] != 3:
+            raise ValueError("a camera frame must be a colour (BGR) picture")
+        if frame.shape[0] != lay.height or frame.shape[1] != lay.width:
+            raise ValueError(
+                f"frame is {frame.shape[1]}x{frame.shape[0]} but layout {lay.name!r} was calibrated "
+                f"for {lay.width}x{lay.height}: set the camera's resolution or recalibrate"
+            )
+        return cv2.resize(frame, (lay.width // SHRINK, lay.height // SHRINK), interpolation=cv2.INTER_AREA)
+
+    def _light_gains(self, small: np.ndarray) -> np.ndarray:
+        """Per-channel gains that bring the felt back to its calibrated colour: the felt is
+        most of the picture, so the median of a sparse grid of pixels is the felt."""
+        sample = small[::4, ::4].reshape(-1, 3)
+        felt = np.median(sample, axis=0).astype(np.float32)
+        return self._felt_ref / np.maximum(felt, 8.0)
+
+    def _classes(self, patch: np.ndarray, gains: np.ndarray) -> dict[str, np.ndarray]:
+        corrected = cv2.transform(patch, np.diag(gains).astype(np.float32))
+        hsv = cv2.cvtColor(corrected, cv2.COLOR_BGR2HSV)
+        h, s, v = cv2.split(hsv)
+        fh, fs, _ = cv2.cvtColor(np.uint8([[self.layout.felt_bgr]]), cv2.COLOR_BGR2HSV)[0, 0]
+        hue_d = cv2.absdiff(h, np.full_like(h, fh))
+        hue_d = np.minimum(hue_d, 180 - hue_d)
+        felt = (hue_d < 22) & (s > max(40, int(fs) // 3)) & (v > 25)
+        skin = (h >= SKIN_HUE[0]) & (h <= SKIN_HUE[1]) & (s > 55) & (v > 70)
+        back = (h >= BACK_HUE[0]) & (h <= BACK_HUE[1]) & (s > 70) & (v > 40)
+        white = (s < WHITE_MAX_SAT) & (v > WHITE_MIN_VAL)
+        dark = (v < DARK_MAX_VAL) & ~skin
+        return {"felt": felt, "skin": skin, "back": back, "white": white, "dark": dark}
+
+    def _cut_in_view(self, small: np.ndarray, gains: np.ndarray) -> bool:
+        cls = self._classes(small, gains)
+        dark = cls["dark"].astype(np.uint8) * 255
+        dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        n, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
+        self._cut_blobs = []
+        found = False
+        for i in range(1, n):
+            area = stats[i, cv2.CC_STAT_AREA]
+            bw, bh = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
+            # the card is black all over: a solid blob of at least half a card, not a thin
+            # shadow or the edge of the frame
+            if area >= 0.5 * self._card_area and area >= 0.55 * bw * bh:
+                found = True
+        return found
+
+    # ---- one zone -----------------------------------------------------------------
+    def _read_zone(self, name: str, frame: np.ndarray, small: np.ndarray, gains: np.ndarray) -> ZoneView:
+        self.zones_read += 1
+        geo = self._geo[name]
+        x0, y0, x1, y1 = geo.box
+        cls = self._classes(small[y0:y1, x0:x1], gains)
+        inside = geo.mask > 0
+        skin_px = int(np.count_nonzero(cls["skin"] & inside))
+        if skin_px > 0.02 * self._card_area:
+            return ZoneView(reading=None, covered=True)
+        cardish = ((~cls["felt"]) & inside).astype(np.uint8) * 255
+        # Opening removes the zone markings, printed labels and noise; cards are far wider.
+        cardish = cv2.morphologyEx(cardish, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(cardish, connectivity=8)
+        items: list[str] = []
+        blobs: list[BlobView] = []
+        qr_all: list[QrRead] = []
+        for i in range(1, n):
+            area = float(stats[i, cv2.CC_STAT_AREA])
+            if area < 0.2 * self._card_area:
+                continue  # a crumb: chip edge, fluff, a corner poking in from the next zone
+            comp = labels == i
+            dark_a = float(np.count_nonzero(cls["dark"] & comp))
+            back_a = float(np.count_nonzero(cls["back"] & comp))
+            white_a = float(np.count_nonzero(cls["white"] & comp))
+            cut = dark_a >= 0.5 * self._card_area
+            rest = area - (dark_a if cut else 0.0)
+            contour = self._contour(comp)
+            cards = self._count_cards(contour, rest, cut)
+            face_up = 0
+            if cards:
+                has_back = back_a >= 0.15 * self._card_area
+                has_face = white_a >= 0.12 * self._card_area
+                if cards == 1:
+                    face_up = 1 if (has_face and back_a < white_a) else 0
+                else:
+                    face_up = cards if not has_back else (0 if not has_face else max(1, min(cards - 1, round(white_a / (0.7 * self._card_area)))))
+            bx, by, bw, bh = (int(stats[i, k]) for k in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
+            box = ((x0 + bx) * SHRINK, (y0 + by) * SHRINK, (x0 + bx + bw) * SHRINK, (y0 + by + bh) * SHRINK)
+            full_contour = (contour + [x0, y0]) * SHRINK
+            blobs.append(BlobView(box, full_contour, cards, face_up, cut))
+            if cut:
+                items.append(CUT)
+            items.extend([FACE_DOWN] * (cards - face_up))
+            if face_up:
+                names, reads = self._identify(frame, box, full_contour, face_up)
+                items.extend(names)
+                qr_all.extend(reads)
+        return ZoneView(reading=canonical(items), blobs=blobs, qr=qr_all)
+
+    @staticmethod
+    def _contour(comp: np.ndarray) -> np.ndarray:
+        cs, _ = cv2.findContours(comp.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        return max(cs, key=cv2.contourArea).reshape(-1, 2).astype(np.float32)
+
+    def _count_cards(self, contour: np.ndarray, area: float, cut: bool) -> int:
+        """How many cards make up a blob of `area` (quarter-res pixels, cut card excluded).
+
+        One card: a convex blob about a card's size whose smallest enclosing rectangle is a
+        card's. Overlapping cards make a blob whose hull is clearly bigger than one card."""
+        a1 = self._card_area
+        if cut:
+            return 0 if area < 0.45 * a1 else max(1, round(area / a1))
+        if area < 0.45 * a1:
+            return 0
+        hull_area = cv2.contourArea(cv2.convexHull(contour))
+        (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+        long_side, short_side = max(rw, rh), min(rw, rh)
+        single = (
+            hull_area < 1.17 * a1
+            and long_side < 1.12 * self._card_h + 2
+            and short_side < 1.15 * self._card_w + 2
+        )
+        if single:
+            return 1
+        # Two cards of a hand overlap; a blob bigger than two full cards holds more.
+        return max(2, math.floor(area / (0.95 * a1)))
+
+    # ---- identities ---------------------------------------------------------------
+    def _identify(self, frame: np.ndarray, box: tuple[int, int, int, int], contour: np.ndarray, face_up: int) -> tuple[list[str], list[QrRead]]:
+        h, w = frame.shape[:2]
+        m = 12
+        x0, y0, x1, y1 = max(0, box[0] - m), max(0, box[1] - m), min(w, box[2] + m), min(h, box[3] + m)
+        crop = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+        reads = [r.shifted(x0, y0) for r in self.decoder.decode(crop)]
+        instances = self._group(reads)
+        # Most symbols read at once. When fewer cards are named than lie face up, look
+        # again harder: enlarged and sharpened (blur, JPEG), then binarised (glare, dim).
+        for attempt in self._harder_views(crop):
+            if len([n for n, _ in instances if n != UNREADABLE]) >= face_up:
+                break
+            view, scale = attempt
+            more = [r.scaled(1.0 / scale).shifted(x0, y0) for r in self.decoder.decode(view)]
+            reads = _merge_reads(reads, more)
+            instances = self._group(reads)
+        names = [n for n, _ in instances]
+        if len(names) > face_up:
+            # More cards named than face-up cards seen: something is off (a foreign QR, a
+            # miscount). Never pick among them.
+            return [UNREADABLE] * face_up, reads
+        return names + [UNREADABLE] * (face_up - len(names)), reads
+
+    @staticmethod
+    def _harder_views(crop: np.ndarray):
+        big = cv2.resize(crop, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC)
+        soft = cv2.GaussianBlur(big, (0, 0), 2.0)
+        sharp = cv2.addWeighted(big, 2.0, soft, -1.0, 0)
+        yield sharp, 2.0
+        binary = cv2.adaptiveThreshold(big, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, 31, 5)
+        yield binary, 2.0
+
+    def _group(self, reads: list[QrRead]) -> list[tuple[str, tuple[float, float]]]:
+        """Symbols → cards. Two symbols are one card when each lies where the other card
+        corner's symbol should be, seen in its own axes, and they face opposite ways."""
+        n = len(reads)
+        partner = [-1] * n
+        tol = 0.35 * float(np.hypot(*self._pair_offset))
+        for i in range(n):
+            for j in range(i + 1, n):
+                if partner[i] >= 0 or partner[j] >= 0:
+                    continue
+                if reads[i].orientation is None or reads[j].orientation is None:
+                    continue
+                turn = abs((reads[i].orientation - reads[j].orientation) % 360.0 - 180.0)
+                if turn > 30.0:
+                    continue
+                if self._fits(reads[i], reads[j], tol) and self._fits(reads[j], reads[i], tol):
+                    partner[i], partner[j] = j, i
+        out: list[tuple[str, tuple[float, float]]] = []
+        done: set[int] = set()
+        # names of which some card showed both its symbols; only those may appear twice
+        paired = {reads[i].text.split("/")[0] for i in range(n) if partner[i] >= 0}
+        for i in range(n):
+            if i in done:
+                continue
+            done.add(i)
+            texts = [reads[i].text]
+            if partner[i] >= 0:
+                done.add(partner[i])
+                texts.append(reads[partner[i]].text)
+            faces = [parse_face_text(t) for t in texts]
+            if any(f is None for f in faces) or len({t for t in texts}) > 1:
+                out.append((UNREADABLE, reads[i].centre))  # foreign text or a disagreeing pair
+            else:
+                out.append((faces[0].card, reads[i].centre))  # type: ignore[union-attr]
+        # The same name twice without a geometric pairing may be one card whose pairing was
+        # missed or two copies of it (legal in an 8-deck shoe). Counting it once can only
+        # turn a card into XX; counting it twice could name a card that is not there.
+        merged: list[tuple[str, tuple[float, float]]] = []
+        for name, centre in out:
+            if name != UNREADABLE and any(name == m for m, _ in merged) and name not in paired:
+                continue
+            merged.append((name, centre))
+        return merged
+
+    def _fits(self, a: QrRead, b: QrRead, tol: float) -> bool:
+        ang = math.radians(a.orientation or 0)
+        right = np.array([math.cos(ang), math.sin(ang)])
+        down = np.array([-math.sin(ang), math.cos(ang)])
+        expected = np.array(a.centre) + right * self._pair_offset[0] + down * self._pair_offset[1]
+        return float(np.hypot(*(expected - np.array(b.centre)))) < tol

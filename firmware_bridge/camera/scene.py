@@ -1,0 +1,162 @@
+"""What lies on the table: the truth the synthetic camera renders and the recogniser should
+report. The demo's dealer and the tests drive it; the camera thread reads it, so every
+method takes the scene's lock and the renderer works on a frozen copy.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from dataclasses import dataclass, replace
+
+from firmware_bridge.camera.faces import face_text
+from firmware_bridge.camera.layout import POKDENG_ZONES
+from station.cards import parse_card
+
+FACE_DOWN = "??"
+UNREADABLE = "XX"
+CUT = "CUT"
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedCard:
+    """One card as it lies in its zone. Offsets and turn are in table millimetres and unit
+    fractions, fixed when the card lands, so it stays put from frame to frame."""
+
+    card: str
+    face_up: bool
+    code: str | None
+    dx_mm: float  # from the zone centre
+    dy_mm: float
+    turn: float  # -1..1: fraction of the camera's allowed rotation (perturbation data)
+    misprint: str | None = None  # a faulty print: the other symbol says this
+
+
+@dataclass(frozen=True, slots=True)
+class SceneState:
+    """A frozen copy of the scene for one frame."""
+
+    zones: dict[str, tuple[PlacedCard, ...]]
+    cut_zone: str | None
+    cut_visible: bool
+    cut_turn: float
+    hand_zone: str | None
+    hand_seed: int
+
+
+class TableScene:
+    """The table's contents. Thread-safe; `snapshot()` is the truth as an observation."""
+
+    def __init__(self, zones: tuple[str, ...] | list[str] = POKDENG_ZONES, seed: int = 0) -> None:
+        self._zones = tuple(zones)
+        self._lock = threading.Lock()
+        self._rng = random.Random(seed)
+        self._cards: dict[str, list[PlacedCard]] = {z: [] for z in self._zones}
+        self._cut_visible = False
+        self._cut_zone: str | None = None
+        self._cut_turn = 0.0
+        self._hand_zone: str | None = None
+        self._hand_seed = 0
+
+    @property
+    def zones(self) -> tuple[str, ...]:
+        return self._zones
+
+    def _check_zone(self, zone: str) -> None:
+        if zone not in self._cards:
+            raise ValueError(f"no zone {zone!r} on this table (zones: {', '.join(self._zones)})")
+
+    def _placement(self, index: int) -> tuple[float, float, float]:
+        # A hand's second card overlaps the first, lower and a little to the right, leaving
+        # the first card's top-left symbol in view (CARD_FACES.md prints two so that one
+        # survives the overlap); further (misplaced) cards keep stepping the same way.
+        rng = self._rng
+        step_x = rng.uniform(6.0, 15.0)
+        step_y = rng.uniform(31.0, 40.0)
+        k = index - 0.5
+        dx = k * step_x + rng.uniform(-2.5, 2.5)
+        dy = k * step_y + rng.uniform(-2.5, 2.5)
+        return dx, dy, rng.uniform(-1.0, 1.0)
+
+    def deal(self, zone: str, card: str, face_up: bool = False, code: str | None = None, *, misprint: str | None = None) -> None:
+        """A card lands in `zone`. `code` is its printed code on serialized decks."""
+        self._check_zone(zone)
+        canonical = str(parse_card(card))
+        face_text(canonical, code)  # validates the code early, with a clear error
+        with self._lock:
+            dx, dy, turn = self._placement(len(self._cards[zone]))
+            self._cards[zone].append(PlacedCard(canonical, bool(face_up), code, dx, dy, turn, misprint))
+
+    def reveal(self, zone: str) -> None:
+        """The dealer turns that zone's cards face up (in place)."""
+        self._check_zone(zone)
+        with self._lock:
+            self._cards[zone] = [replace(c, face_up=True) for c in self._cards[zone]]
+
+    def turn_card(self, zone: str, index: int, face_up: bool = True) -> None:
+        """Turn one card of a zone (a reveal caught half-way)."""
+        self._check_zone(zone)
+        with self._lock:
+            cards = self._cards[zone]
+            cards[index] = replace(cards[index], face_up=face_up)
+
+    def clear(self, zone: str) -> None:
+        self._check_zone(zone)
+        with self._lock:
+            self._cards[zone] = []
+            if self._cut_zone == zone:
+                self._cut_visible = False
+
+    def clear_all(self) -> None:
+        with self._lock:
+            for z in self._cards:
+                self._cards[z] = []
+            self._cut_visible = False
+            self._hand_zone = None
+
+    def cut_card(self, visible: bool, zone: str | None = None) -> None:
+        """Show the black cut card in `zone`, or in view outside every zone (zone None, e.g.
+        next to the shoe), or take it away."""
+        if zone is not None:
+            self._check_zone(zone)
+        with self._lock:
+            self._cut_visible = bool(visible)
+            self._cut_zone = zone if visible else None
+            self._cut_turn = self._rng.uniform(-1.0, 1.0)
+
+    def hand_over(self, zone: str | None) -> None:
+        """The dealer's hand over `zone` (None: the hand is out of the picture)."""
+        if zone is not None:
+            self._check_zone(zone)
+        with self._lock:
+            self._hand_zone = zone
+            self._hand_seed = self._rng.randrange(1 << 30)
+
+    def state(self) -> SceneState:
+        with self._lock:
+            return SceneState(
+                zones={z: tuple(cs) for z, cs in self._cards.items()},
+                cut_zone=self._cut_zone,
+                cut_visible=self._cut_visible,
+                cut_turn=self._cut_turn,
+                hand_zone=self._hand_zone,
+                hand_seed=self._hand_seed,
+            )
+
+    def snapshot(self) -> dict[str, list[str]]:
+        """What the camera should report: zone → cards (`??` face down, the card face up,
+        `CUT` for the cut card), for every zone. The dealer's hand hides nothing here: the
+        recogniser is expected to hold a zone's last state while the hand is over it."""
+        st = self.state()
+        out: dict[str, list[str]] = {}
+        for z, cards in st.zones.items():
+            items = [c.card if c.face_up and c.misprint is None else (UNREADABLE if c.face_up else FACE_DOWN) for c in cards]
+            if st.cut_visible and st.cut_zone == z:
+                items.append(CUT)
+            out[z] = items
+        return out
+
+    @property
+    def cut_card_visible(self) -> bool:
+        with self._lock:
+            return self._cut_visible
