@@ -59,6 +59,21 @@ READ_TIMEOUT = 0.05  # also the supervision tick
 SEQ_MAX = 65535
 
 
+# Always present in `counters` (zero until they happen), so a bring-up log shows what did not.
+COUNTER_NAMES = (
+    # dropped input, by kind (decoder, then sequencer)
+    "bad_crc", "too_long", "malformed", "unknown_type", "truncated", "noise_bytes",
+    "duplicate", "gap",
+    # traffic and protocol work
+    "frames", "bytes_in", "bytes_out", "acks_sent", "reacks", "resends_sent", "heartbeats",
+    "events_delivered", "commands_sent", "command_retries", "command_timeouts",
+    "stale_replies",
+    # the link and the port
+    "link_lost", "link_restored", "reboots", "read_errors", "write_errors", "writes_dropped",
+    "reconnects", "open_failures", "silent_reopens", "reader_died", "callback_errors",
+)
+
+
 class ShoeLinkError(RuntimeError):
     """The shoe could not be opened or reached."""
 
@@ -191,14 +206,18 @@ class ShoeDriver:
             while not self._stop.is_set():
                 port = self._port
                 if port is None:
-                    if self._stop.wait(backoff):
-                        return
+                    # Wait out the backoff in supervision ticks: the link can be declared
+                    # lost while the port is still gone.
+                    retry_at = time.monotonic() + backoff
+                    while time.monotonic() < retry_at:
+                        if self._stop.wait(min(READ_TIMEOUT, max(0.0, retry_at - time.monotonic()))):
+                            return
+                        self._supervise(self._clock())
                     try:
                         new_port = self._open()
                     except ShoeLinkError:
                         self._count("open_failures")
                         backoff = min(backoff * 2, BACKOFF_MAX)
-                        self._supervise(self._clock())
                         continue
                     with self._port_lock:
                         self._port = new_port
@@ -328,7 +347,12 @@ class ShoeDriver:
                 continue
             self._count("events_delivered")
             if self._auto_ack and ev.seq is not None:
-                self.recorded_up_to(ev.seq)
+                try:
+                    self.recorded_up_to(ev.seq)
+                except Exception:
+                    # Only the trace recorder can fail here; the reader reports it too.
+                    self._count("ack_errors")
+                    log.exception("acknowledging shoe seq %s failed", ev.seq)
 
     def recorded_up_to(self, seq: int) -> None:
         """The station has durably recorded every event up to and including shoe seq `seq`:
@@ -486,7 +510,8 @@ class ShoeDriver:
     @property
     def counters(self) -> dict[str, int]:
         """Every kind of dropped input (decoder and sequencer) and the driver's own counts."""
-        c = Counter(self._stream.counters)
+        c: Counter[str] = Counter(dict.fromkeys(COUNTER_NAMES, 0))
+        c.update(self._stream.counters)
         with self._count_lock:
             c.update(self._counters)
         return dict(sorted(c.items()))
