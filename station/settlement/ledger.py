@@ -19,6 +19,7 @@ which is what "settled" promises a player.
 from __future__ import annotations
 
 import sqlite3
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,8 +51,9 @@ CREATE TABLE IF NOT EXISTS postings (
     amount     INTEGER NOT NULL,
     bet_id     INTEGER REFERENCES bets(id)
 );
+-- Only a bet's acceptance postings name it (the wallet's deduction and in_play's share).
 CREATE INDEX IF NOT EXISTS postings_by_bet ON postings(bet_id) WHERE bet_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS postings_by_entry ON postings(entry_id);
+-- Accepted bets; immutable once written.
 CREATE TABLE IF NOT EXISTS bets (
     id         INTEGER PRIMARY KEY,
     key        TEXT NOT NULL UNIQUE,
@@ -60,11 +62,18 @@ CREATE TABLE IF NOT EXISTS bets (
     account_id INTEGER NOT NULL REFERENCES accounts(id),
     spot       TEXT NOT NULL,
     amount     INTEGER NOT NULL CHECK (amount > 0),
-    deducted   INTEGER NOT NULL CHECK (deducted > 0),
-    status     TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'settled', 'refunded')),
-    returned   INTEGER CHECK (returned IS NULL OR returned >= 0)
+    deducted   INTEGER NOT NULL CHECK (deducted > 0)
 );
-CREATE INDEX IF NOT EXISTS bets_by_round ON bets(round_id, status);
+CREATE INDEX IF NOT EXISTS bets_by_round ON bets(round_id);
+-- How each bet ended. The primary key makes a second settlement or refund of a bet impossible.
+-- The closing entry's postings are per account (one wallet credit per player per round, one
+-- in_play debit, one house posting); `check_books` reconciles them with these rows.
+CREATE TABLE IF NOT EXISTS bet_closures (
+    bet_id   INTEGER PRIMARY KEY REFERENCES bets(id),
+    entry_id INTEGER NOT NULL REFERENCES entries(id),
+    outcome  TEXT NOT NULL CHECK (outcome IN ('settled', 'refunded')),
+    returned INTEGER NOT NULL CHECK (returned >= 0)
+);
 CREATE TABLE IF NOT EXISTS rounds (
     round_id TEXT PRIMARY KEY,
     status   TEXT NOT NULL CHECK (status IN ('settled', 'cancelled')),
@@ -114,8 +123,11 @@ def check_books(conn: sqlite3.Connection, *, require_closed: bool = False) -> Ch
 
     - all postings sum to zero, and so does every entry;
     - every account's cached balance equals the sum of its postings; no wallet is negative;
-    - every bet was deducted exactly once and is closed (settled or refunded) at most once,
-      exactly once if its round is over, with the amounts its status claims;
+    - every bet was deducted exactly once (its own two postings) and is closed (settled or
+      refunded) at most once (the schema allows no more), exactly once if its round is over,
+      by its round's entry; a refund returns exactly what was deducted;
+    - every closing entry posted, account by account, exactly what the bets it closed
+      returned (and in_play and the house their counterparts);
     - ``in_play`` holds exactly what the open bets deducted.
     With `require_closed`, a bet still open (its round not yet settled) is also a problem:
     auditors use it at the end of a session, when every round is over.
@@ -156,15 +168,18 @@ def check_books(conn: sqlite3.Connection, *, require_closed: bool = False) -> Ch
         in_play = conn.execute(
             "SELECT id FROM accounts WHERE kind = 'system' AND name = 'in_play'"
         ).fetchone()[0]
+        house = conn.execute(
+            "SELECT id FROM accounts WHERE kind = 'system' AND name = 'house'"
+        ).fetchone()[0]
         counts = {"open": 0, "settled": 0, "refunded": 0}
         rows = conn.execute(
             """
-            SELECT b.key, b.status, b.deducted, b.returned, r.status,
-                   SUM(p.account_id = :ip AND p.amount > 0),
-                   SUM(p.account_id = :ip AND p.amount < 0),
-                   COALESCE(SUM(CASE WHEN p.account_id = :ip THEN p.amount END), 0),
-                   COALESCE(SUM(CASE WHEN p.account_id = b.account_id THEN p.amount END), 0)
+            SELECT b.key, b.deducted, c.outcome, c.returned, c.entry_id, r.status, r.entry_id,
+                   COUNT(p.id),
+                   COALESCE(SUM(p.account_id = :ip AND p.amount = b.deducted), 0),
+                   COALESCE(SUM(p.account_id = b.account_id AND p.amount = -b.deducted), 0)
             FROM bets b
+            LEFT JOIN bet_closures c ON c.bet_id = b.id
             LEFT JOIN rounds r ON r.round_id = b.round_id
             LEFT JOIN postings p ON p.bet_id = b.id
             GROUP BY b.id
@@ -172,34 +187,65 @@ def check_books(conn: sqlite3.Connection, *, require_closed: bool = False) -> Ch
             {"ip": in_play},
         )
         open_deducted = 0
-        for key, status, deducted, returned, round_status, n_in, n_out, net_ip, net_w in rows:
-            counts[status] += 1
-            n_in = n_in or 0
-            n_out = n_out or 0
-            if n_in != 1:
-                problem(f"bet {key}: deducted {n_in} times")
-            if status == "open":
+        for (key, deducted, outcome, returned, closed_by, round_status, round_entry,
+             n_postings, n_in_play, n_wallet) in rows:
+            if not (n_postings == 2 and n_in_play == 1 and n_wallet == 1):
+                problem(f"bet {key}: not deducted exactly once from its wallet into play"
+                        f" ({n_postings} postings name it)")
+            if outcome is None:
+                counts["open"] += 1
                 open_deducted += deducted
-                if n_out:
-                    problem(f"bet {key}: open but closed {n_out} times in the postings")
                 if round_status is not None:
-                    problem(f"bet {key}: still open though its round was {round_status}")
+                    problem(f"bet {key}: neither settled nor refunded though its round was"
+                            f" {round_status}")
                 elif require_closed:
                     problem(f"bet {key}: neither settled nor refunded")
                 continue
-            if n_out != 1:
-                problem(f"bet {key}: {status} {n_out} times")
-            expected_round = {"settled": "settled", "refunded": "cancelled"}[status]
+            counts[outcome] += 1
+            expected_round = {"settled": "settled", "refunded": "cancelled"}[outcome]
             if round_status != expected_round:
-                problem(f"bet {key}: {status} but its round is {round_status or 'not closed'}")
-            if status == "refunded" and returned != deducted:
+                problem(f"bet {key}: {outcome} but its round is {round_status or 'not closed'}")
+            elif closed_by != round_entry:
+                problem(f"bet {key}: {outcome} by entry {closed_by}, its round by {round_entry}")
+            if outcome == "refunded" and returned != deducted:
                 problem(f"bet {key}: refunded {returned} of {deducted}")
-            if net_ip != 0:
-                problem(f"bet {key}: {net_ip} left in play after it was {status}")
-            if net_w != (returned or 0) - deducted:
+
+        # The closing entries must move exactly what their closures say, account by account.
+        due: dict[tuple[int, int], int] = defaultdict(int)
+        for entry_id, account_id, amount in conn.execute(
+            """
+            SELECT c.entry_id, b.account_id, SUM(c.returned) FROM bet_closures c
+              JOIN bets b ON b.id = c.bet_id GROUP BY c.entry_id, b.account_id
+            UNION ALL
+            SELECT c.entry_id, :ip, -SUM(b.deducted) FROM bet_closures c
+              JOIN bets b ON b.id = c.bet_id GROUP BY c.entry_id
+            UNION ALL
+            SELECT c.entry_id, :house, SUM(b.deducted - c.returned) FROM bet_closures c
+              JOIN bets b ON b.id = c.bet_id GROUP BY c.entry_id
+            """,
+            {"ip": in_play, "house": house},
+        ):
+            due[(entry_id, account_id)] += amount
+        posted: dict[tuple[int, int], int] = defaultdict(int)
+        for entry_id, account_id, amount in conn.execute(
+            "SELECT p.entry_id, p.account_id, SUM(p.amount) FROM postings p"
+            " JOIN entries e ON e.id = p.entry_id"
+            " WHERE e.kind IN ('hand', 'round_cancelled') GROUP BY p.entry_id, p.account_id"
+        ):
+            posted[(entry_id, account_id)] += amount
+        names = {i: n for i, n in conn.execute("SELECT id, name FROM accounts")}
+        entry_keys = {}
+        for entry_id, account_id in sorted(set(due) | set(posted)):
+            if due.get((entry_id, account_id), 0) != posted.get((entry_id, account_id), 0):
+                if not entry_keys:
+                    entry_keys = dict(conn.execute("SELECT id, key FROM entries"
+                                                   " WHERE kind IN ('hand', 'round_cancelled')"))
                 problem(
-                    f"bet {key}: wallet moved {net_w}, expected {(returned or 0) - deducted}"
+                    f"entry {entry_id} ({entry_keys.get(entry_id)}): {names[account_id]!r} was"
+                    f" posted {posted.get((entry_id, account_id), 0)}, the bets it closed account"
+                    f" for {due.get((entry_id, account_id), 0)}"
                 )
+
         in_play_balance = conn.execute(
             "SELECT balance FROM accounts WHERE id = ?", (in_play,)
         ).fetchone()[0]

@@ -248,16 +248,26 @@ def test_ledger_check_finds_tampering(tmp_path):
 
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE accounts SET balance = balance - 1 WHERE name = 'u1'")
-        # a second settlement posting for a bet: paid twice
+        # the round's wallet credit posted twice: the player paid twice
         conn.execute(
             "INSERT INTO postings (entry_id, account_id, amount, bet_id)"
-            " SELECT entry_id, account_id, amount, bet_id FROM postings"
-            " WHERE bet_id = (SELECT id FROM bets WHERE key = 'bet:R1:1') AND amount < 0"
-            " AND account_id = (SELECT id FROM accounts WHERE name = 'in_play')")
+            " SELECT p.entry_id, p.account_id, p.amount, p.bet_id FROM postings p"
+            " JOIN entries e ON e.id = p.entry_id JOIN accounts a ON a.id = p.account_id"
+            " WHERE e.key = 'hand:R1' AND a.name = 'u1'")
     done = ledger_check(path)
     assert done.returncode == 1
-    assert "bet:R1:1: settled 2 times" in done.stdout
-    assert "postings sum to -200, not 0" in done.stdout
+    assert "postings sum to 400, not 0" in done.stdout
+    assert "(hand:R1): 'u1' was posted 800, the bets it closed account for 400" in done.stdout
+
+    with sqlite3.connect(path) as conn:
+        conn.execute("DELETE FROM postings WHERE id = (SELECT MAX(id) FROM postings)")
+        conn.execute("DELETE FROM bet_closures")  # R1's bet looks open again
+        conn.execute("DELETE FROM postings WHERE bet_id = (SELECT id FROM bets WHERE key = 'bet:R2:1')"
+                     " AND amount < 0")
+    done = ledger_check(path)
+    assert done.returncode == 1
+    assert "bet bet:R1:1: neither settled nor refunded though its round was settled" in done.stdout
+    assert "bet bet:R2:1: not deducted exactly once" in done.stdout
 
     missing = ledger_check(tmp_path / "nothing.db")
     assert missing.returncode == 2 and "no ledger file" in missing.stderr

@@ -99,11 +99,9 @@ def run_drill(tmp_path: Path, seed: int, *, over_http: bool) -> None:
         assert report.figures["rounds_cancelled"] == session.rounds_cancelled
     with sqlite3.connect(ledger) as conn:
         keys = [k for (k,) in conn.execute("SELECT key FROM bets ORDER BY key")]
-        closings = conn.execute(
-            "SELECT COUNT(*) FROM postings p JOIN accounts a ON a.id = p.account_id"
-            " WHERE a.name = 'in_play' AND p.amount < 0").fetchone()[0]
+        closings = conn.execute("SELECT COUNT(*) FROM bet_closures").fetchone()[0]
     assert keys == sorted(session.bet_keys)
-    assert closings == session.bets  # one closing posting per bet: settled or refunded once
+    assert closings == session.bets  # one closure per bet: settled or refunded once
     with sqlite3.connect(journal) as conn:
         assert conn.execute(
             "SELECT COUNT(*) FROM settlement_outbox WHERE delivered_at IS NULL").fetchone()[0] == 0

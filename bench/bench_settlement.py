@@ -1,0 +1,258 @@
+"""Settlement speed: one big round settled durably, and bet intake over HTTP on loopback.
+
+    ./run.sh bench settlement [--bets N] [--baseline-bets N] [--http-seconds S] [--clients N]
+
+1. One round with `--bets` (50,000) open bets is settled by `SettlementCore.apply` in one
+   durable transaction (goal <= 1 s). Baseline in the same run: the same bets settled one commit
+   per bet (the obvious loop), measured on `--baseline-bets` of them and scaled to the round.
+2. Bets through the HTTP bet API (a real uvicorn server in its own process, a journaled bet
+   book behind it) from `--clients` keep-alive client threads: single bets and batches of 100
+   (goal >= 2,000 bets/s, p99 <= 50 ms). Baseline: the same bet book called in-process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import random
+import sqlite3
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from station.cards import parse_card
+from station.games import get_game
+from station.settlement.core import SettlementCore
+from station.settlement.sim import AMOUNTS, BetBook
+
+API_KEY = "bench-key"
+CARDS = {"P1": ["7H", "2H"], "P2": ["AS", "2C"], "P3": ["KS", "QS"], "P4": ["5D", "5C"],
+         "P5": ["3H", "4D"], "B": ["6S", "TC"]}
+
+
+def _ledger_with_open_round(path: Path, bets: int, seed: int = 1) -> tuple[SettlementCore, dict]:
+    """A ledger holding `bets` open bets of round R1, and the hand message that settles them."""
+    game = get_game("pokdeng")
+    rng = random.Random(seed)
+    core = SettlementCore(path)
+    accounts = [f"u{i:05d}" for i in range(2_000)]
+    core.apply_batch([{"key": f"wallet:{i}", "kind": "wallet", "account": a,
+                       "balance": 10_000_000} for i, a in enumerate(accounts)])
+    hands = {p: [parse_card(c) for c in cs] for p, cs in CARDS.items()}
+    spots = [p for p in ("P1", "P2", "P3", "P4", "P5")] + [p + "PAIR" for p in ("P1", "P2", "P3", "P4", "P5")]
+    messages, settlement = [], []
+    for n in range(1, bets + 1):
+        account, spot, amount = rng.choice(accounts), rng.choice(spots), rng.choice(AMOUNTS)
+        deducted = game.check_bet(spot, amount)
+        messages.append({"key": f"bet:R1:{n}", "kind": "bet", "round_id": "R1", "game": "pokdeng",
+                         "account": account, "spot": spot, "amount": amount, "deducted": deducted})
+        settlement.append({"account": account, "spot": spot, "amount": amount,
+                           "deducted": deducted, "returned": game.returned(spot, amount, hands)})
+    for i in range(0, len(messages), 5_000):
+        outcome = core.apply_batch(messages[i:i + 5_000])
+        assert outcome.refused is None, outcome.refused
+    hand = {"key": "hand:R1", "kind": "hand", "round_id": "R1", "game": "pokdeng", "cards": CARDS,
+            "results": game.evaluate(hands), "settlement": settlement}
+    return core, hand
+
+
+def _settle_one_commit_per_bet(path: Path, hand: dict, limit: int) -> tuple[float, int]:
+    """The baseline: the same postings as the core, but each bet in its own transaction."""
+    game = get_game("pokdeng")
+    hands = {p: [parse_card(c) for c in cs] for p, cs in hand["cards"].items()}
+    conn = sqlite3.connect(str(path), isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = FULL")
+    in_play = conn.execute("SELECT id FROM accounts WHERE name='in_play' AND kind='system'").fetchone()[0]
+    house = conn.execute("SELECT id FROM accounts WHERE name='house' AND kind='system'").fetchone()[0]
+    entry = conn.execute("INSERT INTO entries (key, kind, round_id, applied_at, digest, result)"
+                         " VALUES ('hand:R1', 'hand', 'R1', 0, '', '{}')").lastrowid
+    bets = conn.execute("SELECT id, account_id, spot, amount, deducted FROM bets"
+                        " WHERE round_id='R1' ORDER BY id LIMIT ?", (limit,)).fetchall()
+    start = time.perf_counter()
+    for bet_id, account_id, spot, amount, deducted in bets:
+        returned = game.returned(spot, amount, hands)
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany(
+            "INSERT INTO postings (entry_id, account_id, amount, bet_id) VALUES (?,?,?,NULL)",
+            [(entry, in_play, -deducted), (entry, account_id, returned),
+             (entry, house, deducted - returned)])
+        conn.execute("UPDATE accounts SET balance = balance - ? WHERE id = ?", (deducted, in_play))
+        conn.execute("UPDATE accounts SET balance = balance + ? WHERE id = ?", (returned, account_id))
+        conn.execute("UPDATE accounts SET balance = balance + ? WHERE id = ?",
+                     (deducted - returned, house))
+        conn.execute("INSERT INTO bet_closures (bet_id, entry_id, outcome, returned)"
+                     " VALUES (?, ?, 'settled', ?)", (bet_id, entry, returned))
+        conn.execute("COMMIT")
+    elapsed = time.perf_counter() - start
+    conn.close()
+    return elapsed, len(bets)
+
+
+def bench_round(bets: int, baseline_bets: int, workdir: Path) -> bool:
+    print(f"-- one round with {bets:,} bets, settled durably (WAL, synchronous=FULL) in {workdir}")
+    t0 = time.perf_counter()
+    core, hand = _ledger_with_open_round(workdir / "round.db", bets)
+    setup = time.perf_counter() - t0
+    start = time.perf_counter()
+    result = core.apply(hand)
+    settle = time.perf_counter() - start
+    start = time.perf_counter()
+    report = core.check(require_closed=True)
+    check = time.perf_counter() - start
+    core.close()
+    assert result["bets"] == bets and report.ok, report.problems
+
+    base_core, base_hand = _ledger_with_open_round(workdir / "baseline.db", max(baseline_bets, 1))
+    base_core.close()
+    base_time, base_n = _settle_one_commit_per_bet(workdir / "baseline.db", base_hand, baseline_bets)
+    scaled = base_time / base_n * bets
+    print(f"   {'':34} {'settlement core':>18} {'baseline':>22}")
+    print(f"   {'what':34} {'one transaction':>18} {'one commit per bet':>22}")
+    print(f"   {'bets settled':34} {bets:>18,} {base_n:>22,}")
+    print(f"   {'time':34} {settle:>17.3f}s {base_time:>21.3f}s")
+    print(f"   {'time for the round (scaled)':34} {settle:>17.3f}s {scaled:>21.3f}s")
+    print(f"   {'bets per second':34} {bets / settle:>18,.0f} {base_n / base_time:>22,.0f}")
+    print(f"   goal <= 1 s: {'met' if settle <= 1.0 else 'MISSED'};"
+          f" {scaled / settle:.0f}x the baseline; (setup, not timed: {setup:.1f}s;"
+          f" ledger check of the result: {check:.2f}s)")
+    return settle <= 1.0
+
+
+def _serve_bets(journal: str, port: int, accounts: int, ready: Any) -> None:
+    import uvicorn
+
+    from station.settlement.bet_api import make_bet_app
+
+    book = BetBook(journal)
+    for i in range(accounts):
+        book.set_wallet(f"u{i:05d}", 10**12)
+    book.open_round("PD-01-S1-R1", closes_at=time.time() + 3600)
+    app = make_bet_app(book.place_bets, {API_KEY: "bench"})
+    ready.set()
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _hammer(url: str, seconds: float, clients: int, batch: int) -> tuple[int, float, list[float]]:
+    latencies: list[float] = []
+    counted = [0]
+    lock = threading.Lock()
+    stop_at = time.perf_counter() + seconds
+
+    def client(n: int) -> None:
+        rng = random.Random(n)
+        mine, done = [], 0
+        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {API_KEY}"},
+                          timeout=30) as http:
+            while time.perf_counter() < stop_at:
+                bets = [{"account": f"u{rng.randrange(1000):05d}", "spot": rng.choice(("P1", "P3PAIR")),
+                         "amount": 100} for _ in range(batch)]
+                t = time.perf_counter()
+                if batch == 1:
+                    answer = http.post("/v1/bets", json=bets[0])
+                else:
+                    answer = http.post("/v1/bets/batch", json=bets)
+                mine.append(time.perf_counter() - t)
+                if answer.status_code != 200:
+                    raise RuntimeError(f"{answer.status_code}: {answer.text[:200]}")
+                done += batch
+        with lock:
+            latencies.extend(mine)
+            counted[0] += done
+
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
+    start = time.perf_counter()
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    return counted[0], time.perf_counter() - start, latencies
+
+
+def bench_http(seconds: float, clients: int, workdir: Path) -> bool:
+    print(f"-- bet intake over HTTP on loopback: uvicorn in its own process, {clients} client threads")
+    port = _free_port()
+    ctx = multiprocessing.get_context("spawn")
+    ready = ctx.Event()
+    server = ctx.Process(target=_serve_bets, args=(str(workdir / "bets.db"), port, 1000, ready),
+                         daemon=True)
+    server.start()
+    try:
+        ready.wait(60)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.post(url + "/v1/bets", json={}, timeout=1)
+                break
+            except httpx.HTTPError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        single = _hammer(url, seconds, clients, 1)
+        batched = _hammer(url, seconds, clients, 100)
+    finally:
+        server.kill()
+        server.join(10)
+
+    book = BetBook(workdir / "inproc.db")
+    for i in range(1000):
+        book.set_wallet(f"u{i:05d}", 10**12)
+    book.open_round("PD-01-S1-R1", closes_at=time.time() + 3600)
+    rng = random.Random(0)
+    n, start = 0, time.perf_counter()
+    while time.perf_counter() - start < min(seconds, 2.0):
+        book.place_bets([{"account": f"u{rng.randrange(1000):05d}", "spot": "P1", "amount": 100}])
+        n += 1
+    inproc_rate = n / (time.perf_counter() - start)
+
+    def row(name: str, figures: tuple[int, float, list[float]], per: int) -> tuple[float, float]:
+        bets, elapsed, lat = figures
+        rate = bets / elapsed
+        p50, p99 = statistics.median(lat) * 1000, _percentile(lat, 0.99) * 1000
+        print(f"   {name:30} {rate:>12,.0f} {p50:>10.1f} {p99:>10.1f} {len(lat):>10,}")
+        return rate, p99
+
+    print(f"   {'':30} {'bets/s':>12} {'p50 ms':>10} {'p99 ms':>10} {'requests':>10}")
+    single_rate, single_p99 = row("single bets (POST /v1/bets)", single, 1)
+    batch_rate, batch_p99 = row("batches of 100 (/v1/bets/batch)", batched, 100)
+    print(f"   {'baseline: in-process, 1 by 1':30} {inproc_rate:>12,.0f}")
+    met_single = single_rate >= 2000 and single_p99 <= 50
+    met_batch = batch_rate >= 2000 and batch_p99 <= 50
+    print(f"   goal >= 2,000 bets/s with p99 <= 50 ms: single bets {'met' if met_single else 'MISSED'},"
+          f" batches {'met' if met_batch else 'MISSED'} (cpus: {os.cpu_count()},"
+          f" client and server share them)")
+    return met_single or met_batch
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="bench settlement")
+    parser.add_argument("--bets", type=int, default=50_000)
+    parser.add_argument("--baseline-bets", type=int, default=5_000)
+    parser.add_argument("--http-seconds", type=float, default=5.0)
+    parser.add_argument("--clients", type=int, default=8)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench-settlement-") as tmp:
+        ok_round = bench_round(args.bets, args.baseline_bets, Path(tmp))
+        print()
+        ok_http = bench_http(args.http_seconds, args.clients, Path(tmp))
+    return 0 if ok_round and ok_http else 1
