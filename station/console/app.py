@@ -13,6 +13,7 @@ Entry points: `make_console_app(stations, users=..., secret=...)` and `serve_con
 from __future__ import annotations
 
 import json
+import math
 import re
 import sqlite3
 import threading
@@ -23,6 +24,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 import anyio
 import anyio.to_thread
@@ -82,7 +84,7 @@ class ApiError(Exception):
 class _Table:
     station: TableStation
     # (station time, frames counter) samples, for the shoe link's frames per second
-    frames: deque[tuple[float, int]] = field(default_factory=lambda: deque(maxlen=64))
+    frames: deque[tuple[float, int]] = field(default_factory=lambda: deque(maxlen=4096))
     frames_lock: threading.Lock = field(default_factory=threading.Lock)
     ro: sqlite3.Connection | None = None
     ro_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -136,17 +138,15 @@ class Console:
         link = v.get("link") or {}
         counters = link.get("counters") or {}
         frames = int(counters.get("frames", 0))
+        self._sample(t, v)
         with t.frames_lock:
-            if not t.frames or t.frames[-1] != (v["t"], frames):
-                t.frames.append((v["t"], frames))
             # frames per second over the last 10 s of station time, measured up to now (a
             # silent link reads 0, not the rate it last had)
-            window = [(ts, n) for ts, n in t.frames if ts >= now - 10]
             old = next(((ts, n) for ts, n in t.frames if ts >= now - 10), None)
         fps = None
-        if old is not None and window:
+        if old is not None:
             span = max(now - old[0], 1.0)
-            fps = round((frames - old[1]) / span, 2)
+            fps = round(max(frames - old[1], 0) / span, 2)
         cam_fps = self.registry.find(CAMERA_FPS)
         lat = self.registry.find(RECOGNITION_LATENCY)
         camera = v.get("camera") or {}
@@ -177,6 +177,31 @@ class Console:
         if r and r.get("finished") and hist and hist[-1].get("round_id") == r.get("round_id"):
             v["result"] = hist[-1]
         return v
+
+    @staticmethod
+    def _sample(t: _Table, v: dict[str, Any]) -> None:
+        frames = int(((v.get("link") or {}).get("counters") or {}).get("frames", 0))
+        with t.frames_lock:
+            if not t.frames or t.frames[-1][0] != v["t"]:
+                t.frames.append((v["t"], frames))
+            while t.frames and t.frames[0][0] < v["t"] - 60:
+                t.frames.popleft()
+
+    def _sampler(self, name: str) -> None:
+        """Sample the shoe link's frame counter on every view of the table, whether or not a
+        console is watching, so that frames per second are there when someone looks."""
+        t = self.tables[name]
+        version = -1
+        while not self.closing.is_set():
+            v = t.station.wait_view(version, 0.5)
+            if v and v.get("version", 0) > version:
+                version = v["version"]
+                self._sample(t, v)
+
+    def start_samplers(self) -> None:
+        for name in self.tables:
+            threading.Thread(target=self._sampler, args=(name,), name=f"console-sample-{name}",
+                             daemon=True).start()
 
     def all_views(self) -> list[dict[str, Any]]:
         return [self.table_view(n) for n in self.tables]
@@ -343,8 +368,12 @@ async def login(request: Request) -> Response:
     if is_json:
         body = await _json_body(request)
     else:
-        form = await request.form()
-        body = {k: form.get(k) for k in ("user", "password")}
+        # the login form is urlencoded; parsed here so that no multipart library is needed
+        try:
+            form = parse_qs((await request.body()).decode("utf-8"), max_num_fields=10)
+        except (UnicodeDecodeError, ValueError):
+            form = {}
+        body = {k: form[k][0] for k in ("user", "password") if form.get(k)}
     user, password = body.get("user"), body.get("password")
     if not isinstance(user, str) or not isinstance(password, str) or not user:
         if is_json:
@@ -368,7 +397,7 @@ async def login(request: Request) -> Response:
         resp = JSONResponse({"user": s.user, "role": s.role, "csrf": s.csrf, "expires": s.expires})
     else:
         resp = RedirectResponse("/", status_code=303)
-    resp.set_cookie(COOKIE, cookie, max_age=int(c.sessions.ttl), httponly=True, samesite="strict",
+    resp.set_cookie(COOKIE, cookie, max_age=max(1, math.ceil(c.sessions.ttl)), httponly=True, samesite="strict",
                     secure=c.secure_cookies, path="/")
     return resp
 
@@ -672,6 +701,7 @@ def make_console_app(stations: Mapping[str, TableStation] | Iterable[TableStatio
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={ApiError: _api_error, HTTPException: _http_error})
     app.state.console = console
+    console.start_samplers()
     app.add_middleware(_Headers)
     return app
 
