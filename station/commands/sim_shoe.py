@@ -38,6 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds between rounds (default 3)")
     parser.add_argument("--start-after", type=float, default=1.0, metavar="SECONDS",
                         help="seconds before the shoe is loaded (default 1)")
+    parser.add_argument("--wait-for-station", action="store_true",
+                        help="load only once a station has acknowledged the shoe's HELLO")
     parser.add_argument("--rounds", type=int, default=None,
                         help="stop dealing after this many rounds (default: to the cut card)")
     parser.add_argument("--no-deal", action="store_true", help="serve the shoe, deal nothing")
@@ -83,6 +85,10 @@ def run(args: argparse.Namespace) -> int:
         signal.signal(s, on_signal)
     try:
         if not args.no_deal:
+            if args.wait_for_station:
+                say("waiting for a station to acknowledge HELLO")
+                while sim.unacked and not stop.wait(0.05):
+                    pass
             deal(sim, stop, every=args.deal_every, pause=args.round_pause,
                  start_after=args.start_after, rounds=args.rounds)
         stop.wait()
