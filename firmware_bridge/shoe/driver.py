@@ -113,6 +113,7 @@ class ShoeDriver:
         auto_ack: bool = False,
         baudrate: int = 115200,
         initial_command_seq: int | None = None,
+        require_port: bool = True,
     ) -> None:
         self.url = url
         self._on_event = on_event
@@ -120,6 +121,7 @@ class ShoeDriver:
         self._recorder = recorder
         self._auto_ack = auto_ack
         self._baudrate = baudrate
+        self._require_port = require_port
         self._stream = ShoeStream(expected=expected_seq, boot_id=boot_id)
         self._port: serial.SerialBase | None = None
         self._port_lock = threading.Lock()  # guards _port and every write
@@ -155,10 +157,17 @@ class ShoeDriver:
     # ---- lifecycle --------------------------------------------------------------------
 
     def start(self) -> None:
-        """Open the port (a clear ShoeLinkError if it cannot be opened now) and start."""
+        """Open the port and start. A port that cannot be opened now is a clear
+        ShoeLinkError, unless `require_port=False`: then the driver keeps trying (the shoe
+        may be plugged in later) and reports `LinkLost` after 3 s as usual."""
         if self._reader is not None:
             raise RuntimeError("the shoe driver is already started")
-        self._port = self._open()
+        try:
+            self._port = self._open()
+        except ShoeLinkError:
+            if self._require_port:
+                raise
+            self._count("open_failures")
         self._started_at = self._clock()
         self._reader = threading.Thread(target=self._read_loop, name="shoe-reader", daemon=True)
         self._delivery = threading.Thread(target=self._deliver_loop, name="shoe-events",
