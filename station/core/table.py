@@ -27,6 +27,7 @@ from firmware_bridge.shoe.events import (
     Fault,
     Hello,
     Load,
+    Reply,
     ShoeEvent,
     Unread,
 )
@@ -119,6 +120,7 @@ class DealtCard:
     position: str  # a position or BURN
     card: Card | None  # None: the shoe could not read it
     code: str | None = None
+    read_us: int = 0  # when the shoe's read arrived
 
 
 @dataclass(slots=True)
@@ -345,7 +347,10 @@ class TableCore:
             self._fault("device_fault", f"shoe reports {ev.code}")
         elif isinstance(ev, Clear):
             self.device_faults.discard(ev.code)
-        # HB and command replies only prove the link is alive
+        elif isinstance(ev, Reply):
+            # the shoe answered a station command: the port stops resending it
+            self._commands.append(("REPLY", str(ev.station_seq), ev.kind))
+        # HB only proves the link is alive
 
     def _on_hello(self, ev: Hello) -> None:
         previous, self.boot_id = self.boot_id, ev.boot_id
@@ -397,7 +402,7 @@ class TableCore:
             self._fault("extra_card", f"card {k + 1} of a {self.game.cards_per_round}-card round")
             return
         position = self.game.deal_plan[k]
-        r.cards.append(DealtCard(position, card, code))
+        r.cards.append(DealtCard(position, card, code, self.now))
         if len(r.cards) == self.game.cards_per_round:
             r.all_out_us = self.now
             if r.closed:
@@ -508,18 +513,28 @@ class TableCore:
             sum(1 for c in self.zones.get(p, []) if c != CUT_CARD) for p in self.game.positions
         )
 
-    def _plan_prefixes(self) -> set[tuple[int, ...]]:
+    def _plan_prefix_counts(self) -> list[tuple[int, ...]]:
+        """Cards per position after each prefix of the deal plan (burns left out)."""
         counts = dict.fromkeys(self.game.positions, 0)
-        seen = {tuple(counts.values())}
+        out = [tuple(counts.values())]
         for pos in self.game.deal_plan:
             if pos == BURN:
                 continue
             counts[pos] += 1
-            seen.add(tuple(counts.values()))
-        return seen
+            out.append(tuple(counts.values()))
+        return out
 
     def _zones_follow_plan(self) -> bool:
-        return self._zone_counts() in self._plan_prefixes()
+        """The zones hold what some prefix of the deal plan leaves there — or the camera is
+        merely behind the shoe: no zone holds more than the shoe's reads put there (a zone
+        the dealer's hand just covered is reported late; `placement_timeout` catches a card
+        that never shows)."""
+        seen = self._zone_counts()
+        prefixes = self._plan_prefix_counts()
+        if seen in prefixes:
+            return True
+        dealt = prefixes[min(self._shoe_position_count(), len(prefixes) - 1)]
+        return all(a <= b for a, b in zip(seen, dealt, strict=True))
 
     def _check_zones(self) -> None:
         r = self.round
@@ -539,14 +554,31 @@ class TableCore:
             self._check_reveals()
 
     def _check_placement(self) -> None:
+        """Arm the placement timer at the moment the oldest difference began: the read of
+        the first card the camera has not yet seen, or the camera first seeing more cards
+        than the shoe read. A camera that lags card by card never accumulates five seconds;
+        a card that never shows (or one the shoe never read) does."""
         r = self.round
         if r is None or r.finished or not self.settings.camera:
             return
-        if self._position_card_count() != self._shoe_position_count():
-            if "placement" not in self.timers:
-                self._arm("placement", self.now + self._us(self.settings.placement_timeout_seconds))
-        else:
+        seen, read = self._position_card_count(), self._shoe_position_count()
+        if seen == read:
+            self._camera_ahead_since = None
             self._disarm("placement")
+            return
+        if seen < read:
+            self._camera_ahead_since = None
+            reads = [d.read_us for d in r.cards if d.position != BURN]
+            since = reads[seen]
+        else:
+            if self._camera_ahead_since is None:
+                self._camera_ahead_since = self.now
+            since = self._camera_ahead_since
+        since = max(since, self._placement_restarted_us)
+        self._arm("placement", since + self._us(self.settings.placement_timeout_seconds))
+
+    _camera_ahead_since: int | None = None
+    _placement_restarted_us = 0  # resume restarts the placement clock
 
     def _position_cards(self, position: str) -> list[DealtCard]:
         r = self.round
@@ -843,7 +875,7 @@ class TableCore:
         self._emit("resumed", round_id=rid, user=user)
         self.trigger("resume")
         if self._round_in_progress():
-            self._disarm("placement")
+            self._placement_restarted_us = self.now
             self._check_placement()
             r = self.round
             assert r is not None

@@ -68,6 +68,8 @@ class TableStation:
         self.inputs_applied = 0
         self.latencies_us: list[int] = []  # input received -> committed, for the benchmark
         self.on_outbox: Callable[[], None] | None = None
+        #: called after each durable input with the records it made (trace recording)
+        self.on_input: Callable[[Input, list[dict[str, Any]]], None] | None = None
 
     # ---------------------------------------------------------------- lifecycle
     def add_listener(self, fn: RecordListener) -> None:
@@ -217,6 +219,11 @@ class TableStation:
         self.inputs_applied += 1
         # durable: now the world may hear of it
         self._deliver_commands(commands)
+        if self.on_input is not None and inp.kind != "tick":
+            try:
+                self.on_input(inp, records)
+            except Exception:
+                log.exception("input recorder failed")
         if messages and self.on_outbox:
             self.on_outbox()
         if records:

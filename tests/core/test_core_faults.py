@@ -449,3 +449,46 @@ def test_open_betting_refused_while_burns_remain_and_zones_hold_cards(tmp_path):
     recs = run(s, tmp_path)
     reasons = [r["reason"] for r in refused(recs, "open_betting")]
     assert reasons[0].startswith("burn cards remain") and "position zones" in reasons[1]
+
+
+def test_camera_behind_the_shoe_is_not_an_order_fault(tmp_path):
+    """The dealer's hand covered P3 a moment: the camera reports P4's card before P3's."""
+    s = started()
+    s.open_round().deal(R1[:3])
+    s.card(R1[3]).wait(0.1).card(R1[4]).wait(0.3)
+    s.camera({"P4": ["??"]}).wait(0.3).camera({"P3": ["??"]}).wait(0.5)
+    s.deal(R1[5:], start=5).until_closed().reveal(hands_of(R1)).clear_zones().end()
+    recs = run(s, tmp_path)
+    assert faults(recs) == [] and len(of(recs, "hand")) == 1
+
+
+def test_card_ahead_of_its_shoe_read_in_a_later_zone_is_an_order_fault(tmp_path):
+    s = started()
+    s.open_round().deal(R1[:3])
+    s.camera({"P4": ["??"]}).wait(0.5)  # P3 is next by the plan, and the shoe has not read it
+    recs = run(s.end(), tmp_path)
+    assert faults(recs) == ["order"]
+
+
+def test_camera_lagging_card_by_card_never_times_out(tmp_path):
+    """Fast dealing, a slow camera: the counts always differ, but no card waits 5 s."""
+    s = started()
+    s.open_round()
+    plan_zones = [p for p in ("BURN", *hands_of(R1)) for _ in ()]  # noqa: F841 - readability
+    pending: list[tuple[float, str]] = []
+    from station.sim.script import PLAN
+
+    for k, c in enumerate(R1):
+        s.card(c)
+        if PLAN[k] != "BURN":
+            pending.append((s.t + 1.2, PLAN[k]))
+        s.wait(0.35)
+        while pending and pending[0][0] <= s.t:
+            _, pos = pending.pop(0)
+            s.camera({pos: [*s.zones[pos], "??"]})
+    s.wait(1.3)
+    for _, pos in pending:
+        s.camera({pos: [*s.zones[pos], "??"]})
+    s.until_closed().reveal(hands_of(R1)).clear_zones().end()
+    recs = run(s, tmp_path)
+    assert faults(recs) == [] and len(of(recs, "hand")) == 1

@@ -1,0 +1,89 @@
+"""`station demo`: a whole simulated studio table on this machine (the README's main command)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--speed", type=float, default=1.0, help="dealer pace (2 = twice as fast)")
+    p.add_argument("--rounds", type=int, help="stop after this many rounds (default: run on)")
+    p.add_argument("--shoes", type=int, help="stop after this many shoes")
+    p.add_argument("--no-camera", action="store_true", help="degraded mode: no camera")
+    p.add_argument("--betting-seconds", type=float, default=15.0)
+    p.add_argument("--decide-after", type=float, default=20.0,
+                   help="seconds a paused table waits for you at the console before the "
+                        "simulated floor supervisor decides")
+    p.add_argument("--faults", default="",
+                   help="comma list of: misplace, early_turn, misprint, noise, unplug")
+    p.add_argument("--fault-rate", type=float, default=0.15,
+                   help="chance per round of each dealer mistake named in --faults")
+    p.add_argument("--bettors", type=int, default=6)
+    p.add_argument("--port", type=int, default=8600, help="console port (bet API: port + 1)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--data", default=None, help="where the journal, ledger and traces go "
+                                                "(default: var/demo-<time>)")
+    p.add_argument("--password", default=None, help="console password (default: random, printed)")
+    p.add_argument("--seed", type=int, default=None)
+
+
+def run(args: argparse.Namespace) -> int:
+    from station.sim.dealer import DealerMistakes
+    from station.sim.studio import Studio, StudioOptions
+
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    faults = {f.strip() for f in args.faults.split(",") if f.strip()}
+    known = {"misplace", "early_turn", "misprint", "noise", "unplug"}
+    if faults - known:
+        print(f"station demo: unknown fault(s) {', '.join(sorted(faults - known))}; "
+              f"known: {', '.join(sorted(known))}", file=sys.stderr)
+        return 2
+    rate = args.fault_rate
+    mistakes = DealerMistakes(misplace=rate if "misplace" in faults else 0.0,
+                              early_turn=rate if "early_turn" in faults else 0.0,
+                              misprint=rate if "misprint" in faults else 0.0)
+    seed = args.seed if args.seed is not None else int(time.time()) % 100000
+    data = Path(args.data or f"var/demo-{time.strftime('%Y%m%d-%H%M%S')}")
+    opts = StudioOptions(data_dir=data, speed=args.speed, rounds=args.rounds, shoes=args.shoes,
+                         camera=not args.no_camera, betting_seconds=args.betting_seconds,
+                         decide_after=args.decide_after, bettors=args.bettors,
+                         console_port=args.port, bet_port=args.port + 1 if args.port else 0,
+                         host=args.host, seed=seed, mistakes=mistakes,
+                         link_noise=0.03 if "noise" in faults else 0.0,
+                         unplug_every=97 if "unplug" in faults else 0, password=args.password)
+    studio = Studio(opts)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    try:
+        studio.start()
+    except OSError as e:
+        print(f"station demo: {e} (is another demo using port {args.port}? try --port)",
+              file=sys.stderr)
+        studio.stop()
+        return 2
+    rt = studio.runtime
+    print("Simulated studio table PD-01 (Pok Deng) is running.", flush=True)
+    print(f"  console:  {rt.console_url}   (log in as supervisor or dealer, password "
+          f"{studio.credentials['supervisor']})", flush=True)
+    if rt.bet_api_url:
+        print(f"  bet API:  {rt.bet_api_url}/v1/bets", flush=True)
+    print(f"  shoe:     simulator on {studio.shoe_url if hasattr(studio, 'shoe_url') else rt.config.shoe.url}",
+          flush=True)
+    print(f"  camera:   {'synthetic frames through the real recogniser' if opts.camera else 'none (degraded)'}",
+          flush=True)
+    print(f"  data:     {data} (journal, ledger, per-shoe traces)", flush=True)
+    print("Ctrl-C stops it.", flush=True)
+    studio.wait(stop)
+    summary = studio.stop()
+    if studio.dealer and studio.dealer.error:
+        print(f"station demo: the scripted dealer stopped: {studio.dealer.error}", file=sys.stderr)
+    print(json.dumps(summary, indent=2), flush=True)
+    return 0 if summary.get("ledger_check") == "clean" else 1

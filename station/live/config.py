@@ -1,0 +1,200 @@
+"""Station configuration: one TOML file per table, validated at start with errors that name
+the key (`config/*.toml` holds a documented example per setup)."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from station.core.settings import SettingsError, TableSettings
+
+
+class ConfigError(ValueError):
+    pass
+
+
+@dataclass
+class ShoeConfig:
+    url: str = ""
+    baudrate: int = 115200
+
+
+@dataclass
+class CameraConfig:
+    enabled: bool = False
+    source: str = "synthetic"
+    layout: str | None = None
+    fps: float = 5.0
+    frames_dir: str | None = None
+
+
+@dataclass
+class SettlementConfig:
+    mode: str = "embedded"  # embedded | remote
+    ledger: str = ""
+    url: str = ""
+    secret_env: str = "STATION_SETTLEMENT_SECRET"
+
+
+@dataclass
+class HttpConfig:
+    host: str = "127.0.0.1"
+    port: int = 8600
+
+
+@dataclass
+class StationConfig:
+    table: TableSettings
+    data_dir: Path
+    shoe: ShoeConfig = field(default_factory=ShoeConfig)
+    camera: CameraConfig = field(default_factory=CameraConfig)
+    settlement: SettlementConfig = field(default_factory=SettlementConfig)
+    console: HttpConfig = field(default_factory=HttpConfig)
+    bet_api: HttpConfig = field(default_factory=lambda: HttpConfig(port=8601))
+    bet_api_keys_env: str = "STATION_BET_API_KEYS"
+    users_file: str | None = None
+    record_traces: bool = True
+    source: str = "<defaults>"
+
+    @property
+    def journal_path(self) -> Path:
+        return self.data_dir / "journal.sqlite"
+
+    @property
+    def ledger_path(self) -> Path:
+        return Path(self.settlement.ledger) if self.settlement.ledger else self.data_dir / "ledger.sqlite"
+
+    @property
+    def traces_dir(self) -> Path:
+        return self.data_dir / "traces"
+
+
+_SECTIONS = {"table", "storage", "shoe", "camera", "settlement", "console", "bet_api", "recording"}
+
+
+def _take(section: dict[str, Any], where: str, key: str, kind: type | tuple[type, ...],
+          default: Any) -> Any:
+    if key not in section:
+        return default
+    v = section.pop(key)
+    ok = isinstance(v, kind) and not (isinstance(v, bool) and kind in (int, float, (int, float)))
+    if not ok:
+        name = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise ConfigError(f"{where}.{key}: expected {name}, got {v!r}")
+    return v
+
+
+def _leftover(section: dict[str, Any], where: str) -> None:
+    if section:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(sorted(section))}")
+
+
+def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path | None = None) -> StationConfig:
+    data = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items()}
+    unknown = set(data) - _SECTIONS
+    if unknown:
+        raise ConfigError(f"{source}: unknown section(s) {', '.join(sorted(unknown))}")
+    for name in _SECTIONS & set(data):
+        if not isinstance(data[name], dict):
+            raise ConfigError(f"{source}: [{name}] must be a table")
+    base = base_dir or Path.cwd()
+
+    t = data.get("table", {})
+    name = _take(t, "table", "name", str, "PD-01")
+    game = _take(t, "table", "game", str, "pokdeng")
+    procedure = _take(t, "table", "procedure", dict, {})
+    _leftover(t, "table")
+    cam = data.get("camera", {})
+    camera = CameraConfig(
+        enabled=_take(cam, "camera", "enabled", bool, False),
+        source=_take(cam, "camera", "source", str, "synthetic"),
+        layout=_take(cam, "camera", "layout", str, None),
+        fps=float(_take(cam, "camera", "fps", (int, float), 5.0)),
+        frames_dir=_take(cam, "camera", "frames_dir", str, None),
+    )
+    _leftover(cam, "camera")
+    try:
+        table = TableSettings().with_overrides(
+            {"table": name, "game": game, "camera": camera.enabled, **procedure}
+        )
+    except SettingsError as e:
+        raise ConfigError(f"table.procedure: {e}") from None
+    from station.games import GAMES
+
+    if game not in GAMES:
+        raise ConfigError(f"table.game: unknown game {game!r} (known: {', '.join(GAMES)})")
+
+    st = data.get("storage", {})
+    data_dir = Path(_take(st, "storage", "dir", str, f"var/{name}"))
+    _leftover(st, "storage")
+    if not data_dir.is_absolute():
+        data_dir = base / data_dir
+
+    sh = data.get("shoe", {})
+    shoe = ShoeConfig(url=_take(sh, "shoe", "url", str, ""),
+                      baudrate=_take(sh, "shoe", "baudrate", int, 115200))
+    _leftover(sh, "shoe")
+    if shoe.baudrate not in (9600, 19200, 38400, 57600, 115200, 230400):
+        raise ConfigError(f"shoe.baudrate: {shoe.baudrate} is not a standard rate from 9600")
+
+    se = data.get("settlement", {})
+    settlement = SettlementConfig(
+        mode=_take(se, "settlement", "mode", str, "embedded"),
+        ledger=_take(se, "settlement", "ledger", str, ""),
+        url=_take(se, "settlement", "url", str, ""),
+        secret_env=_take(se, "settlement", "secret_env", str, "STATION_SETTLEMENT_SECRET"),
+    )
+    _leftover(se, "settlement")
+    if settlement.mode not in ("embedded", "remote"):
+        raise ConfigError(f"settlement.mode: 'embedded' or 'remote', got {settlement.mode!r}")
+    if settlement.mode == "remote" and not settlement.url:
+        raise ConfigError("settlement.url: needed when settlement.mode = 'remote'")
+    if settlement.ledger and not Path(settlement.ledger).is_absolute():
+        settlement.ledger = str(base / settlement.ledger)
+
+    def http(section: str, default_port: int) -> HttpConfig:
+        s = data.get(section, {})
+        h = HttpConfig(host=_take(s, section, "host", str, "127.0.0.1"),
+                       port=_take(s, section, "port", int, default_port))
+        if not 0 <= h.port <= 65535:
+            raise ConfigError(f"{section}.port: {h.port} is not a TCP port")
+        return h
+
+    console = http("console", 8600)
+    users = data.get("console", {}).pop("users", None)
+    if users is not None and not isinstance(users, str):
+        raise ConfigError("console.users: expected a file path")
+    _leftover(data.get("console", {}), "console")
+    bet_api = http("bet_api", 8601)
+    keys_env = data.get("bet_api", {}).pop("keys_env", "STATION_BET_API_KEYS")
+    _leftover(data.get("bet_api", {}), "bet_api")
+    rec = data.get("recording", {})
+    record = _take(rec, "recording", "traces", bool, True)
+    _leftover(rec, "recording")
+    return StationConfig(table=table, data_dir=data_dir, shoe=shoe, camera=camera,
+                         settlement=settlement, console=console, bet_api=bet_api,
+                         bet_api_keys_env=keys_env, users_file=users, record_traces=record,
+                         source=source)
+
+
+def load_config(path: str | Path) -> StationConfig:
+    p = Path(path)
+    try:
+        with open(p, "rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"{p}: no such configuration file") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{p}: not valid TOML ({e})") from None
+    cfg = parse_config(data, source=str(p), base_dir=Path.cwd())
+    if not cfg.shoe.url:
+        raise ConfigError(f"{p}: shoe.url: the shoe's serial URL is required to run a table")
+    return cfg
+
+
+def env_secret(name: str) -> str | None:
+    v = os.environ.get(name)
+    return v if v else None

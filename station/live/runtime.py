@@ -1,0 +1,179 @@
+"""The whole station at one table, assembled from its configuration.
+
+Data path: shoe (serial URL) → `ShoePort` → table core ← camera observer; the core journals
+every input, then its outputs fan out: ACK and gate/LED to the shoe, the settlement outbox to
+the delivery worker and the settlement core (embedded or remote), records to the console and
+the trace recorder. The bet API and the console feed bets and decisions back into the same
+journaled input path.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from station.core.inputs import TraceHeader
+from station.live.config import ConfigError, StationConfig, env_secret
+from station.live.http import ServedApp, serve_app
+from station.live.recording import ShoeTraceRecorder
+from station.live.shoe_port import ShoePort
+from station.live.table_station import TableStation, _settings_dict
+
+log = logging.getLogger("station.runtime")
+
+
+@dataclass
+class Runtime:
+    config: StationConfig
+    station: TableStation
+    port: ShoePort | None = None
+    recorder: ShoeTraceRecorder | None = None
+    settlement: Any = None
+    worker: Any = None
+    transport: Any = None
+    bet_api: ServedApp | None = None
+    console: ServedApp | None = None
+    camera: Any = None
+    extra_stops: list[Callable[[], None]] = field(default_factory=list)
+
+    @property
+    def console_url(self) -> str | None:
+        return self.console.url if self.console else None
+
+    @property
+    def bet_api_url(self) -> str | None:
+        return self.bet_api.url if self.bet_api else None
+
+    def stop(self) -> None:
+        """Orderly: stop taking input, let the core finish, deliver the outbox, close."""
+        for fn in reversed(self.extra_stops):
+            try:
+                fn()
+            except Exception:  # noqa: BLE001 - keep stopping the rest
+                log.exception("stopping a part failed")
+        for part in (self.console, self.bet_api):
+            if part:
+                part.stop()
+        if self.camera is not None:
+            self.camera.stop()
+        if self.port:
+            self.port.stop()
+        self.station.stop()
+        if self.worker is not None:
+            self.worker.drain(10)
+            self.worker.stop()
+        if self.transport is not None:
+            self.transport.close()
+        if self.settlement is not None:
+            self.settlement.close()
+        if self.recorder:
+            self.recorder.close()
+
+
+def parse_api_keys(text: str | None) -> dict[str, str]:
+    """`key1=platformA,key2=platformB` (or bare keys) from the environment."""
+    keys: dict[str, str] = {}
+    for part in (text or "").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        key, _, name = part.partition("=")
+        keys[key.strip()] = name.strip() or "platform"
+    return keys
+
+
+def start_runtime(
+    config: StationConfig,
+    *,
+    camera_factory: Callable[[TableStation], Any] | None = None,
+    users: Any = None,
+    api_keys: dict[str, str] | None = None,
+    console_secret: str | None = None,
+    with_console: bool = True,
+    with_bet_api: bool = True,
+) -> Runtime:
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    station = TableStation(config.table, config.journal_path)
+    rt = Runtime(config, station)
+    try:
+        _wire(rt, camera_factory, users, api_keys, console_secret, with_console, with_bet_api)
+    except BaseException:
+        rt.stop()
+        raise
+    return rt
+
+
+def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_console,
+          with_bet_api) -> None:
+    config, station = rt.config, rt.station
+    # settlement first: the outbox may hold messages from before a restart
+    from station.settlement.core import SettlementCore
+    from station.settlement.outbox import DeliveryWorker
+    from station.settlement.transport import HttpTransport, InProcessTransport
+
+    if config.settlement.mode == "embedded":
+        rt.settlement = SettlementCore(config.ledger_path)
+        rt.transport = InProcessTransport(rt.settlement)
+    else:
+        secret = env_secret(config.settlement.secret_env)
+        if not secret:
+            raise ConfigError(f"settlement.secret_env: set {config.settlement.secret_env} to the "
+                              "settlement service's shared secret")
+        rt.transport = HttpTransport(config.settlement.url, secret)
+    rt.worker = DeliveryWorker(config.journal_path, rt.transport,
+                               on_error=lambda e, key: log.warning("settlement delivery %s: %s", key, e))
+    station.on_outbox = rt.worker.wake
+
+    if config.record_traces:
+        header = TraceHeader(config.table.table, config.table.game, config.table.camera,
+                             _settings_dict(config.table), "recorded live by the station")
+        rt.recorder = ShoeTraceRecorder(config.traces_dir, header)
+        rec = rt.recorder
+        station.on_input = lambda inp, records: rec.record(inp, records, station.core.balances)
+
+    if config.shoe.url:
+        rt.port = ShoePort(config.shoe.url, station.feed_shoe_bytes, baudrate=config.shoe.baudrate)
+        station._on_shoe_command = rt.port.send
+    station.start()
+    rt.worker.start()
+    if rt.port:
+        rt.port.start()
+    if camera_factory is not None and config.table.camera:
+        rt.camera = camera_factory(station)
+    if with_bet_api:
+        import os
+
+        from station.settlement.bet_api import make_bet_app
+
+        keys = api_keys if api_keys is not None else parse_api_keys(os.environ.get(config.bet_api_keys_env))
+        if keys:
+            rt.bet_api = serve_app(make_bet_app(station.place_bets, keys),
+                                   config.bet_api.host, config.bet_api.port, name="bet-api")
+        else:
+            log.warning("no bet API keys in %s: the bet API is off", config.bet_api_keys_env)
+    if with_console:
+        rt.console = _start_console(rt, users, console_secret)
+
+
+def _start_console(rt: Runtime, users: Any, secret: str | None) -> ServedApp:
+    import secrets as _secrets
+
+    from station.console import UserStore, make_console_app, stop_console
+
+    if users is None:
+        users = UserStore(rt.config.users_file or rt.config.data_dir / "users.sqlite")
+    frames_dir = rt.config.camera.frames_dir or str(rt.config.data_dir / "frames")
+    app = make_console_app([rt.station], users=users, secret=secret or _secrets.token_hex(32),
+                           frames_dir=frames_dir)
+    served = serve_app(app, rt.config.console.host, rt.config.console.port, name="console",
+                       lifespan="on")
+    served.stopper = lambda: stop_console(served.server, served.thread)
+    return served
+
+
+def wait_forever(stop: threading.Event) -> None:
+    while not stop.wait(0.5):
+        pass

@@ -1,0 +1,283 @@
+"""A scripted dealer (and a patient floor supervisor) for the simulated studio table.
+
+The dealer does what a dealer's hands do: presses new_shoe, loads the shoe, draws the first
+card and shows it in the BURN zone, burns, presses open_betting, draws the round's burn card
+and deals twelve cards face down into the zones by the deal plan, waits for betting to close,
+turns P1–P5 then B, waits for the hand to be validated, clears the table. The cards come from
+a `ShoeSimulator` (which sends them to the station over a real serial port) and land in a
+`TableScene` (which the synthetic camera renders for the real recogniser). Dealer and
+supervisor actions go into the station through the same journaled input path as the console.
+
+Mistakes are data (`DealerMistakes`): a card put in the wrong zone, a card turned too early,
+a misprinted face. The supervisor confirms shuffles and, when the table pauses, waits
+`decide_after` seconds for a person at the console before deciding itself: resume when the
+fault allows it (after correcting the table), cancel otherwise.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from station.games.pokdeng import POSITIONS
+
+log = logging.getLogger("station.sim.dealer")
+
+PLAN = ("BURN", *POSITIONS, *POSITIONS)
+
+
+@dataclass
+class DealerMistakes:
+    """Probabilities per round of each kind of dealer mistake."""
+
+    misplace: float = 0.0  # one card into the wrong zone (order fault, then corrected)
+    early_turn: float = 0.0  # a card turned face up while betting is open (premature_reveal)
+    misprint: float = 0.0  # a card whose face reads as another card (card_mismatch)
+
+
+class ScriptedDealer:
+    def __init__(
+        self,
+        station: Any,
+        shoe: Any,
+        scene: Any | None,
+        *,
+        speed: float = 1.0,
+        deal_gap: float = 0.7,
+        decide_after: float = 8.0,
+        mistakes: DealerMistakes | None = None,
+        seed: int = 7,
+        max_rounds: int | None = None,
+        max_shoes: int | None = None,
+        on_round: Callable[[int], None] | None = None,
+    ) -> None:
+        self.station = station
+        self.shoe = shoe
+        self.scene = scene
+        self.speed = speed
+        self.deal_gap = deal_gap
+        self.decide_after = decide_after
+        self.mistakes = mistakes or DealerMistakes()
+        self.rng = random.Random(seed)
+        self.max_rounds = max_rounds
+        self.max_shoes = max_shoes
+        self.on_round = on_round
+        self.rounds_dealt = 0
+        self.shoes_started = 0
+        self.decisions: list[tuple[str, str]] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+    # ---- plumbing
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="scripted-dealer", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread:
+            self._thread.join(10)
+
+    def _sleep(self, seconds: float) -> None:
+        if self._stop.wait(seconds / self.speed):
+            raise _Stopped
+
+    def _view(self) -> dict[str, Any]:
+        return self.station.view
+
+    def _act(self, kind: str, action: str, user: str | None = None) -> list[dict[str, Any]]:
+        return self.station.submit(kind, action, user)
+
+    def _wait_for(self, cond: Callable[[dict[str, Any]], bool], what: str, timeout: float = 600) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        version = -1
+        while True:
+            if self._stop.is_set():
+                raise _Stopped
+            v = self.station.wait_view(version, 0.2)
+            version = v.get("version", version)
+            if v.get("paused"):
+                self._supervise(v)
+                continue
+            if cond(v):
+                return v
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the scripted dealer waited too long for {what}")
+
+    # ---- the floor supervisor
+    def _supervise(self, v: dict[str, Any]) -> None:
+        """The table is paused: give a person `decide_after` seconds, then decide."""
+        since = time.monotonic()
+        version = v.get("version", 0)
+        while time.monotonic() - since < self.decide_after / self.speed:
+            v = self.station.wait_view(version, 0.2)
+            version = v.get("version", version)
+            if not v.get("paused") or self._stop.is_set():
+                return
+        faults = v.get("faults", [])
+        kinds = [f["kind"] for f in faults]
+        self._correct_table(v)
+        if any(f.get("cancel_only") for f in faults) and v.get("round"):
+            decision = "cancel_round"
+        elif "cut_card_early" in kinds:
+            decision = "resume"
+        else:
+            decision = "resume"
+        recs = self._act("supervisor", decision, "auto-supervisor")
+        refused = [r for r in recs if r["type"] == "action_refused"]
+        if refused and decision == "resume":
+            if v.get("round") and not v["round"].get("finished"):
+                decision = "cancel_round"
+            else:
+                decision = "end_shoe"
+            recs = self._act("supervisor", decision, "auto-supervisor")
+        self.decisions.append((",".join(kinds), decision))
+        if decision == "cancel_round" and self.scene is not None:
+            self._sleep(1.0)
+            self.scene.clear_all()
+
+    def _correct_table(self, v: dict[str, Any]) -> None:
+        """Before resuming, the dealer puts right what the camera complained about."""
+        if self.scene is None or self._misplaced is None:
+            return
+        wrong, right = self._misplaced
+        self._misplaced = None
+        moved = self.scene.take_last(wrong) if hasattr(self.scene, "take_last") else None
+        if moved is not None:
+            self.scene.deal(right, moved)
+            self._sleep(1.0)
+
+    _misplaced: tuple[str, str] | None = None
+
+    # ---- the dealer
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                if self.max_rounds is not None and self.rounds_dealt >= self.max_rounds:
+                    break
+                v = self._view()
+                phase = v.get("phase")
+                if v.get("paused"):
+                    self._supervise(v)
+                elif phase in ("idle", "closed"):
+                    if self.max_shoes is not None and self.shoes_started >= self.max_shoes:
+                        break
+                    self._new_shoe()
+                elif phase == "between_rounds":
+                    self._round()
+                else:
+                    self._wait_for(lambda v: v.get("phase") in ("between_rounds", "idle"),
+                                   "the table to be between rounds", timeout=120)
+        except _Stopped:
+            pass
+        except BaseException as e:  # noqa: BLE001 - reported by whoever runs the demo
+            self.error = e
+            log.exception("scripted dealer stopped")
+        finally:
+            self.done.set()
+
+    def _draw(self) -> str:
+        for _ in range(200):
+            try:
+                return self.shoe.draw()
+            except Exception as e:  # the gate is locked (paused) or jammed: wait, try again
+                log.debug("draw refused: %s", e)
+                self._sleep(0.25)
+                v = self._view()
+                if v.get("paused"):
+                    self._supervise(v)
+        raise TimeoutError("the shoe would not give a card")
+
+    def _new_shoe(self) -> None:
+        self.shoes_started += 1
+        if self.scene is not None:
+            self.scene.clear_all()
+        self._act("dealer", "new_shoe")
+        self._sleep(1.0)
+        self._act("supervisor", "confirm_shuffle", "auto-supervisor")
+        self.shoe.load()
+        self._sleep(1.0)
+        self._wait_for(lambda v: v.get("phase") == "ready", "the shoe to be ready", 30)
+        first = self._draw()
+        while first == "CUT":
+            first = self._draw()
+        if self.scene is not None and first != "??":
+            self.scene.deal("BURN", first, face_up=True)
+        self._sleep(2.0)
+        v = self._wait_for(lambda v: v.get("shoe") and v["shoe"].get("first_card"),
+                           "the first card", 30)
+        for _ in range(v["shoe"]["burn_count"]):
+            c = self._draw()
+            if c == "CUT":
+                self._draw()
+            self._sleep(self.deal_gap * 0.6)
+        if self.scene is not None:
+            self.scene.clear("BURN")
+        self._sleep(1.5)
+
+    def _round(self) -> None:
+        recs = self._act("dealer", "open_betting")
+        if any(r["type"] == "action_refused" for r in recs):
+            self._sleep(1.0)
+            return
+        self.rounds_dealt += 1
+        misplace_at = (self.rng.randrange(2, 12)
+                       if self.rng.random() < self.mistakes.misplace else None)
+        early_turn = self.rng.random() < self.mistakes.early_turn
+        misprint_at = (self.rng.randrange(1, 13)
+                       if self.rng.random() < self.mistakes.misprint else None)
+        self._sleep(1.0)
+        k = 0
+        while k < 13:
+            card = self._draw()
+            if card == "CUT":
+                if self.scene is not None:
+                    self.scene.cut_card(True)
+                    self._sleep(0.8)
+                    self.scene.cut_card(False)
+                continue
+            pos = PLAN[k]
+            if pos != "BURN" and self.scene is not None:
+                zone = pos
+                if k == misplace_at:
+                    zone = POSITIONS[(POSITIONS.index(pos) + 1) % len(POSITIONS)]
+                    self._misplaced = (zone, pos)
+                if card == "??":
+                    card = self.rng.choice(["7H", "2S"])  # the card is real; only the reader failed
+                if k == misprint_at:
+                    self.scene.deal(zone, card, misprint="KS" if card != "KS" else "QS")
+                else:
+                    self.scene.deal(zone, card)
+                self.scene.hand_over(zone)
+            k += 1
+            self._sleep(self.deal_gap)
+            if self.scene is not None:
+                self.scene.hand_over(None)
+            if early_turn and k == 5 and self.scene is not None:
+                self.scene.reveal("P1")
+                early_turn = False
+        self._wait_for(lambda v: v.get("round") and not v["round"]["betting_open"],
+                       "betting to close", 120)
+        if self.scene is not None:
+            for p in POSITIONS:
+                self.scene.reveal(p)
+                self._sleep(1.0)
+        self._wait_for(lambda v: not v.get("round") or v["round"]["finished"],
+                       "the hand to be validated", 120)
+        self._sleep(2.0)
+        if self.scene is not None:
+            self.scene.clear_all()
+        self._sleep(1.5)
+        if self.on_round:
+            self.on_round(self.rounds_dealt)
+
+
+class _Stopped(Exception):
+    pass

@@ -1,0 +1,211 @@
+"""A whole simulated studio table on one machine: the README's main command.
+
+The shoe simulator serves a real pty (the station opens it like `/dev/ttyUSB0`), the
+synthetic camera renders the table for the real recogniser, a scripted dealer deals from the
+simulated shoe into the rendered scene, simulated bettors bet through the real bet API, the
+settlement core keeps the ledger, and the console shows it all to a person in a browser.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import secrets
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from station.core.settings import TableSettings
+from station.live.config import CameraConfig, HttpConfig, ShoeConfig, StationConfig
+from station.sim.dealer import DealerMistakes, ScriptedDealer
+
+log = logging.getLogger("station.studio")
+
+SPOTS = ["P1", "P2", "P3", "P4", "P5", "P1PAIR", "P2PAIR", "P3PAIR", "P4PAIR", "P5PAIR"]
+
+
+@dataclass
+class StudioOptions:
+    data_dir: Path
+    speed: float = 1.0
+    rounds: int | None = None
+    shoes: int | None = None
+    camera: bool = True
+    betting_seconds: float = 15.0
+    decide_after: float = 15.0
+    bettors: int = 6
+    accounts: int = 20
+    console_port: int = 8600
+    bet_port: int = 8601
+    host: str = "127.0.0.1"
+    seed: int = 1
+    cut_at: int | None = None
+    mistakes: DealerMistakes = field(default_factory=DealerMistakes)
+    link_noise: float = 0.0
+    unplug_every: int = 0  # unplug the shoe for 2 s every N draws (0: never)
+    camera_fps: float = 4.0
+    password: str | None = None
+
+
+class Bettors:
+    """Simulated players betting through the bet API while betting is open."""
+
+    def __init__(self, url: str, key: str, station: Any, accounts: list[str], n: int, seed: int) -> None:
+        self.url, self.key, self.station = url, key, station
+        self.accounts = accounts
+        self.rng = random.Random(seed)
+        self.n = n
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self.placed = 0
+        self.accepted = 0
+        self.errors = 0
+
+    def start(self) -> None:
+        for i in range(self.n):
+            t = threading.Thread(target=self._run, args=(random.Random(self.rng.random()),),
+                                 name=f"bettor-{i}", daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    def stop(self) -> None:
+        self._stop.set()
+        for t in self._threads:
+            t.join(3)
+
+    def _run(self, rng: random.Random) -> None:
+        while not self._stop.wait(rng.uniform(0.3, 1.5)):
+            r = self.station.view.get("round")
+            if not r or not r.get("betting_open"):
+                continue
+            bet = {"account": rng.choice(self.accounts), "spot": rng.choice(SPOTS),
+                   "amount": rng.choice([10, 20, 50, 100, 200, 500])}
+            req = urllib.request.Request(
+                self.url + "/v1/bets", data=json.dumps(bet).encode(), method="POST",
+                headers={"Authorization": f"Bearer {self.key}", "Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(req, timeout=10) as resp:
+                    resp.read()
+                    self.accepted += 1
+            except urllib.error.HTTPError as e:
+                e.read()
+                if e.code != 409:
+                    self.errors += 1
+            except OSError:
+                self.errors += 1
+            self.placed += 1
+
+
+class Studio:
+    def __init__(self, opts: StudioOptions) -> None:
+        self.opts = opts
+        self.runtime: Any = None
+        self.shoe: Any = None
+        self.dealer: ScriptedDealer | None = None
+        self.bettors: Bettors | None = None
+        self.scene: Any = None
+        self.credentials: dict[str, str] = {}
+
+    def start(self) -> None:
+        from firmware_bridge.shoe.simulator import FaultPlan, ScheduledFault, ShoeSimulator
+        from station.console import UserStore
+        from station.live.camera_feed import camera_factory_for
+        from station.live.runtime import start_runtime
+
+        o = self.opts
+        o.data_dir.mkdir(parents=True, exist_ok=True)
+        rng = random.Random(o.seed)
+        scheduled = tuple(ScheduledFault(n, "unplug", 2.0)
+                          for n in range(o.unplug_every, 20000, o.unplug_every)) if o.unplug_every else ()
+        plan = FaultPlan(bit_error_rate=o.link_noise / 50, drop_rate=o.link_noise,
+                         duplicate_rate=o.link_noise, junk_rate=o.link_noise,
+                         split_rate=min(1.0, o.link_noise * 5), scheduled=scheduled, seed=o.seed)
+        self.shoe = ShoeSimulator(cut_at=o.cut_at or rng.randint(300, 360), seed=o.seed,
+                                  faults=plan)
+        url = self.shoe.serve_pty()
+        settings = TableSettings(table="PD-01", game="pokdeng", camera=o.camera,
+                                 betting_seconds=o.betting_seconds)
+        cfg = StationConfig(
+            table=settings, data_dir=o.data_dir, shoe=ShoeConfig(url=url),
+            camera=CameraConfig(enabled=o.camera, source="synthetic", fps=o.camera_fps),
+            console=HttpConfig(o.host, o.console_port), bet_api=HttpConfig(o.host, o.bet_port),
+            source="station demo",
+        )
+        users = UserStore(o.data_dir / "users.sqlite")
+        password = o.password or secrets.token_urlsafe(9)
+        for name, role in (("supervisor", "supervisor"), ("dealer", "dealer")):
+            if not any(u.name == name for u in users.users()):
+                users.add(name, role, password)
+            else:
+                users.remove(name)
+                users.add(name, role, password)
+            self.credentials[name] = password
+        key = secrets.token_urlsafe(18)
+        camera_factory = None
+        if o.camera:
+            from firmware_bridge.camera.scene import TableScene
+
+            self.scene = TableScene(seed=o.seed)
+            camera_factory = camera_factory_for(cfg, self.scene)
+        self.runtime = start_runtime(cfg, camera_factory=camera_factory, users=users,
+                                     api_keys={key: "demo-bettors"})
+        st = self.runtime.station
+        accounts = [f"u{i:02d}" for i in range(1, o.accounts + 1)]
+        if not st.view.get("shoe"):
+            for a in accounts:
+                st.submit("wallet", {"account": a, "balance": rng.choice([2000, 5000, 20000, 100000])})
+        self.dealer = ScriptedDealer(st, self.shoe, self.scene, speed=o.speed,
+                                     decide_after=o.decide_after, mistakes=o.mistakes,
+                                     seed=o.seed, max_rounds=o.rounds, max_shoes=o.shoes)
+        self.dealer.start()
+        if self.runtime.bet_api and o.bettors:
+            self.bettors = Bettors(self.runtime.bet_api.url, key, st, accounts, o.bettors, o.seed)
+            self.bettors.start()
+
+    def wait(self, stop: threading.Event) -> None:
+        while not stop.wait(0.5):
+            if self.dealer is not None and self.dealer.done.is_set():
+                return
+            if self.runtime.station.fatal is not None:
+                return
+
+    def stop(self) -> dict[str, Any]:
+        if self.bettors:
+            self.bettors.stop()
+        if self.dealer:
+            self.dealer.stop()
+        summary: dict[str, Any] = {}
+        if self.runtime is not None:
+            view = self.runtime.station.view
+            self.runtime.stop()
+            from station.settlement.core import SettlementCore
+
+            core = SettlementCore(self.runtime.config.ledger_path)
+            report = core.check()
+            summary = {
+                "rounds_settled": view.get("rounds_settled"),
+                "faults": view.get("fault_counts"),
+                "decisions": self.dealer.decisions if self.dealer else [],
+                "ledger_check": "clean" if report.ok else report.problems,
+                "journal": str(self.runtime.config.journal_path),
+            }
+            core.close()
+        if self.shoe is not None:
+            self.shoe.close()
+        return summary
+
+
+def wait_url(url: str, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return True
+        except OSError:
+            time.sleep(0.1)
+    return False
