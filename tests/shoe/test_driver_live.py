@@ -372,3 +372,20 @@ def test_events_are_delivered_on_one_thread_while_commands_run_on_others() -> No
             assert sim.stats.commands == 15
         finally:
             driver.stop()
+
+
+def test_driver_started_before_the_shoe_is_plugged_in_waits_for_it() -> None:
+    with ShoeSimulator(seed=27) as sim:
+        path = sim.serve_pty()
+        sim.unplug(4.0)  # the path is gone until the shoe is plugged in
+        got = Collector()
+        with pytest.raises(ShoeLinkError):
+            ShoeDriver(path, Collector()).start()
+        driver = start(path, got, require_port=False)
+        try:
+            got.wait_for(lambda ev: any(e.event == "link_lost" for e in ev), what="link_lost")
+            got.wait_for(lambda ev: any(isinstance(e, Hello) for e in ev), what="HELLO")
+            assert [e.event for e in got.events][:3] == ["link_lost", "link_restored", "hello"]
+            assert driver.link_up and driver.counters["open_failures"] >= 1
+        finally:
+            driver.stop()
