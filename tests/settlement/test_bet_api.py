@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import httpx
@@ -161,3 +162,51 @@ def test_accepted_bets_reach_the_ledger_and_concurrent_bets_never_overdraw(table
         assert core.balances() == {"u1": 0, "u2": 100_000}
         report = core.check()
         assert report.ok and report.figures["bets_open"] == 10
+
+
+def test_bets_arriving_together_share_a_commit_and_keep_their_answers(tmp_path):
+    book = BetBook(tmp_path / "journal.db")
+    for i in range(20):
+        book.set_wallet(f"p{i}", 1000 * (i + 1))
+    book.open_round("PD-01-S1-R1", closes_at=1e12)
+    calls: list[int] = []
+
+    def slow_place_bets(bets: list[dict]) -> list[dict]:
+        calls.append(len(bets))
+        time.sleep(0.05)  # a slow disk: requests pile up meanwhile
+        return book.place_bets(bets)
+
+    answers: dict[int, httpx.Response] = {}
+    with serve_in_thread(make_bet_app(slow_place_bets, {KEY: "p"})) as url:
+        def one(i: int) -> None:
+            with httpx.Client(base_url=url, headers=AUTH, timeout=30) as client:
+                # p{i} holds 1000(i+1): 600(i+1) is affordable, so every answer differs
+                answers[i] = client.post(
+                    "/v1/bets", json={"account": f"p{i}", "spot": "P2", "amount": 300 * (i + 1)})
+
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(20)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(60)
+    assert sum(calls) == 20 and len(calls) < 20, calls
+    for i, answer in answers.items():
+        assert answer.status_code == 200
+        assert answer.json()["account"] == f"p{i}" and answer.json()["deducted"] == 600 * (i + 1)
+    assert all(book.balances[f"p{i}"] == 400 * (i + 1) for i in range(20))
+
+
+def test_when_the_station_cannot_record_the_platform_hears_nothing_was_placed(tmp_path):
+    book = BetBook(tmp_path / "journal.db")
+    book.set_wallet("u1", 1000)
+    book.open_round("PD-01-S1-R1", closes_at=1e12)
+
+    def full_disk(bets: list[dict]) -> list[dict]:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    with serve_in_thread(make_bet_app(full_disk, {KEY: "p"})) as url:
+        answer = httpx.post(url + "/v1/bets", headers=AUTH, timeout=10,
+                            json={"account": "u1", "spot": "P1", "amount": 10})
+    assert answer.status_code == 503
+    assert answer.json()["error"] == "unavailable" and "disk is full" in answer.json()["reason"]
+    assert book.balances["u1"] == 1000
