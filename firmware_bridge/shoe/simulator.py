@@ -325,6 +325,7 @@ def _close_socket(conn: socket.socket) -> None:
 class _Sent:
     seq: int
     frame: bytes
+    sent_at: float  # last time it went on the wire (first send or resend)
 
 
 @dataclass
@@ -416,7 +417,6 @@ class ShoeSimulator:
                 raise ValueError(f"boot id must be 8 hex digits, got {boot_id!r}")
             self._booted_at = time.monotonic()
             self._unacked: deque[_Sent] = deque()
-            self._oldest_sent_at = 0.0
             self._last_sent_at = time.monotonic()
             self._replies: OrderedDict[int, tuple[tuple[str, ...], str, tuple[str, ...]]] = (
                 OrderedDict()
@@ -442,9 +442,7 @@ class ShoeSimulator:
             seq = self._next_seq
             self._next_seq = 1 if seq >= SEQ_MAX else seq + 1
             frame = encode_frame(seq, type_, *fields)
-            if not self._unacked:
-                self._oldest_sent_at = time.monotonic()
-            self._unacked.append(_Sent(seq, frame))
+            self._unacked.append(_Sent(seq, frame, time.monotonic()))
             self.sent_log.append((seq, type_, tuple(fields)))
             self.stats.frames_sent += 1
             self._transmit(frame)
@@ -460,15 +458,16 @@ class ShoeSimulator:
         seq = self._next_seq
         self._next_seq = 1 if seq >= SEQ_MAX else seq + 1
         frame = encode_frame(seq, "FAULT", "OVERFLOW")
-        self._unacked.append(_Sent(seq, frame))
+        self._unacked.append(_Sent(seq, frame, time.monotonic()))
         self.sent_log.append((seq, "FAULT", ("OVERFLOW",)))
         self.stats.frames_sent += 1
         self._transmit(frame)
 
     def _resend_from(self, index: int) -> None:
+        now = time.monotonic()
         for sent in list(self._unacked)[index:]:
             self._transmit(sent.frame)
-        self._oldest_sent_at = time.monotonic()
+            sent.sent_at = now
 
     def _on_ack(self, n: int) -> None:
         seqs = [s.seq for s in self._unacked]
@@ -479,7 +478,6 @@ class ShoeSimulator:
         self.stats.acks += 1
         for _ in range(seqs.index(n) + 1):
             self._unacked.popleft()
-        self._oldest_sent_at = time.monotonic()
         if self.overflow and len(self._unacked) <= BUFFER_FRAMES // 2:
             self.overflow = False
             self._send("CLEAR", "OVERFLOW")
@@ -599,7 +597,8 @@ class ShoeSimulator:
                 if self._jam_clear_at is not None and now >= self._jam_clear_at:
                     self._jam_clear_at = None
                     self.clear("JAM")
-                if self._unacked and now - self._oldest_sent_at >= RESEND_AFTER:
+                # 250 ms after the oldest unacknowledged frame went out, all of them again.
+                if self._unacked and now - self._unacked[0].sent_at >= RESEND_AFTER:
                     self.stats.timed_resends += 1
                     self._resend_from(0)
                 if now - self._last_sent_at >= HEARTBEAT_AFTER:
