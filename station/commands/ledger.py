@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from station.settlement.ledger import check_books, connect
+    from station.settlement.ledger import LedgerError, check_books, connect
 
     path = Path(args.ledger)
     if not path.is_file():
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(dict(rows), indent=1))
             return 0
         report = check_books(conn, require_closed=args.all_closed)
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, LedgerError) as exc:
         print(f"station ledger: cannot read {path}: {exc}", file=sys.stderr)
         return 2
     if args.json:

@@ -83,6 +83,12 @@ CREATE TABLE IF NOT EXISTS rounds (
 """
 
 SYSTEM_ACCOUNTS = ("cashier", "in_play", "house")
+#: PRAGMA user_version of a ledger this code writes; a file of another version is refused
+SCHEMA_VERSION = 1
+
+
+class LedgerError(Exception):
+    """A file that is not a ledger this station can use."""
 
 #: at most this many problems are listed one by one; the rest are counted
 MAX_LISTED_PROBLEMS = 50
@@ -94,16 +100,32 @@ def connect(path: str | Path, *, read_only: bool = False) -> sqlite3.Connection:
         uri = f"file:{Path(path).resolve()}?mode=ro"
         conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA busy_timeout = 10000")
+        _check_version(conn, path)
         return conn
     conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA busy_timeout = 10000")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = FULL")
     conn.execute("PRAGMA foreign_keys = ON")
-    conn.executescript(SCHEMA)
+    if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+        if conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]:
+            conn.close()
+            raise LedgerError(f"{path} is an SQLite file but not a settlement ledger")
+        conn.executescript(SCHEMA)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    _check_version(conn, path)
     for name in SYSTEM_ACCOUNTS:
         conn.execute("INSERT OR IGNORE INTO accounts (kind, name) VALUES ('system', ?)", (name,))
     return conn
+
+
+def _check_version(conn: sqlite3.Connection, path: str | Path) -> None:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version != SCHEMA_VERSION:
+        conn.close()
+        raise LedgerError(
+            f"{path}: ledger format {version}, this station reads format {SCHEMA_VERSION}"
+        )
 
 
 @dataclass

@@ -271,3 +271,17 @@ def test_ledger_check_finds_tampering(tmp_path):
 
     missing = ledger_check(tmp_path / "nothing.db")
     assert missing.returncode == 2 and "no ledger file" in missing.stderr
+
+
+def test_a_file_that_is_not_a_ledger_is_refused_and_left_alone(tmp_path):
+    from station.settlement.ledger import LedgerError
+
+    other = tmp_path / "journal.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE journal (step INTEGER)")
+    with pytest.raises(LedgerError, match="not a settlement ledger"):
+        SettlementCore(other)
+    with sqlite3.connect(other) as conn:
+        assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["journal"]
+    done = ledger_check(other)
+    assert done.returncode == 2 and "cannot read" in done.stderr
