@@ -161,7 +161,11 @@ def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None, *,
             raise TraceError(line_no, "'bet' needs an account and a spot")
         if "amount" not in value:
             raise TraceError(line_no, "'bet' needs an amount")
-        value = {"account": value["account"], "spot": value["spot"], "amount": value["amount"]}
+        ref = value.get("ref")
+        if ref is not None and (not isinstance(ref, str) or not ref or len(ref) > 128):
+            raise TraceError(line_no, "'bet' ref must be a non-empty string of at most 128 characters")
+        value = {"account": value["account"], "spot": value["spot"], "amount": value["amount"],
+                 **({"ref": ref} if ref is not None else {})}
     elif kind == "tick":
         value = True
     elif kind == "end":

@@ -94,29 +94,41 @@ class Journal:
         row = self.conn.execute("SELECT MAX(t_us) FROM inputs").fetchone()
         return int(row[0] or 0)
 
-    def begin(self, inp: Input) -> int:
-        """Open the transaction for one input and write the input first. Returns its seq."""
+    def begin(self, inp: Input | None = None) -> int:
+        """Open a transaction (one input, or a group of inputs that arrived together) and
+        write the input first. Returns its seq (0 when no input was given)."""
         self.conn.execute("BEGIN IMMEDIATE")
+        if inp is None:
+            return 0
         try:
-            cur = self.conn.execute("INSERT INTO inputs (t_us, line) VALUES (?, ?)",
-                                    (inp.t_us, _input_line(inp)))
+            return self.add_input(inp)
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
+
+    def add_input(self, inp: Input) -> int:
+        cur = self.conn.execute("INSERT INTO inputs (t_us, line) VALUES (?, ?)",
+                                (inp.t_us, _input_line(inp)))
         return int(cur.lastrowid or 0)
 
-    def commit(self, seq: int, records: list[dict[str, Any]], messages: list[dict[str, Any]]) -> None:
-        """Add what applying input `seq` produced, then make the whole of it durable."""
+    def add_outputs(self, seq: int, records: list[dict[str, Any]],
+                    messages: list[dict[str, Any]]) -> None:
         c = self.conn
+        if records:
+            c.executemany(
+                "INSERT INTO records (input_seq, type, record) VALUES (?, ?, ?)",
+                [(seq, r["type"], json.dumps(r, ensure_ascii=False)) for r in records],
+            )
+        for m in messages:
+            enqueue(c, m)
+
+    def commit(self, seq: int | None = None, records: list[dict[str, Any]] | None = None,
+               messages: list[dict[str, Any]] | None = None) -> None:
+        """Add what applying input `seq` produced (if given), then make it all durable."""
         try:
-            if records:
-                c.executemany(
-                    "INSERT INTO records (input_seq, type, record) VALUES (?, ?, ?)",
-                    [(seq, r["type"], json.dumps(r, ensure_ascii=False)) for r in records],
-                )
-            for m in messages:
-                enqueue(c, m)
-            c.execute("COMMIT")
+            if seq is not None:
+                self.add_outputs(seq, records or [], messages or [])
+            self.conn.execute("COMMIT")
         except BaseException:
             self.rollback()
             raise

@@ -181,6 +181,8 @@ class TableCore:
         self._wallet_seq = 0
         self.rounds_settled = 0
         self.history: list[dict[str, Any]] = []  # settled / cancelled rounds, newest last
+        self.bet_refs: dict[tuple[str, str], dict[str, Any]] = {}
+        self.last_bet_decision: dict[str, Any] | None = None
         self.machine = Machine(
             model=self,
             states=STATES,
@@ -944,7 +946,20 @@ class TableCore:
                                "t": to_s(self.now), "account": acct, "balance": bal})
 
     def _on_bet(self, inp: Input) -> None:
-        self.place_bet(inp.value["account"], inp.value["spot"], inp.value["amount"])
+        v = inp.value
+        ref = v.get("ref")
+        if ref is not None:
+            # the platform's idempotency key: a bet sent again (its answer was lost when the
+            # station restarted) gets the first decision, and is never placed twice
+            key = (v["account"], ref)
+            if key in self.bet_refs:
+                self.last_bet_decision = self.bet_refs[key]
+                return
+        rec = self.place_bet(v["account"], v["spot"], v["amount"])
+        if ref is not None:
+            rec["ref"] = ref
+            self.bet_refs[(v["account"], ref)] = rec
+        self.last_bet_decision = rec
 
     def bet_refusal(self, account: str, spot: str, amount: Any) -> tuple[str | None, int]:
         """The first TRACES.md reason that applies to this bet now, or None and the deduction."""

@@ -15,8 +15,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import cv2
-
 log = logging.getLogger("station.camera")
 
 HEARTBEAT = 0.9
@@ -96,6 +94,8 @@ class CameraFeed:
             return
         for r in records:
             if r.get("type") == "hand":
+                import cv2
+
                 cv2.imwrite(str(self.frames_dir / f"{r['round_id']}.png"), frame)
 
 

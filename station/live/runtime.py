@@ -166,8 +166,14 @@ def _start_console(rt: Runtime, users: Any, secret: str | None) -> ServedApp:
     if users is None:
         users = UserStore(rt.config.users_file or rt.config.data_dir / "users.sqlite")
     frames_dir = rt.config.camera.frames_dir or str(rt.config.data_dir / "frames")
-    app = make_console_app([rt.station], users=users, secret=secret or _secrets.token_hex(32),
-                           frames_dir=frames_dir)
+    if secret is None:
+        # kept beside the journal: supervisors stay logged in across a station restart
+        path = rt.config.data_dir / "console_secret"
+        if not path.exists():
+            path.touch(mode=0o600)
+            path.write_text(_secrets.token_hex(32))
+        secret = path.read_text().strip()
+    app = make_console_app([rt.station], users=users, secret=secret, frames_dir=frames_dir)
     served = serve_app(app, rt.config.console.host, rt.config.console.port, name="console",
                        lifespan="on")
     served.stopper = lambda: stop_console(served.server, served.thread)

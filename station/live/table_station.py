@@ -143,16 +143,14 @@ class TableStation:
         """The bet API's path: each bet is an input; returns the core's record for each."""
         futs = []
         for b in bets:
-            fut: Future[list[dict[str, Any]]] = Future()
-            self._q.put((None, fut, "bet", {"account": b["account"], "spot": b["spot"],
-                                             "amount": b["amount"]}, None))
+            fut: Future[Any] = Future()
+            fut.want_decision = True  # type: ignore[attr-defined]
+            value = {"account": b["account"], "spot": b["spot"], "amount": b["amount"]}
+            if b.get("ref"):
+                value["ref"] = b["ref"]
+            self._q.put((None, fut, "bet", value, None))
             futs.append(fut)
-        out = []
-        for f in futs:
-            recs = f.result(10.0)
-            out.append(next((r for r in recs if r["type"] in ("bet_accepted", "bet_rejected")),
-                            {"type": "bet_rejected", "reason": "no_decision"}))
-        return out
+        return [f.result(10.0) for f in futs]
 
     # ---------------------------------------------------------------- the owner thread
     def _run(self) -> None:
@@ -168,23 +166,21 @@ class TableStation:
                     item = None
                 if self._stop.is_set():
                     break
-                received = time.perf_counter_ns()
                 if item is None:
                     self._tick()
                     continue
-                _, fut, kind, value, user = item
-                inp = Input(self.now_us(), kind, value, user)
-                try:
-                    records = self._process(inp, journal_always=True)
-                except Exception as e:  # a broken input never stops the table silently
-                    if fut:
-                        fut.set_exception(e)
-                    raise
-                self.latencies_us.append((time.perf_counter_ns() - received) // 1000)
-                if len(self.latencies_us) > 100_000:
-                    del self.latencies_us[:50_000]
-                if fut:
-                    fut.set_result(records)
+                # group commit: whatever else is already waiting shares this transaction
+                batch = [item]
+                while len(batch) < self.max_group:
+                    try:
+                        nxt = self._q.get_nowait()
+                    except queue.Empty:
+                        break
+                    if nxt[0] is None and nxt[2] == "":  # stop marker
+                        self._q.put(nxt)
+                        break
+                    batch.append(nxt)
+                self._process_group(batch)
         except BaseException as e:  # noqa: BLE001 - recorded, surfaced to every caller
             self.fatal = e
             log.exception("table core stopped")
@@ -196,14 +192,14 @@ class TableStation:
                 if fut:
                     fut.set_exception(StationStopped(str(e)))
 
+    max_group = 256
+
     def _tick(self) -> None:
         now = self.now_us()
         if not any(d < now or (d == now and n in self.core._INCLUSIVE)
                    for n, d in self.core.timers.items()):
             return
-        self._process(Input(now, "tick", True), journal_always=False)
-
-    def _process(self, inp: Input, *, journal_always: bool) -> list[dict[str, Any]]:
+        inp = Input(now, "tick", True)
         seq = self.journal.begin(inp)
         try:
             self.core.apply(inp)
@@ -211,29 +207,65 @@ class TableStation:
         except BaseException:
             self.journal.rollback()
             raise
-        if not journal_always and not records and not messages:
+        if not records and not messages:
             self.journal.rollback()  # a tick that changed nothing need not be kept
+        else:
+            self.journal.commit(seq, records, messages)
+            self.inputs_applied += 1
+        self._after_commit([(inp, None, records, messages, commands, records)])
+
+    def _process_group(self, batch: list[tuple[Any, ...]]) -> None:
+        """Journal, apply and commit inputs that arrived together, in one transaction; only
+        then let their effects out."""
+        received = time.perf_counter_ns()
+        done: list[tuple[Any, ...]] = []
+        self.journal.begin()
+        try:
+            for _, fut, kind, value, user in batch:
+                inp = Input(self.now_us(), kind, value, user)
+                seq = self.journal.add_input(inp)
+                self.core.last_bet_decision = None
+                self.core.apply(inp)
+                records, messages, commands = self.core.take_outputs()
+                self.journal.add_outputs(seq, records, messages)
+                answer = self.core.last_bet_decision if kind == "bet" else records
+                done.append((inp, fut, records, messages, commands, answer))
+            self.journal.commit()
+        except BaseException as e:
+            self.journal.rollback()
+            for _, fut, *_ in batch:
+                if fut and not fut.done():
+                    fut.set_exception(StationStopped(f"the table core stopped: {e}"))
+            raise
+        self.inputs_applied += len(batch)
+        self._after_commit(done)
+        lat = (time.perf_counter_ns() - received) // 1000
+        self.latencies_us.extend([lat] * len(batch))
+        if len(self.latencies_us) > 100_000:
+            del self.latencies_us[:50_000]
+
+    def _after_commit(self, done: list[tuple[Any, ...]]) -> None:
+        """Durable: now the world may hear of it."""
+        any_messages = False
+        for inp, fut, records, messages, commands, answer in done:
             self._deliver_commands(commands)
-            return []
-        self.journal.commit(seq, records, messages)
-        self.inputs_applied += 1
-        # durable: now the world may hear of it
-        self._deliver_commands(commands)
-        if self.on_input is not None and inp.kind != "tick":
-            try:
-                self.on_input(inp, records)
-            except Exception:
-                log.exception("input recorder failed")
-        if messages and self.on_outbox:
-            self.on_outbox()
-        if records:
-            for fn in self._listeners:
+            any_messages = any_messages or bool(messages)
+            if self.on_input is not None and inp.kind != "tick":
                 try:
-                    fn(records)
-                except Exception:  # a listener's trouble is its own
-                    log.exception("record listener failed")
+                    self.on_input(inp, records)
+                except Exception:
+                    log.exception("input recorder failed")
+            if records:
+                for fn in self._listeners:
+                    try:
+                        fn(records)
+                    except Exception:  # a listener's trouble is its own
+                        log.exception("record listener failed")
+            if fut is not None:
+                fut.set_result(answer if getattr(fut, "want_decision", False) else records)
+        if any_messages and self.on_outbox:
+            self.on_outbox()
         self._publish_view()
-        return records
 
     def _deliver_commands(self, commands: list[tuple[str, ...]]) -> None:
         if self._on_shoe_command:
