@@ -88,3 +88,20 @@ def test_replay_is_deterministic():
     a = replay_records(TRACES / "noisy_shoe" / "trace.jsonl")
     b = replay_records(TRACES / "noisy_shoe" / "trace.jsonl")
     assert a == b
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_replay_settles_through_the_settlement_core(tmp_path, name):
+    from station.core.replay import replay_settled
+    from station.settlement.core import SettlementCore
+
+    records, problem = replay_settled(TRACES / name / "trace.jsonl", ledger=tmp_path / "l.sqlite")
+    assert problem is None
+    expected = json.loads((TRACES / name / "expected.json").read_text())
+    ledger = SettlementCore(tmp_path / "l.sqlite")
+    try:
+        books = ledger.balances()
+        assert {a: books.get(a, 0) for a in expected["balances"]} == expected["balances"]
+        assert ledger.check().ok
+    finally:
+        ledger.close()
