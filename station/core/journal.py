@@ -50,12 +50,16 @@ def _input_line(inp: Input) -> str:
 
 class Journal:
     def __init__(self, path: str | Path, header: TraceHeader | None = None, *,
-                 epoch: float | None = None) -> None:
+                 epoch: float | None = None, sync: str = "full") -> None:
+        """`sync`: "full" fsyncs every commit (survives power loss); "normal" survives a
+        crash of the station process but may lose the last commits on power loss."""
+        if sync not in ("full", "normal"):
+            raise JournalError(f"journal sync must be 'full' or 'normal', got {sync!r}")
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=FULL")
+        self.conn.execute(f"PRAGMA synchronous={sync.upper()}")
         self.conn.execute("PRAGMA busy_timeout=10000")
         self.conn.executescript(SCHEMA)
         self.conn.executescript(OUTBOX_SCHEMA)

@@ -57,6 +57,7 @@ class StationConfig:
     bet_api_keys_env: str = "STATION_BET_API_KEYS"
     users_file: str | None = None
     record_traces: bool = True
+    journal_sync: str = "full"
     source: str = "<defaults>"
 
     @property
@@ -129,6 +130,9 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
 
     st = data.get("storage", {})
     data_dir = Path(_take(st, "storage", "dir", str, f"var/{name}"))
+    sync = _take(st, "storage", "sync", str, "full")
+    if sync not in ("full", "normal"):
+        raise ConfigError(f"storage.sync: 'full' or 'normal', got {sync!r}")
     _leftover(st, "storage")
     if not data_dir.is_absolute():
         data_dir = base / data_dir
@@ -177,7 +181,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
     return StationConfig(table=table, data_dir=data_dir, shoe=shoe, camera=camera,
                          settlement=settlement, console=console, bet_api=bet_api,
                          bet_api_keys_env=keys_env, users_file=users, record_traces=record,
-                         source=source)
+                         journal_sync=sync, source=source)
 
 
 def load_config(path: str | Path) -> StationConfig:

@@ -96,7 +96,7 @@ def start_runtime(
     with_bet_api: bool = True,
 ) -> Runtime:
     config.data_dir.mkdir(parents=True, exist_ok=True)
-    station = TableStation(config.table, config.journal_path)
+    station = TableStation(config.table, config.journal_path, journal_sync=config.journal_sync)
     rt = Runtime(config, station)
     try:
         _wire(rt, camera_factory, users, api_keys, console_secret, with_console, with_bet_api)

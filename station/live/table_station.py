@@ -48,10 +48,11 @@ class TableStation:
         on_shoe_command: CommandSink | None = None,
         wall_clock: Callable[[], float] = time.time,
         max_idle: float = 0.25,
+        journal_sync: str = "full",
     ) -> None:
         self.settings = settings
         header = TraceHeader(settings.table, settings.game, settings.camera, _settings_dict(settings))
-        self.journal = Journal(journal_path, header, epoch=wall_clock())
+        self.journal = Journal(journal_path, header, epoch=wall_clock(), sync=journal_sync)
         self.core = TableCore(settings)
         self._wall = wall_clock
         self._q: queue.Queue[tuple[Input | None, Future[list[dict[str, Any]]] | None, str, Any, str | None]] = queue.Queue()
