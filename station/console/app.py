@@ -458,10 +458,12 @@ async def _view_stream(c: Console, names: list[str]) -> AsyncIterator[bytes]:
         for n in names:
             tg.start_soon(watch, n)
         try:
-            async with receive:
-                async for name in receive:
-                    if c.closing.is_set():
-                        break
+            # wake at least once a second so that a closing console ends its streams
+            while not c.closing.is_set():
+                name: str | None = None
+                with anyio.move_on_after(1.0):
+                    name = await receive.receive()
+                if name is not None:
                     yield _sse("view", c.table_view(name))
         finally:
             tg.cancel_scope.cancel()
