@@ -25,7 +25,7 @@ How a frame is read, cheapest first:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -283,6 +283,15 @@ class Recogniser:
         # Opening removes the zone markings, printed labels and noise; cards are far wider.
         cardish = cv2.morphologyEx(cardish, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(cardish, connectivity=8)
+        back = cls["back"]
+
+        def hidden_by_back(x: float, y: float) -> bool:
+            # is the full-resolution point (x, y) under a face-down card?
+            sx, sy = int(x / SHRINK) - x0, int(y / SHRINK) - y0
+            r = 3
+            win = back[max(0, sy - r) : sy + r + 1, max(0, sx - r) : sx + r + 1]
+            return win.size > 0 and np.count_nonzero(win) > 0.5 * win.size
+
         items: list[str] = []
         blobs: list[BlobView] = []
         qr_all: list[QrRead] = []
@@ -314,7 +323,7 @@ class Recogniser:
                 items.append(CUT)
             items.extend([FACE_DOWN] * (cards - face_up))
             if face_up:
-                names, reads = self._identify(frame, box, full_contour, face_up)
+                names, reads = self._identify(frame, box, full_contour, face_up, hidden_by_back)
                 items.extend(names)
                 qr_all.extend(reads)
         return ZoneView(reading=canonical(items), blobs=blobs, qr=qr_all)
@@ -348,13 +357,14 @@ class Recogniser:
         return max(2, math.floor(area / (0.95 * a1)))
 
     # ---- identities ---------------------------------------------------------------
-    def _identify(self, frame: np.ndarray, box: tuple[int, int, int, int], contour: np.ndarray, face_up: int) -> tuple[list[str], list[QrRead]]:
+    def _identify(self, frame: np.ndarray, box: tuple[int, int, int, int], contour: np.ndarray, face_up: int,
+                  hidden_by_back: Callable[[float, float], bool] | None = None) -> tuple[list[str], list[QrRead]]:
         h, w = frame.shape[:2]
         m = 12
         x0, y0, x1, y1 = max(0, box[0] - m), max(0, box[1] - m), min(w, box[2] + m), min(h, box[3] + m)
         crop = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
         reads = [r.shifted(x0, y0) for r in self.decoder.decode(crop)]
-        instances = self._group(reads)
+        instances = self._group(reads, hidden_by_back, (w, h))
         # Most symbols read at once. When fewer cards are named than lie face up, look
         # again harder: enlarged and sharpened (blur, JPEG), then binarised (glare, dim).
         for attempt in self._harder_views(crop):
@@ -363,7 +373,7 @@ class Recogniser:
             view, scale = attempt
             more = [r.scaled(1.0 / scale).shifted(x0, y0) for r in self.decoder.decode(view)]
             reads = _merge_reads(reads, more)
-            instances = self._group(reads)
+            instances = self._group(reads, hidden_by_back, (w, h))
         names = [n for n, _ in instances]
         if len(names) > face_up:
             # More cards named than face-up cards seen: something is off (a foreign QR, a
@@ -380,9 +390,15 @@ class Recogniser:
         binary = cv2.adaptiveThreshold(big, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, 31, 5)
         yield binary, 2.0
 
-    def _group(self, reads: list[QrRead]) -> list[tuple[str, tuple[float, float]]]:
+    def _group(self, reads: list[QrRead], hidden_by_back: Callable[[float, float], bool] | None = None,
+               frame_size: tuple[int, int] | None = None) -> list[tuple[str, tuple[float, float]]]:
         """Symbols → cards. Two symbols are one card when each lies where the other card
-        corner's symbol should be, seen in its own axes, and they face opposite ways."""
+        corner's symbol should be, seen in its own axes, and they face opposite ways.
+
+        A card is named from a lone symbol only when its other symbol cannot be in view:
+        outside the picture, under a face-down card, or under a face-up card whose own two
+        symbols were both read (so that card is whole and on top). Otherwise the unread
+        symbol might say something else (a misprint): the card is XX."""
         n = len(reads)
         partner = [-1] * n
         tol = 0.35 * float(np.hypot(*self._pair_offset))
@@ -397,6 +413,7 @@ class Recogniser:
                     continue
                 if self._fits(reads[i], reads[j], tol) and self._fits(reads[j], reads[i], tol):
                     partner[i], partner[j] = j, i
+        whole = [(i, partner[i]) for i in range(n) if partner[i] > i]
         out: list[tuple[str, tuple[float, float]]] = []
         done: set[int] = set()
         # names of which some card showed both its symbols; only those may appear twice
@@ -410,8 +427,10 @@ class Recogniser:
                 done.add(partner[i])
                 texts.append(reads[partner[i]].text)
             faces = [parse_face_text(t) for t in texts]
-            if any(f is None for f in faces) or len({t for t in texts}) > 1:
+            if any(f is None for f in faces) or len(set(texts)) > 1:
                 out.append((UNREADABLE, reads[i].centre))  # foreign text or a disagreeing pair
+            elif partner[i] < 0 and not self._partner_hidden(reads[i], reads, whole, hidden_by_back, frame_size):
+                out.append((UNREADABLE, reads[i].centre))
             else:
                 out.append((faces[0].card, reads[i].centre))  # type: ignore[union-attr]
         # The same name twice without a geometric pairing may be one card whose pairing was
@@ -423,6 +442,37 @@ class Recogniser:
                 continue
             merged.append((name, centre))
         return merged
+
+    def _expected_partner(self, a: QrRead) -> np.ndarray:
+        ang = math.radians(a.orientation or 0)
+        right = np.array([math.cos(ang), math.sin(ang)])
+        down = np.array([-math.sin(ang), math.cos(ang)])
+        return np.array(a.centre) + right * self._pair_offset[0] + down * self._pair_offset[1]
+
+    def _partner_hidden(self, r: QrRead, reads: list[QrRead], whole: list[tuple[int, int]],
+                        hidden_by_back: Callable[[float, float], bool] | None,
+                        frame_size: tuple[int, int] | None) -> bool:
+        if r.orientation is None:
+            return False
+        px, py = self._expected_partner(r)
+        if frame_size is not None:
+            w, h = frame_size
+            margin = 0.5 * self.layout.module_px * QR_MODULES
+            if not (margin <= px <= w - margin and margin <= py <= h - margin):
+                return True
+        if hidden_by_back is not None and hidden_by_back(px, py):
+            return True
+        cw, ch = self.layout.card_px
+        for i, j in whole:
+            a, b = reads[i], reads[j]
+            centre = (np.array(a.centre) + np.array(b.centre)) / 2
+            ang = math.radians(a.orientation or 0)
+            right = np.array([math.cos(ang), math.sin(ang)])
+            down = np.array([-math.sin(ang), math.cos(ang)])
+            d = np.array([px, py]) - centre
+            if abs(float(d @ right)) < cw / 2 - 4 and abs(float(d @ down)) < ch / 2 - 4:
+                return True
+        return False
 
     def _fits(self, a: QrRead, b: QrRead, tol: float) -> bool:
         ang = math.radians(a.orientation or 0)

@@ -1,0 +1,165 @@
+"""The accuracy suite: thousands of synthetic frames with known truth, per perturbation.
+
+Each frame shows a fresh random table (every zone empty, one or two cards, face down, face
+up or half revealed; the burn card; sometimes the cut card in a zone or beside the shoe;
+now and then a misprinted card whose two symbols disagree). The recogniser reads it as a
+still, with no history to lean on, and every zone is scored:
+
+* `correct`: exactly the truth (as a multiset: order in a zone means nothing);
+* `xx`: right count and sides, but a face-up card reported `XX` (unreadable, not guessed);
+* `wrong_identity`: a card named that is not there. Must be 0;
+* `miscount`: wrong number of cards, wrong side up, or a cut card missed or invented;
+* `held`: the dealer's fingers covered the zone, so it was not read (the live recogniser
+  keeps the zone's last state); held zones are not scored.
+
+`station camera accuracy` runs it; the test suite runs a smaller sample.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from firmware_bridge.camera.layout import Layout, default_layout
+from firmware_bridge.camera.recogniser import Recogniser
+from firmware_bridge.camera.scene import CUT, FACE_DOWN, UNREADABLE, TableScene
+from firmware_bridge.camera.synthetic import PRESETS, SyntheticCamera
+from station.cards import ALL_CARDS
+
+HAND_ZONES = ("P1", "P2", "P3", "P4", "P5", "B")
+
+
+@dataclass
+class PresetScore:
+    preset: str
+    frames: int = 0
+    counts: Counter = field(default_factory=Counter)
+    cut_flag_wrong: int = 0
+    seconds: float = 0.0
+    examples: list[str] = field(default_factory=list)
+
+    @property
+    def scored(self) -> int:
+        return sum(v for k, v in self.counts.items() if k != "held")
+
+    @property
+    def correct_ratio(self) -> float:
+        return self.counts["correct"] / self.scored if self.scored else 1.0
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "preset": self.preset,
+            "frames": self.frames,
+            "zone_states": self.scored,
+            "correct": self.counts["correct"],
+            "xx": self.counts["xx"],
+            "wrong_identity": self.counts["wrong_identity"],
+            "miscount": self.counts["miscount"],
+            "held": self.counts["held"],
+            "cut_flag_wrong": self.cut_flag_wrong,
+            "correct_pct": round(100 * self.correct_ratio, 2),
+            "ms_per_frame": round(1000 * self.seconds / max(1, self.frames), 1),
+        }
+
+
+def random_table(rng: random.Random, seed: int) -> TableScene:
+    scene = TableScene(seed=seed)
+    for zone in HAND_ZONES:
+        n = rng.choice((0, 1, 2, 2, 2, 2))
+        mode = rng.choice(("down", "down", "up", "up", "half"))
+        for j in range(n):
+            up = mode == "up" or (mode == "half" and j == 0)
+            card = str(rng.choice(ALL_CARDS))
+            code = f"{rng.randrange(1, 9)}-{rng.randrange(10000):04d}" if rng.random() < 0.3 else None
+            misprint = None
+            # A misprint can be seen only when both symbols are: on the top card.
+            if up and j == n - 1 and rng.random() < 0.03:
+                misprint = str(rng.choice([c for c in ALL_CARDS if str(c) != card]))
+            scene.deal(zone, card, face_up=up, code=code, misprint=misprint)
+    if rng.random() < 0.4:
+        scene.deal("BURN", str(rng.choice(ALL_CARDS)), face_up=True)
+    # The cut card, when out, lies beside the shoe or alone in a free zone (the dealer never
+    # lays it on a hand, where it would hide the cards).
+    r = rng.random()
+    empty = [z for z, cards in scene.snapshot().items() if not cards]
+    if r < 0.08 and empty:
+        scene.cut_card(True, rng.choice(empty))
+    elif r < 0.2:
+        scene.cut_card(True, None)
+    return scene
+
+
+def score_zone(truth: list[str], seen: list[str] | None) -> str:
+    if seen is None:
+        return "held"
+    if sorted(truth) == sorted(seen):
+        return "correct"
+    named_truth = Counter(truth)
+    for item, n in Counter(seen).items():
+        if item not in (UNREADABLE, FACE_DOWN, CUT) and n > named_truth[item]:
+            return "wrong_identity"
+
+    def shape(items: list[str]) -> list[str]:
+        return sorted(x if x in (FACE_DOWN, CUT) else "up" for x in items)
+
+    return "xx" if shape(truth) == shape(seen) else "miscount"
+
+
+def run(
+    presets: list[str] | None = None,
+    frames: int = 250,
+    seed: int = 1,
+    decoder: str = "zbar",
+    layout: Layout | None = None,
+) -> list[PresetScore]:
+    layout = layout or default_layout()
+    recogniser = Recogniser(layout, decoder=decoder)
+    results = []
+    for preset in presets or list(PRESETS):
+        if preset not in PRESETS:
+            raise ValueError(f"no perturbation preset {preset!r}; presets: {', '.join(PRESETS)}")
+        score = PresetScore(preset)
+        base = seed * 1_000_003 + sorted(PRESETS).index(preset) * 10_007
+        for i in range(frames):
+            rng = random.Random(base + i)
+            scene = random_table(rng, base + i)
+            camera = SyntheticCamera(scene, layout, perturbations=preset, seed=base + i)
+            got = None
+            while got is None:  # a dropped frame never reaches the recogniser
+                got = camera.read()
+            t0 = time.perf_counter()
+            zones, cut = recogniser.read_still(got[1])
+            score.seconds += time.perf_counter() - t0
+            truth = scene.snapshot()
+            score.frames += 1
+            for zone, seen in zones.items():
+                verdict = score_zone(truth[zone], seen)
+                score.counts[verdict] += 1
+                if verdict not in ("correct", "held") and len(score.examples) < 20:
+                    score.examples.append(f"frame {i} {zone}: truth {truth[zone]} seen {seen} ({verdict})")
+            if cut != scene.cut_card_visible:
+                score.cut_flag_wrong += 1
+                if len(score.examples) < 20:
+                    score.examples.append(f"frame {i}: cut card in view {scene.cut_card_visible}, seen {cut}")
+        results.append(score)
+    return results
+
+
+def totals(results: list[PresetScore]) -> dict[str, object]:
+    c: Counter = Counter()
+    for r in results:
+        c.update(r.counts)
+    scored = sum(v for k, v in c.items() if k != "held")
+    return {
+        "frames": sum(r.frames for r in results),
+        "zone_states": scored,
+        "correct": c["correct"],
+        "xx": c["xx"],
+        "wrong_identity": c["wrong_identity"],
+        "miscount": c["miscount"],
+        "held": c["held"],
+        "cut_flag_wrong": sum(r.cut_flag_wrong for r in results),
+        "correct_pct": round(100 * c["correct"] / scored, 3) if scored else 100.0,
+    }
