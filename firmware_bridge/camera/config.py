@@ -1,0 +1,52 @@
+"""A camera config file (`config/camera_*.toml`): the layout plus where frames come from and
+how the recogniser is tuned. Every part is optional; without a file the embedded default
+layout, the synthetic camera and the default tuning are used."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from firmware_bridge.camera.layout import Layout, LayoutError, default_layout, layout_from_dict
+
+
+@dataclass
+class CameraConfig:
+    layout: Layout
+    source: dict[str, object] = field(default_factory=lambda: {"kind": "synthetic"})
+    stable_frames: int = 3
+    decoder: str = "zbar"
+    heartbeat: float = 0.5
+
+
+def load_camera_config(path: str | Path | None) -> CameraConfig:
+    if path is None:
+        return CameraConfig(default_layout())
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise LayoutError(f"cannot read camera config {p}: {exc.strerror or exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise LayoutError(f"{p}: not valid TOML: {exc}") from exc
+    layout = layout_from_dict(data, source=str(p)) if "zones" in data else default_layout()
+    source = data.get("source", {"kind": "synthetic"})
+    if isinstance(source, str):
+        source = {"spec": source}
+    if not isinstance(source, dict):
+        raise LayoutError(f"{p}: [source] must be a table")
+    rec = data.get("recogniser", {})
+    if not isinstance(rec, dict):
+        raise LayoutError(f"{p}: [recogniser] must be a table")
+    try:
+        stable = int(rec.get("stable_frames", 3))
+        heartbeat = float(rec.get("heartbeat", 0.5))
+    except (TypeError, ValueError) as exc:
+        raise LayoutError(f"{p}: [recogniser] stable_frames/heartbeat must be numbers") from exc
+    if not 1 <= stable <= 30:
+        raise LayoutError(f"{p}: stable_frames {stable} outside 1..30")
+    if not 0 < heartbeat <= 1.0:
+        raise LayoutError(f"{p}: heartbeat {heartbeat} s: the camera must report at least once a second")
+    decoder = str(rec.get("decoder", "zbar"))
+    return CameraConfig(layout, dict(source), stable, decoder, heartbeat)
