@@ -21,7 +21,6 @@
 
 from __future__ import annotations
 
-import io
 import logging
 import queue
 import random
@@ -199,10 +198,16 @@ class ShoeDriver:
 
     def _open(self) -> serial.SerialBase:
         try:
+            # A write must never hang the station on a wedged line; pyserial's rfc2217://
+            # has no write timeout (it refuses one after connecting), its writes go to a
+            # socket anyway.
+            write_timeout = None if self.url.lower().startswith("rfc2217://") else 0.5
             port = serial.serial_for_url(self.url, baudrate=self._baudrate,
-                                         timeout=0, write_timeout=0.5,
+                                         timeout=READ_TIMEOUT, write_timeout=write_timeout,
                                          exclusive=True)
-        except (serial.SerialException, OSError, ValueError) as e:
+            if _fileno(port) is not None:
+                port.timeout = 0  # select does the waiting (see _read_some)
+        except (serial.SerialException, OSError, ValueError, NotImplementedError) as e:
             raise ShoeLinkError(f"cannot open the shoe at {self.url}: {e}") from e
         self._port_broken = False
         return port
@@ -261,23 +266,16 @@ class ShoeDriver:
     def _read_some(self, port: serial.SerialBase) -> bytes:
         """Whatever has arrived, waiting at most READ_TIMEOUT for the first byte.
 
-        Ports are opened non-blocking and waited on with select where they have a file
-        descriptor (device, pty, socket://), so a chunk comes back whole and at once; pyserial's
-        usual `read(in_waiting or 1)` gives single bytes on sockets.
+        Ports with a file descriptor (device, pty, socket://) are non-blocking and waited on
+        with select, so a chunk comes back whole and at once (pyserial's usual
+        `read(in_waiting or 1)` gives single bytes on sockets). The others (rfc2217://,
+        loop://) keep a read timeout and report what is waiting.
         """
-        fileno = getattr(port, "fileno", None)
-        if fileno is not None:
-            try:
-                fd = fileno()
-            except (AttributeError, NotImplementedError, io.UnsupportedOperation):
-                fd = None
-            if fd is not None:
-                ready, _, _ = select.select([fd], [], [], READ_TIMEOUT)
-                return port.read(4096) if ready else b""
-        data = port.read(4096)
-        if not data:
-            self._stop.wait(0.005)  # rfc2217://, loop://: poll
-        return data
+        fd = _fileno(port)
+        if fd is not None:
+            ready, _, _ = select.select([fd], [], [], READ_TIMEOUT)
+            return port.read(4096) if ready else b""
+        return port.read(port.in_waiting or 1)
 
     def _drop_port(self, port: serial.SerialBase) -> None:
         with self._port_lock:
@@ -524,6 +522,13 @@ class ShoeDriver:
         with self._count_lock:
             c.update(self._counters)
         return dict(sorted(c.items()))
+
+
+def _fileno(port: serial.SerialBase) -> int | None:
+    try:
+        return port.fileno()
+    except (AttributeError, NotImplementedError, OSError, ValueError):
+        return None  # io.UnsupportedOperation is an OSError
 
 
 def _close_quietly(port: serial.SerialBase) -> None:

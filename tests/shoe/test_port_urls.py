@@ -1,0 +1,138 @@
+"""The driver opens the shoe by any pyserial URL: here an RFC 2217 port server (pyserial's own
+`PortManager`, in front of the simulator's pty, as a terminal server would be) and `loop://`."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import pytest
+import serial
+import serial.rfc2217
+
+from firmware_bridge.shoe.driver import ShoeCommandTimeout, ShoeDriver
+from firmware_bridge.shoe.events import Hello
+from firmware_bridge.shoe.simulator import FaultPlan, ShoeSimulator
+
+from .helpers import Collector, draw, wait_until
+
+pytestmark = pytest.mark.timeout(120)
+
+
+class PtyAsSerialLine(serial.Serial):
+    """The server's end of the line. A pty has no modem control lines, which a terminal
+    server's UART has and RFC 2217 reports, so they read as steady and writes to them are
+    ignored. The data path is the real device."""
+
+    cts = dsr = cd = True
+    ri = False
+
+    def _update_dtr_state(self) -> None:
+        pass
+
+    def _update_rts_state(self) -> None:
+        pass
+
+    def _update_break_state(self) -> None:
+        pass
+
+
+class Rfc2217Server:
+    """A one-client RFC 2217 port server on 127.0.0.1 for a serial device path."""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.alive = True
+        self._lock = threading.Lock()
+        self.threads = [threading.Thread(target=self._serve, daemon=True)]
+        self.threads[0].start()
+
+    def _serve(self) -> None:
+        conn, _ = self.listener.accept()
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.conn = conn
+        ser = PtyAsSerialLine(self.device, timeout=0.05)
+        self.ser = ser
+        manager = serial.rfc2217.PortManager(ser, self)
+        t = threading.Thread(target=self._to_client, args=(ser, manager), daemon=True)
+        t.start()
+        self.threads.append(t)
+        conn.settimeout(0.1)
+        while self.alive:
+            try:
+                data = conn.recv(1024)
+            except TimeoutError:
+                continue
+            except OSError:
+                break
+            if not data:
+                break
+            ser.write(b"".join(manager.filter(data)))
+
+    def _to_client(self, ser: serial.SerialBase, manager: serial.rfc2217.PortManager) -> None:
+        while self.alive:
+            try:
+                data = ser.read(ser.in_waiting or 1)
+            except serial.SerialException:
+                break
+            if data:
+                self.write(b"".join(manager.escape(data)))
+
+    def write(self, data: bytes) -> None:  # PortManager answers negotiation through this
+        with self._lock:
+            try:
+                self.conn.sendall(data)
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        self.alive = False
+        for t in self.threads[1:]:
+            t.join(timeout=2)
+        for closer in (getattr(self, "conn", None), self.listener, getattr(self, "ser", None)):
+            if closer is not None:
+                try:
+                    closer.close()
+                except OSError:
+                    pass
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # pyserial's rfc2217 threads
+def test_shoe_through_an_rfc2217_port_server() -> None:
+    plan = FaultPlan(drop_rate=0.03, duplicate_rate=0.03, split_rate=0.3, seed=8)
+    with ShoeSimulator(seed=31, faults=plan) as sim:
+        server = Rfc2217Server(sim.serve_pty())
+        got = Collector()
+        driver = ShoeDriver(f"rfc2217://127.0.0.1:{server.port}", got, auto_ack=True)
+        try:
+            driver.start()
+            got.wait_for(lambda ev: any(isinstance(e, Hello) for e in ev), what="HELLO")
+            sim.load()
+            for _ in range(30):
+                draw(sim)
+                time.sleep(0.01)
+            assert driver.lock().kind == "OK" and sim.gate_locked
+            wait_until(lambda: len(got.table_events()) >= len(sim.events_sent())
+                       and sim.unacked == 0, what="every event")
+            assert got.table_events() == sim.events_sent()
+        finally:
+            driver.stop()
+            server.close()
+
+
+def test_loop_url_opens_and_an_echo_is_not_a_shoe() -> None:
+    # loop:// sends the station's own frames back: no shoe type, so nothing is acted on.
+    got = Collector()
+    driver = ShoeDriver("loop://", got, auto_ack=True)
+    driver.start()
+    try:
+        with pytest.raises(ShoeCommandTimeout):
+            driver.status(timeout=0.6)
+        c = driver.counters
+        assert c["frames"] == 0 and c["malformed"] + c["unknown_type"] >= 1
+        assert got.events == []
+    finally:
+        driver.stop()
