@@ -23,7 +23,7 @@ POS: dict[str, tuple[int, int]] = {
     "betting": (610, 124), "dealing": (460, 124), "revealing": (310, 124),
     "paused": (10, 124), "closed": (160, 124),
 }
-W, H = 740, 200
+W, H = 740, 204
 
 
 def edges() -> dict[tuple[str, str], list[str]]:
@@ -82,10 +82,12 @@ def state_svg() -> str:
     for (src, dst), triggers in sorted(edges().items(), key=lambda e: (order.get(e[0][0], 99), order.get(e[0][1], 99))):
         if src == dst or "paused" in (src, dst) or src not in POS or dst not in POS:
             continue
+        if dst == "closed" or (dst == "idle" and src not in ("between_rounds", "revealing")):
+            continue  # said in the notes below: twelve crossing arrows help nobody
         a = _anchor(src, _centre(dst))
         b = _anchor(dst, _centre(src))
         # edges going back in the procedure bend, so they do not lie on the forward ones
-        back = order[dst] < order[src]
+        back = order[dst] < order[src] or (src, dst) == ("betting", "revealing")
         mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
         if back:
             dx, dy = b[0] - a[0], b[1] - a[1]
@@ -105,7 +107,10 @@ def state_svg() -> str:
             f'height="{BOX_H}" rx="7"/><text x="{x + BOX_W / 2}" y="{y + BOX_H / 2 + 5}" '
             f'text-anchor="middle">{s.replace("_", " ")}</text></g>'
         )
-    parts.append('<text class="note" x="10" y="186">any state → paused on a fault; '
+    parts.append('<text class="note" x="10" y="180">any state → paused on a fault; '
                  "resume returns to where the procedure stands</text>")
+    parts.append('<text class="note" x="10" y="196">the shoe ends (end_shoe, or its last round over) → idle; '
+                 "close_table: to closed from idle, shuffling, ready, burning, between rounds "
+                 "or paused</text>")
     parts.append("</svg>")
     return "".join(parts)

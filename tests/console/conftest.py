@@ -34,13 +34,16 @@ class Clock:
 class Table:
     """A live `TableStation` fed a recorded trace, input by input, like a real table."""
 
-    def __init__(self, name: str, tmp: Path, clock: Clock) -> None:
+    def __init__(self, name: str, tmp: Path, clock: Clock, table: str | None = None) -> None:
         self.trace = TRACES / name / "trace.jsonl"
         self.header, inputs = read_trace(self.trace)
         self.inputs: list[Input] = [i for i in inputs if i.kind != "end"]
         self.expected = json.loads((TRACES / name / "expected.json").read_text())
         self.clock = clock
-        self.station = TableStation(settings_from_header(self.header), tmp / f"{name}.journal.sqlite",
+        settings = settings_from_header(self.header)
+        if table is not None:  # a second table in the same studio
+            settings = settings.with_overrides({"table": table})
+        self.station = TableStation(settings, tmp / f"{name}-{settings.table}.journal.sqlite",
                                     wall_clock=clock)
         self.station.start()
         self.pos = 0
@@ -87,8 +90,8 @@ def users() -> UserStore:
 def make_table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
     made: list[Table] = []
 
-    def make(name: str, clock: Clock | None = None) -> Table:
-        t = Table(name, tmp_path, clock or Clock())
+    def make(name: str, clock: Clock | None = None, table: str | None = None) -> Table:
+        t = Table(name, tmp_path, clock or Clock(), table)
         made.append(t)
         return t
 

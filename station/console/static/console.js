@@ -255,6 +255,7 @@ async function decide(table, action) {
       msg.textContent = `${ACTION_LABELS[action]}: refused: ${body.reason || body.error}`;
     }
     if (body.view) { state.views[table] = body.view; state.received[table] = performance.now(); render(); }
+    if (state.session.role === "supervisor") refreshAudit();
   } catch (e) {
     msg.className = "error"; msg.textContent = `${ACTION_LABELS[action]}: ${e}`;
   }
