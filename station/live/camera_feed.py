@@ -1,10 +1,10 @@
-"""The overhead camera feeding the table core: frames → recogniser → zone observations.
+"""The overhead camera feeding the table core.
 
-One thread reads the frame source, runs the recogniser and sends the station only the zones
-whose stable reading changed, plus an empty observation at least once a second (the camera's
-heartbeat: the core raises `camera_lost` after 3 s of silence during a round). When a hand is
-validated the frame the camera last saw is kept as `<frames_dir>/<round_id>.png`, for game
-recall at the console.
+`firmware_bridge.camera.CameraObserver` runs frame source → recogniser and reports the zones
+whose stable reading changed (and `{}` at least once a second); here those observations go
+into the station's journaled input path. Two things the station adds: the frame the camera
+last saw is kept as `<frames_dir>/<round_id>.png` when a hand is validated (game recall at
+the console), and the figures the console shows (frames per second, recognition latency).
 """
 
 from __future__ import annotations
@@ -17,79 +17,77 @@ from typing import Any
 
 log = logging.getLogger("station.camera")
 
-HEARTBEAT = 0.9
+
+class _Watched:
+    """Wraps the frame source and the recogniser to keep the last frame and the timings."""
+
+    def __init__(self, source: Any, recogniser: Any) -> None:
+        self.source, self.recogniser = source, recogniser
+        self.last_frame = None
+        self.latencies_ms: list[float] = []
+        self.frame_times: list[float] = []
+        self._lock = threading.Lock()
+
+    def read(self) -> Any:
+        got = self.source.read()
+        if got is not None:
+            self.last_frame = got[1]
+        return got
+
+    def close(self) -> None:
+        self.source.close()
+
+    def process(self, t: float, frame: Any) -> Any:
+        started = time.perf_counter()
+        out = self.recogniser.process(t, frame)
+        now = time.perf_counter()
+        with self._lock:
+            self.latencies_ms.append((now - started) * 1000)
+            self.frame_times.append(now)
+            if len(self.latencies_ms) > 600:
+                del self.latencies_ms[:300], self.frame_times[:300]
+        return out
+
+    def fps(self) -> float:
+        with self._lock:
+            now = time.perf_counter()
+            return sum(1 for x in self.frame_times if now - x < 5.0) / 5.0
 
 
 class CameraFeed:
     def __init__(self, station: Any, source: Any, recogniser: Any, *,
-                 frames_dir: str | Path | None = None) -> None:
+                 frames_dir: str | Path | None = None, heartbeat: float = 0.5) -> None:
+        from firmware_bridge.camera.observer import CameraObserver
+
         self.station = station
-        self.source = source
-        self.recogniser = recogniser
+        self.watched = _Watched(source, recogniser)
         self.frames_dir = Path(frames_dir) if frames_dir else None
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="camera-feed", daemon=True)
-        self._reported: dict[str, list[str]] = {}
-        self._last_sent = 0.0
-        self._last_frame = None
-        self.frames = 0
-        self.latencies_ms: list[float] = []
-        self.error: str | None = None
+        self.observer = CameraObserver(self.watched, self.watched, self._observe,  # type: ignore[arg-type]
+                                       heartbeat=heartbeat)
         if self.frames_dir is not None:
             self.frames_dir.mkdir(parents=True, exist_ok=True)
             station.add_listener(self._on_records)
 
+    def _observe(self, t: float, changes: dict[str, list[str]]) -> None:
+        self.station.submit("camera", changes, wait=False)
+
     def start(self) -> CameraFeed:
-        self._thread.start()
+        self.observer.start()
         return self
 
     def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(5)
-        try:
-            self.source.close()
-        except Exception:  # noqa: BLE001
-            pass
+        self.observer.stop()
 
     @property
     def fps(self) -> float:
-        return self._fps
+        return self.watched.fps()
 
-    _fps = 0.0
-
-    def _run(self) -> None:
-        window: list[float] = []
-        try:
-            while not self._stop.is_set():
-                got = self.source.read()
-                now = time.monotonic()
-                if got is None:  # a dropped frame: nothing seen, nothing said
-                    if now - self._last_sent > HEARTBEAT * 3:
-                        time.sleep(0.05)
-                    continue
-                t, frame = got
-                started = time.perf_counter()
-                stable = self.recogniser.process(t, frame)
-                self.latencies_ms.append((time.perf_counter() - started) * 1000)
-                if len(self.latencies_ms) > 2000:
-                    del self.latencies_ms[:1000]
-                self._last_frame = frame
-                self.frames += 1
-                window = [x for x in window if now - x < 2.0] + [now]
-                self._fps = len(window) / 2.0
-                if stable is None:
-                    continue
-                changes = {z: cs for z, cs in stable.items() if self._reported.get(z) != cs}
-                if changes or now - self._last_sent >= HEARTBEAT:
-                    self._reported.update(changes)
-                    self._last_sent = now
-                    self.station.submit("camera", changes, wait=False)
-        except Exception as e:  # the camera thread never dies silently: the core will see
-            self.error = f"{type(e).__name__}: {e}"  # camera_lost, and the log says why
-            log.exception("camera feed stopped")
+    @property
+    def latencies_ms(self) -> list[float]:
+        return list(self.watched.latencies_ms)
 
     def _on_records(self, records: list[dict[str, Any]]) -> None:
-        frame = self._last_frame
+        frame = self.watched.last_frame
         if frame is None or self.frames_dir is None:
             return
         for r in records:
@@ -99,8 +97,7 @@ class CameraFeed:
                 cv2.imwrite(str(self.frames_dir / f"{r['round_id']}.png"), frame)
 
 
-def camera_factory_for(cfg: Any, scene: Any = None, *, perturbations: Any = None,
-                       scale: float = 1.0):
+def camera_factory_for(cfg: Any, scene: Any = None, *, perturbations: Any = None):
     """A factory the runtime calls with the station once it runs (None: no camera)."""
     if not cfg.table.camera:
         return None
@@ -108,20 +105,16 @@ def camera_factory_for(cfg: Any, scene: Any = None, *, perturbations: Any = None
     def make(station: Any) -> CameraFeed:
         from firmware_bridge.camera.layout import load_layout
         from firmware_bridge.camera.recogniser import Recogniser
+        from firmware_bridge.camera.sources import open_source
 
         layout = load_layout(cfg.camera.layout)
-        if scale != 1.0:
-            layout = layout.scaled(scale)
         if cfg.camera.source == "synthetic":
-            from firmware_bridge.camera.scene import TableScene
-            from firmware_bridge.camera.synthetic import SyntheticCamera
-
-            source = SyntheticCamera(scene or TableScene(), layout, perturbations,
-                                     fps=cfg.camera.fps)
+            spec: Any = {"kind": "synthetic", "fps": cfg.camera.fps}
+            if perturbations is not None:
+                spec["perturbations"] = perturbations
         else:
-            from firmware_bridge.camera import sources
-
-            source = sources.open_source(cfg.camera.source)
+            spec = cfg.camera.source
+        source = open_source(spec, layout=layout, scene=scene)
         frames_dir = cfg.camera.frames_dir or cfg.data_dir / "frames"
         return CameraFeed(station, source, Recogniser(layout), frames_dir=frames_dir).start()
 
