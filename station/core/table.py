@@ -370,7 +370,12 @@ class TableCore:
             if card is not None:
                 problem = shoe.contents.draw(card, code)
                 if problem:
-                    self._fault("foreign_card", problem)
+                    # the card may lie face down in a zone: its identity stays in the journal
+                    # (PROCEDURE.md §4); the supervisor learns what kind of problem it is
+                    why = ("a printed code already seen in this shoe" if "code" in problem
+                           else f"more copies of one card than {self.game.decks} decks hold")
+                    self._fault("foreign_card", f"card {shoe.cards_out} of the shoe cannot "
+                                f"belong to it: {why}")
         ph = self.phase
         if ph in ("idle", "shuffling", "closed", "between_rounds"):
             why = {
@@ -816,6 +821,10 @@ class TableCore:
         self.round = None
         self.trigger("new_shoe")
         self._emit("shoe_start", shoe=self.shoe.number)
+        if not self.link_up:
+            # the link went quiet while the table was idle: a new shoe cannot start blind
+            self._fault("link_lost", "no valid frame from the shoe since "
+                        f"{to_s(self.last_valid_us or 0):g} s")
 
     def _dealer_open_betting(self, inp: Input) -> None:
         reason = None

@@ -204,7 +204,9 @@ def test_foreign_card_ninth_copy(tmp_path):
     s.supervisor("resume").wait(1).supervisor("cancel_round").wait(1).clear_zones().end()
     recs = run(s, tmp_path)
     assert faults(recs) == ["foreign_card"]
-    assert "9 times" in of(recs, "fault")[0]["detail"]
+    detail = of(recs, "fault")[0]["detail"]
+    assert "more copies of one card than 8 decks hold" in detail
+    assert "AH" not in detail  # a face-down card's identity never leaves the core
     assert of(recs, "round_cancelled")[0]["round_id"] == "PD-01-S1-R3"
 
 
@@ -213,7 +215,9 @@ def test_foreign_card_repeated_printed_code(tmp_path):
     s.open_round().card("2C").wait(0.7).card("AH", "1-0001").wait(0.4).camera({"P1": ["??"]})
     s.wait(0.3).card("2H", "1-0001").wait(1)
     recs = run(s.end(), tmp_path)
-    assert faults(recs) == ["foreign_card"] and "1-0001" in of(recs, "fault")[0]["detail"]
+    detail = of(recs, "fault")[0]["detail"]
+    assert faults(recs) == ["foreign_card"] and "printed code already seen" in detail
+    assert "2H" not in detail and "1-0001" not in detail
 
 
 def test_cut_card_in_the_burn_then_end_shoe(tmp_path):
@@ -492,3 +496,14 @@ def test_camera_lagging_card_by_card_never_times_out(tmp_path):
     s.until_closed().reveal(hands_of(R1)).clear_zones().end()
     recs = run(s, tmp_path)
     assert faults(recs) == [] and len(of(recs, "hand")) == 1
+
+
+def test_new_shoe_with_the_link_down_is_a_link_fault(tmp_path):
+    s = TraceScript()
+    s.link_silent = True
+    s.wait(4).dealer("new_shoe").wait(1)
+    s.link_silent = False
+    s.shoe("HB", "5").wait(0.5).supervisor("resume").wait(0.5)
+    s.supervisor("confirm_shuffle").end()
+    recs = run(s, tmp_path)
+    assert faults(recs) == ["link_lost"] and len(of(recs, "resumed")) == 1
