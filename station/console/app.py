@@ -117,6 +117,25 @@ class Console:
         self.own = Registry()  # the console's own counters
         self.secure_cookies = secure_cookies
         self.closing = threading.Event()
+        self._failures: dict[str, deque[float]] = {}
+        self._login_lock = threading.Lock()
+
+    # ------------------------------------------------------------------ password guessing
+    #: after this many wrong passwords for one user name within the window, that name is
+    #: refused until the oldest failure leaves the window
+    LOGIN_FAILURES, LOGIN_WINDOW = 5, 300.0
+
+    def login_failed(self, user: str) -> None:
+        with self._login_lock:
+            self._failures.setdefault(user, deque(maxlen=self.LOGIN_FAILURES)).append(time.monotonic())
+
+    def login_wait(self, user: str) -> float:
+        """Seconds before this user name may try again (0: now)."""
+        with self._login_lock:
+            d = self._failures.get(user)
+            if d is None or len(d) < self.LOGIN_FAILURES:
+                return 0.0
+            return max(0.0, d[0] + self.LOGIN_WINDOW - time.monotonic())
 
     # ------------------------------------------------------------------ tables
     def table(self, name: str) -> _Table:
@@ -379,8 +398,18 @@ async def login(request: Request) -> Response:
         if is_json:
             raise ApiError(400, 'send {"user": "...", "password": "..."}')
         return _page("login.html", message="Enter your user name and password.")
+    wait = c.login_wait(user)
+    if wait > 0:
+        reason = f"too many wrong passwords for {user}: try again in {math.ceil(wait)} s"
+        c.audit.write(user=user, role=None, action="login", outcome="login_failed", reason=reason)
+        if is_json:
+            raise ApiError(429, reason)
+        resp = _page("login.html", message=reason[0].upper() + reason[1:] + ".")
+        resp.status_code = 429
+        return resp
     found = await anyio.to_thread.run_sync(c.users.authenticate, user, password)
     if found is None:
+        c.login_failed(user)
         c.audit.write(user=user, role=None, action="login", outcome="login_failed",
                       reason="wrong user name or password")
         c.own.counter("station_console_logins_total", "console logins").inc(outcome="failed")
@@ -389,6 +418,8 @@ async def login(request: Request) -> Response:
         resp = _page("login.html", message="Wrong user name or password.")
         resp.status_code = 401
         return resp
+    with c._login_lock:
+        c._failures.pop(user, None)
     s, cookie = c.sessions.create(found.name, found.role)
     c.audit.write(user=found.name, role=found.role, action="login", outcome="login")
     c.own.counter("station_console_logins_total", "console logins").inc(outcome="ok")
@@ -435,9 +466,10 @@ def _sse(event: str, data: Any) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 
 
-async def _view_stream(c: Console, names: list[str]) -> AsyncIterator[bytes]:
+async def _view_stream(c: Console, names: list[str], session: Session) -> AsyncIterator[bytes]:
     """One `view` event per change of any of these tables (and a fresh one every 2 s, so
-    time-based figures such as frames per second stay current)."""
+    time-based figures such as frames per second stay current). The stream ends when the
+    session does (logout or expiry): the browser then finds itself logged out."""
     versions = {n: -1 for n in names}
     last_sent = {n: 0.0 for n in names}
     send: anyio.abc.ObjectSendStream[str]
@@ -459,7 +491,7 @@ async def _view_stream(c: Console, names: list[str]) -> AsyncIterator[bytes]:
             tg.start_soon(watch, n)
         try:
             # wake at least once a second so that a closing console ends its streams
-            while not c.closing.is_set():
+            while not c.closing.is_set() and c.sessions.alive(session.sid):
                 name: str | None = None
                 with anyio.move_on_after(1.0):
                     name = await receive.receive()
@@ -469,23 +501,23 @@ async def _view_stream(c: Console, names: list[str]) -> AsyncIterator[bytes]:
             tg.cancel_scope.cancel()
 
 
-def _stream_response(c: Console, names: list[str]) -> StreamingResponse:
-    return StreamingResponse(_view_stream(c, names), media_type="text/event-stream",
+def _stream_response(c: Console, names: list[str], session: Session) -> StreamingResponse:
+    return StreamingResponse(_view_stream(c, names, session), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 async def api_events(request: Request) -> Response:
-    _need_session(request)
+    s = _need_session(request)
     c = _console(request)
-    return _stream_response(c, list(c.tables))
+    return _stream_response(c, list(c.tables), s)
 
 
 async def api_table_events(request: Request) -> Response:
-    _need_session(request)
+    s = _need_session(request)
     c = _console(request)
     name = request.path_params["table"]
     c.table(name)
-    return _stream_response(c, [name])
+    return _stream_response(c, [name], s)
 
 
 async def api_action(request: Request) -> Response:

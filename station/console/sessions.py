@@ -69,6 +69,11 @@ class Sessions:
                 return None
             return s
 
+    def alive(self, sid: str) -> bool:
+        with self._lock:
+            s = self._sessions.get(sid)
+            return s is not None and self._clock() < s.expires
+
     def end(self, sid: str) -> None:
         with self._lock:
             self._sessions.pop(sid, None)

@@ -311,7 +311,13 @@ function connect() {
   const es = new EventSource("/api/events");
   const pill = $("link-status");
   es.onopen = () => { pill.textContent = "live"; pill.className = "pill ok"; };
-  es.onerror = () => { pill.textContent = "reconnecting…"; pill.className = "pill bad"; };
+  es.onerror = () => {
+    pill.textContent = "reconnecting…"; pill.className = "pill bad";
+    // a stream the station ended for good (session over): find out, and go to the login
+    if (es.readyState === EventSource.CLOSED) {
+      api("/api/session").then(() => setTimeout(connect, 2000)).catch(() => {});
+    }
+  };
   es.addEventListener("view", (ev) => {
     const v = JSON.parse(ev.data);
     const before = state.views[v.table];
