@@ -319,13 +319,16 @@ def _main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--pace", type=float, default=0.0, help="seconds to wait after each round")
+    parser.add_argument("--accounts", type=int, default=12)
+    parser.add_argument("--bets-per-round", type=int, nargs=2, default=(3, 14), metavar=("MIN", "MAX"))
     parser.add_argument("--ledger", help="settle in-process on this ledger file")
     parser.add_argument("--url", help="settle through `station settlement serve` at this URL")
     parser.add_argument("--secret-env", default="SETTLEMENT_SECRET")
     parser.add_argument("--max-backoff", type=float, default=0.5,
                         help="longest wait between delivery retries, seconds")
     args = parser.parse_args(argv)
-    session = plan_session(args.seed, args.rounds)
+    session = plan_session(args.seed, args.rounds, accounts=args.accounts,
+                           bets_per_round=tuple(args.bets_per_round))
     core = None
     if args.url:
         transport: Transport = HttpTransport(args.url, os.environ[args.secret_env], timeout=10)

@@ -36,17 +36,21 @@ def journaled(journal: Path) -> int:
         return 0  # killed before it created its tables
 
 
-def start_station(journal: Path, seed: int, target: list[str]) -> subprocess.Popen:
+def start_station(journal: Path, seed: int, target: list[str], shape: list[str]) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "station.settlement.sim", "--journal", str(journal),
-         "--seed", str(seed), "--rounds", str(ROUNDS), "--pace", str(PACE), *target],
+         "--seed", str(seed), *shape, *target],
         cwd=REPO, env=env_with_secret(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
 
 
-def run_drill(tmp_path: Path, seed: int, *, over_http: bool) -> None:
+def run_drill(tmp_path: Path, seed: int, *, over_http: bool, rounds: int = ROUNDS,
+              accounts: int = 12, bets_per_round: tuple[int, int] = (3, 14),
+              pace: float = PACE, wait: tuple[float, float] = (0.15, 0.7)) -> None:
     rng = random.Random(seed * 7919 + int(time.time()))
-    session = plan_session(seed, ROUNDS)
+    session = plan_session(seed, rounds, accounts=accounts, bets_per_round=bets_per_round)
+    shape = ["--rounds", str(rounds), "--pace", str(pace), "--accounts", str(accounts),
+             "--bets-per-round", *map(str, bets_per_round)]
     journal, ledger = tmp_path / "journal.db", tmp_path / "ledger.db"
     service = None
     if over_http:
@@ -55,7 +59,7 @@ def run_drill(tmp_path: Path, seed: int, *, over_http: bool) -> None:
         target = ["--url", f"http://127.0.0.1:{port}"]
     else:
         target = ["--ledger", str(ledger)]
-    station = start_station(journal, seed, target)
+    station = start_station(journal, seed, target, shape)
     log: list[str] = []
     mid_session_station_kills = mid_session_service_kills = 0
     # over HTTP, kill each side half of the time, in a random order
@@ -63,7 +67,7 @@ def run_drill(tmp_path: Path, seed: int, *, over_http: bool) -> None:
     rng.shuffle(victims)
     try:
         for victim in victims:
-            time.sleep(rng.uniform(0.15, 0.7))
+            time.sleep(rng.uniform(*wait))
             if station.poll() is not None:
                 break
             if victim == "service":
@@ -78,7 +82,7 @@ def run_drill(tmp_path: Path, seed: int, *, over_http: bool) -> None:
                 steps = journaled(journal)
                 log.append(f"killed the station at step {steps}")
                 mid_session_station_kills += steps < len(session.messages)
-                station = start_station(journal, seed, target)
+                station = start_station(journal, seed, target, shape)
         out, err = station.communicate(timeout=120)
         assert station.returncode == 0, f"{log}\n{out.decode()}\n{err.decode()[-2000:]}"
     finally:
@@ -118,3 +122,10 @@ def test_station_killed_at_random_points_settles_everything_once(tmp_path, seed)
 @pytest.mark.parametrize("seed", [303, 404])
 def test_station_and_service_killed_at_random_points_settle_everything_once(tmp_path, seed):
     run_drill(tmp_path, seed, over_http=True)
+
+
+@pytest.mark.slow
+def test_station_killed_while_it_settles_big_rounds_in_process(tmp_path):
+    """Rounds of thousands of bets: kills land inside the settlement transactions too."""
+    run_drill(tmp_path, 505, over_http=False, rounds=3, accounts=300,
+              bets_per_round=(2000, 3000), pace=0.0, wait=(0.2, 0.8))
