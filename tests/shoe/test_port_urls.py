@@ -39,50 +39,69 @@ class PtyAsSerialLine(serial.Serial):
 
 
 class Rfc2217Server:
-    """A one-client RFC 2217 port server on 127.0.0.1 for a serial device path."""
+    """An RFC 2217 port server on 127.0.0.1 for a serial device path, one client at a time
+    (a client that reconnects gets a fresh session, as with a terminal server)."""
 
     def __init__(self, device: str) -> None:
-        self.device = device
+        self.ser = PtyAsSerialLine(device, timeout=0.05)
         self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.settimeout(0.1)
         self.port = self.listener.getsockname()[1]
         self.alive = True
+        self.sessions = 0
         self._lock = threading.Lock()
-        self.threads = [threading.Thread(target=self._serve, daemon=True)]
-        self.threads[0].start()
+        self.conn: socket.socket | None = None
+        self.manager: serial.rfc2217.PortManager | None = None
+        self.threads = [threading.Thread(target=self._accept_loop, daemon=True),
+                        threading.Thread(target=self._to_client, daemon=True)]
+        for t in self.threads:
+            t.start()
 
-    def _serve(self) -> None:
-        conn, _ = self.listener.accept()
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.conn = conn
-        ser = PtyAsSerialLine(self.device, timeout=0.05)
-        self.ser = ser
-        manager = serial.rfc2217.PortManager(ser, self)
-        t = threading.Thread(target=self._to_client, args=(ser, manager), daemon=True)
-        t.start()
-        self.threads.append(t)
-        conn.settimeout(0.1)
+    def _accept_loop(self) -> None:
         while self.alive:
             try:
-                data = conn.recv(1024)
+                conn, _ = self.listener.accept()
             except TimeoutError:
                 continue
             except OSError:
-                break
-            if not data:
-                break
-            ser.write(b"".join(manager.filter(data)))
+                return
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            conn.settimeout(0.1)
+            with self._lock:
+                self.conn = conn
+            manager = serial.rfc2217.PortManager(self.ser, self)  # negotiates through write()
+            with self._lock:
+                self.manager = manager
+            self.sessions += 1
+            while self.alive:
+                try:
+                    data = conn.recv(1024)
+                except TimeoutError:
+                    continue
+                except OSError:
+                    break
+                if not data:
+                    break
+                self.ser.write(b"".join(manager.filter(data)))
+            with self._lock:
+                self.conn = None
+            conn.close()
 
-    def _to_client(self, ser: serial.SerialBase, manager: serial.rfc2217.PortManager) -> None:
+    def _to_client(self) -> None:
         while self.alive:
             try:
-                data = ser.read(ser.in_waiting or 1)
-            except serial.SerialException:
-                break
-            if data:
+                data = self.ser.read(self.ser.in_waiting or 1)
+            except (serial.SerialException, OSError, TypeError):
+                return
+            with self._lock:
+                manager = self.manager if self.conn is not None else None
+            if data and manager is not None:
                 self.write(b"".join(manager.escape(data)))
 
     def write(self, data: bytes) -> None:  # PortManager answers negotiation through this
         with self._lock:
+            if self.conn is None:
+                return
             try:
                 self.conn.sendall(data)
             except OSError:
@@ -90,14 +109,10 @@ class Rfc2217Server:
 
     def close(self) -> None:
         self.alive = False
-        for t in self.threads[1:]:
+        for t in self.threads:
             t.join(timeout=2)
-        for closer in (getattr(self, "conn", None), self.listener, getattr(self, "ser", None)):
-            if closer is not None:
-                try:
-                    closer.close()
-                except OSError:
-                    pass
+        self.listener.close()
+        self.ser.close()
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # pyserial's rfc2217 threads
