@@ -79,7 +79,8 @@ class FaultPlan:
     whole), `duplicate_rate` (arrives twice), `bit_error_rate` (per byte: one bit flipped),
     `junk_rate` (noise bytes before it), `split_rate` (written in 2–4 chunks `split_gap`
     apart); every write is held back `delay` plus up to `jitter` seconds (order kept).
-    Station → shoe: `inbound_drop_rate` per station frame.
+    Station → shoe: `inbound_drop_rate` per station frame; `inbound_lose_first` loses the
+    first N sends of every station command (its retries with the same seq get through).
     """
 
     bit_error_rate: float = 0.0
@@ -91,6 +92,7 @@ class FaultPlan:
     delay: float = 0.0
     jitter: float = 0.0
     inbound_drop_rate: float = 0.0
+    inbound_lose_first: int = 0
     scheduled: tuple[ScheduledFault, ...] = ()
     seed: int | None = None
 
@@ -100,7 +102,7 @@ class FaultPlan:
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"{name} must be within 0..1, got {v}")
-        for name in ("split_gap", "delay", "jitter"):
+        for name in ("split_gap", "delay", "jitter", "inbound_lose_first"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative")
 
@@ -392,6 +394,7 @@ class ShoeSimulator:
         self.stats = SimulatorStats()
         self.sent_log: list[tuple[int, str, tuple[str, ...]]] = []  # every distinct frame sent
         self.executed: dict[int, int] = {}  # station seq -> times carried out (always 1)
+        self._command_sends: dict[int, int] = {}  # station seq -> sends seen (lose_first)
         self.draws = 0
         self._contents: deque[tuple[str, str | None]] = deque()
         self.loaded = False
@@ -540,6 +543,12 @@ class ShoeSimulator:
                         and self._fault_rng.random() < self.faults.inbound_drop_rate):
                     self.stats.inbound_dropped += 1
                     continue
+                if self.faults.inbound_lose_first and frame.type not in ("ACK", "RESEND"):
+                    heard = self._command_sends.get(frame.seq, 0) + 1
+                    self._command_sends[frame.seq] = heard
+                    if heard <= self.faults.inbound_lose_first:
+                        self.stats.inbound_dropped += 1
+                        continue
                 self._on_station_frame(frame.seq, frame.type, frame.fields)
             self.stats.station_decoder = dict(self._decoder.counters)
 
