@@ -52,7 +52,9 @@ def counts(path: Path) -> tuple[int, int, int]:
 def core(tmp_path: Path):
     c = SettlementCore(tmp_path / "ledger.db")
     yield c
+    report = c.check()  # whatever a test did, the books must still balance
     c.close()
+    assert report.ok, report.problems
 
 
 def test_a_round_moves_money_by_the_rules_and_the_books_balance(core, tmp_path):

@@ -40,7 +40,9 @@ def service(tmp_path):
     core = SettlementCore(tmp_path / "ledger.db")
     with serve_in_thread(make_settlement_app(core, SECRET, window=60)) as url:
         yield url, core
+    report = core.check()
     core.close()
+    assert report.ok, report.problems
 
 
 def post(url: str, body: bytes, headers: dict[str, str]) -> httpx.Response:
