@@ -12,6 +12,7 @@ Entry points: `make_console_app(stations, users=..., secret=...)` and `serve_con
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import re
@@ -359,18 +360,22 @@ def _security_headers(resp: Response) -> Response:
     return resp
 
 
-def _page(name: str, **subs: str) -> HTMLResponse:
-    html = (TEMPLATES / name).read_text(encoding="utf-8")
-    for k, v in subs.items():
-        html = html.replace("{{" + k + "}}", v)
-    return HTMLResponse(html)
+def _page(name: str, *, trusted: dict[str, str] | None = None, **text: str) -> HTMLResponse:
+    """A template with `{{name}}` filled in: `text` values are escaped (they may hold what a
+    visitor typed), `trusted` ones (markup the console drew itself) are not."""
+    page = (TEMPLATES / name).read_text(encoding="utf-8")
+    for k, v in (trusted or {}).items():
+        page = page.replace("{{" + k + "}}", v)
+    for k, v in text.items():
+        page = page.replace("{{" + k + "}}", html.escape(v))
+    return HTMLResponse(page)
 
 
 # ---------------------------------------------------------------------- pages
 async def index(request: Request) -> Response:
     if _session(request) is None:
         return RedirectResponse("/login", status_code=303)
-    return _page("console.html", diagram=state_svg())
+    return _page("console.html", trusted={"diagram": state_svg()})
 
 
 async def login_page(request: Request) -> Response:

@@ -35,6 +35,7 @@ def _journal_inputs(path: Path, kind: str) -> list[dict[str, Any]]:
 def test_everything_needs_a_login(make_table, serve) -> None:
     table = make_table("order_fault")
     con = serve(table)
+    assert con.url.startswith("http://127.0.0.1:")  # the default: this machine only
     c = con.client()
     for path in ("/api/session", "/api/tables", f"/api/tables/{T}", f"/api/tables/{T}/rounds",
                  f"/api/tables/{T}/roads", f"/api/tables/{T}/rounds/{T}-S1-R1", "/api/audit",

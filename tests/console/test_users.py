@@ -86,10 +86,17 @@ def test_password_guessing_is_slowed(make_table, serve) -> None:
         assert c.post("/api/login", json={"user": "sup1", "password": "guess-guess"}).status_code == 401
     r = c.post("/api/login", json={"user": "sup1", "password": "floor-sup-pass"})
     assert r.status_code == 429 and "too many wrong passwords" in r.json()["error"]
+    # the form says so too, and what a visitor typed is shown escaped, never as markup
+    r = c.post("/login", data={"user": "sup1", "password": "x"})
+    assert r.status_code == 429 and "Too many wrong passwords for sup1" in r.text
+    for _ in range(5):
+        c.post("/api/login", json={"user": "<b>x</b>", "password": "guess-guess"})
+    r = c.post("/login", data={"user": "<b>x</b>", "password": "x"})
+    assert r.status_code == 429 and "&lt;b&gt;x&lt;/b&gt;" in r.text and "<b>x</b>" not in r.text
     # another user is not held up by it
     assert c.post("/api/login", json={"user": "sup2", "password": "second-sup-pass"}).status_code == 200
     entries = con.console.audit.entries()
-    assert sum(1 for e in entries if e["outcome"] == "login_failed") == 6
+    assert sum(1 for e in entries if e["outcome"] == "login_failed" and e["user"] == "sup1") == 7
 
 
 def test_event_stream_ends_at_logout(make_table, serve) -> None:
