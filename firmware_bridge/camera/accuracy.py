@@ -122,10 +122,12 @@ def run(
             raise ValueError(f"no perturbation preset {preset!r}; presets: {', '.join(PRESETS)}")
         score = PresetScore(preset)
         base = seed * 1_000_003 + sorted(PRESETS).index(preset) * 10_007
+        # one camera per preset: its felt, card art and noise field are drawn once
+        camera = SyntheticCamera(TableScene(), layout, perturbations=preset, seed=base)
         for i in range(frames):
             rng = random.Random(base + i)
             scene = random_table(rng, base + i)
-            camera = SyntheticCamera(scene, layout, perturbations=preset, seed=base + i)
+            camera.scene = scene
             got = None
             while got is None:  # a dropped frame never reaches the recogniser
                 got = camera.read()

@@ -1,0 +1,29 @@
+"""The accuracy suite on a sample (the full run is `station camera accuracy`, docs/camera.md):
+no wrong identity at all, and at least 99.5% of zone states exactly right."""
+
+from __future__ import annotations
+
+from firmware_bridge.camera import accuracy
+from firmware_bridge.camera.synthetic import PRESETS
+
+
+def test_accuracy_bounds_on_every_perturbation(layout):
+    results = accuracy.run(list(PRESETS), frames=12, seed=7, layout=layout)
+    total = accuracy.totals(results)
+    report = "\n".join(str(r.as_dict()) + "".join("\n    " + e for e in r.examples) for r in results)
+    assert total["wrong_identity"] == 0, report
+    assert total["correct_pct"] >= 99.5, report
+    assert total["zone_states"] >= 12 * len(PRESETS) * 7 * 0.8
+    # the sample did exercise face-up reading and the held (covered) path
+    assert sum(r.counts["correct"] for r in results) > 0
+    assert any(r.counts["held"] for r in results if r.preset == "occlusion")
+
+
+def test_scoring_rules():
+    assert accuracy.score_zone(["7H", "??"], ["??", "7H"]) == "correct"
+    assert accuracy.score_zone(["7H", "??"], ["??", "XX"]) == "xx"
+    assert accuracy.score_zone(["7H", "??"], ["??", "7D"]) == "wrong_identity"
+    assert accuracy.score_zone(["7H", "7H"], ["7H", "7H"]) == "correct"
+    assert accuracy.score_zone(["7H", "8H"], ["7H", "7H"]) == "wrong_identity"
+    assert accuracy.score_zone(["??", "??"], ["??"]) == "miscount"
+    assert accuracy.score_zone(["??"], None) == "held"
