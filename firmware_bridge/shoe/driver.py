@@ -518,7 +518,15 @@ class ShoeDriver:
     def counters(self) -> dict[str, int]:
         """Every kind of dropped input (decoder and sequencer) and the driver's own counts."""
         c: Counter[str] = Counter(dict.fromkeys(COUNTER_NAMES, 0))
-        c.update(self._stream.counters)
+        stream_counts: Counter[str] = Counter()
+        for _ in range(10):
+            try:
+                # The reader may add a new kind of drop while we copy: copy again.
+                stream_counts = self._stream.counters
+                break
+            except RuntimeError:
+                continue
+        c.update(stream_counts)
         with self._count_lock:
             c.update(self._counters)
         return dict(sorted(c.items()))
