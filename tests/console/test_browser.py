@@ -198,6 +198,8 @@ def test_dealer_and_a_degraded_second_table(make_table, serve, page) -> None:
     expect(page.locator("#badge-degraded")).to_be_visible()
     expect(page.locator("#h-camera")).to_contain_text("not fitted")
     expect(page.locator("#h-link")).to_contain_text("up")
+    expect(page.locator("#roads-shoe")).to_have_text("shoe 1 · 0 rounds")
+    expect(page.locator("#rounds li")).to_have_count(0)
     _shot(page, "05-dealer-degraded")
 
     # a supervisor cancels the round (confirming the dialog); everyone is refunded
@@ -212,6 +214,7 @@ def test_dealer_and_a_degraded_second_table(make_table, serve, page) -> None:
     page.locator('#alerts .alert[data-kind="card_mismatch"] button[data-action="cancel_round"]').click()
     expect(page.locator("#alerts .alert")).to_have_count(0)
     page.locator('#tiles .tile[data-table="PD-01"]').click()
+    expect(page.locator("#roads-shoe")).to_have_text("shoe 1 · 2 rounds")
     li = page.locator('#rounds li[data-round="PD-01-S1-R3"]')
     expect(li).to_contain_text("cancelled (card_mismatch)")
     li.locator("a").click()

@@ -11,7 +11,7 @@ const ACTION_LABELS = {
 const DANGER = new Set(["cancel_round", "end_shoe", "close_table"]);
 const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
 
-const state = { session: null, views: {}, selected: null, received: {}, roadsKey: {}, roundsKey: {} };
+const state = { session: null, views: {}, selected: null, received: {} };
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -50,7 +50,19 @@ function cardEl(code) {
 const backEl = () => el("span", { class: "card back", title: "face down" });
 
 // ------------------------------------------------------------------ rendering
+// Parts with buttons are rebuilt only when what they show changes: a button replaced under
+// the supervisor's pointer (views arrive several times a second) would swallow the click.
+const drawn = {};
+function changed(part, key) {
+  if (drawn[part] === key) return false;
+  drawn[part] = key;
+  return true;
+}
+
 function renderTiles() {
+  const key = JSON.stringify([state.selected, Object.values(state.views).map((v) =>
+    [v.table, v.state, v.paused, v.faults.map((f) => f.kind)])]);
+  if (!changed("tiles", key)) return;
   const nav = $("tiles");
   nav.replaceChildren();
   for (const [name, v] of Object.entries(state.views)) {
@@ -64,17 +76,32 @@ function renderTiles() {
   }
 }
 
+function agoText(v, f) {
+  const ago = Math.max(0, Math.round(v.now - f.since));
+  return `since ${f.since.toFixed(1)} s on the table clock (${ago} s ago)`;
+}
+
 function renderAlerts() {
   const box = $("alerts");
+  const key = JSON.stringify(Object.values(state.views).map((v) =>
+    [v.table, v.faults.map((f) => [f.kind, f.round_id, f.since, f.detail, f.cancel_only])]));
+  if (!changed("alerts", key)) {
+    // the same faults: only the "how long ago" moves on
+    for (const a of box.querySelectorAll(".alert")) {
+      const v = state.views[a.dataset.table];
+      const f = v && v.faults.find((x) => x.kind === a.dataset.kind);
+      if (f) a.querySelector(".meta").textContent = agoText(v, f);
+    }
+    return;
+  }
   box.replaceChildren();
   for (const [name, v] of Object.entries(state.views)) {
     for (const f of v.faults) {
-      const ago = Math.max(0, Math.round(v.now - f.since));
       const a = el("div", { class: "alert", "data-kind": f.kind, "data-table": name },
         el("div", { class: "kind", text: `${name} · ${f.kind}${f.round_id ? " · " + f.round_id : ""}` }),
         el("div", { class: "meaning", text: f.meaning }),
         el("div", { class: "detail", text: f.detail }),
-        el("div", { class: "meta", text: `since ${f.since.toFixed(1)} s on the table clock (${ago} s ago)` }),
+        el("div", { class: "meta", text: agoText(v, f) }),
         el("div", { class: "options", text: `You may: ${f.cancel_only ? "cancel only" : f.options}` }));
       if (state.session && state.session.role === "supervisor") {
         const row = el("div", { class: "alert-actions" });
@@ -175,8 +202,8 @@ function renderHealth(v) {
 
 function renderActions(v) {
   const box = $("action-buttons");
+  if (!state.session || !changed("actions", v.table)) return;
   box.replaceChildren();
-  if (!state.session) return;
   for (const act of state.session.actions_ordered) {
     box.append(el("button", { type: "button", class: DANGER.has(act) ? "danger" : "", "data-action": act,
       onclick: () => decide(v.table, act) }, ACTION_LABELS[act] || act));
@@ -185,9 +212,7 @@ function renderActions(v) {
 
 async function renderRoads(name, v) {
   const shoe = v.shoe ? v.shoe.number : null;
-  const key = `${shoe}/${v.rounds_settled}`;
-  if (state.roadsKey[name] === key) return;
-  state.roadsKey[name] = key;
+  if (!changed("roads", `${name}/${shoe}/${v.rounds_settled}`)) return;
   const { body } = await api(`/api/tables/${encodeURIComponent(name)}/roads`);
   if (name !== state.selected || !body.roads) return;
   set("roads-shoe", body.shoe ? `shoe ${body.shoe} · ${body.rounds} rounds` : "");
@@ -201,9 +226,8 @@ async function renderRoads(name, v) {
 }
 
 async function renderRounds(name, v) {
-  const key = `${v.rounds_settled}/${v.history.length}/${v.history.length ? v.history[v.history.length - 1].round_id : ""}`;
-  if (state.roundsKey[name] === key) return;
-  state.roundsKey[name] = key;
+  const last = v.history.length ? v.history[v.history.length - 1].round_id : "";
+  if (!changed("rounds", `${name}/${v.rounds_settled}/${v.history.length}/${last}`)) return;
   const { body } = await api(`/api/tables/${encodeURIComponent(name)}/rounds`);
   if (name !== state.selected || !body.rounds) return;
   const ol = $("rounds");
@@ -323,7 +347,8 @@ function connect() {
     const before = state.views[v.table];
     state.views[v.table] = v;
     state.received[v.table] = performance.now();
-    if (!state.selected) state.selected = v.table;
+    // the first table of the station's list is shown first, whichever speaks first
+    if (!state.selected && v.table === state.session.tables[0]) state.selected = v.table;
     if (before && before.state !== "paused" && v.paused && state.session.role === "supervisor") {
       refreshAudit();
     }
