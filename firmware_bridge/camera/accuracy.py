@@ -128,6 +128,7 @@ def run(
             rng = random.Random(base + i)
             scene = random_table(rng, base + i)
             camera.scene = scene
+            camera.new_view()
             got = None
             while got is None:  # a dropped frame never reaches the recogniser
                 got = camera.read()

@@ -218,12 +218,22 @@ class TableRenderer:
             self._hand(img, rng.uniform(x0 + 40, x1 - 40), y1 - rng.uniform(0.05, 0.3) * (y1 - y0), rng, fingers_only=True)
         return self._camera_effects(img, p, rng)
 
+    def new_view(self, rng: random.Random) -> None:
+        """Draw where the lights reflect and how far the camera has moved since it was
+        calibrated. Both hold still from frame to frame, as at a real table, until this is
+        called again (the accuracy suite calls it for every independent frame)."""
+        self._glare_xy = (rng.uniform(0, self.layout.width), rng.uniform(0, self.layout.height))
+        self._roll_unit = rng.uniform(-1, 1)
+        self._keystone_unit = [(rng.uniform(-1, 1), rng.uniform(-1, 1)) for _ in range(4)]
+
     def _camera_effects(self, img: Frame, p: Perturbations, rng: random.Random) -> Frame:
         lay = self.layout
+        if not hasattr(self, "_glare_xy"):
+            self.new_view(rng)
         if p.glare > 0:
             patch = self._glare_patch
             r = patch.shape[0] // 2
-            gx, gy = int(rng.uniform(0, lay.width)), int(rng.uniform(0, lay.height))
+            gx, gy = int(self._glare_xy[0]), int(self._glare_xy[1])
             x0, y0, x1, y1 = max(0, gx - r), max(0, gy - r), min(lay.width, gx + r), min(lay.height, gy + r)
             add = (patch[y0 - gy + r : y1 - gy + r, x0 - gx + r : x1 - gx + r] * p.glare).astype(np.uint8)
             roi = img[y0:y1, x0:x1]
@@ -235,8 +245,8 @@ class TableRenderer:
         if p.camera_roll_deg or p.perspective:
             w, h = lay.width, lay.height
             src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-            jit = np.float32([[rng.uniform(-1, 1) * p.perspective * w, rng.uniform(-1, 1) * p.perspective * h] for _ in range(4)])
-            roll = np.deg2rad(rng.uniform(-1, 1) * p.camera_roll_deg)
+            jit = np.float32([[u * p.perspective * w, v * p.perspective * h] for u, v in self._keystone_unit])
+            roll = np.deg2rad(self._roll_unit * p.camera_roll_deg)
             c, s = math.cos(roll), math.sin(roll)
             centred = src - [w / 2, h / 2]
             rolled = np.float32([[c * x - s * y + w / 2, s * x + c * y + h / 2] for x, y in centred])
@@ -305,6 +315,10 @@ class SyntheticCamera:
         if self.perturbations.drop_rate and self._rng.random() < self.perturbations.drop_rate:
             return None
         return t, frame
+
+    def new_view(self) -> None:
+        """Move the light reflection and the camera's calibration error (see TableRenderer)."""
+        self.renderer.new_view(self._rng)
 
     def close(self) -> None:
         self._closed = True
