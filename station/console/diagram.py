@@ -109,8 +109,7 @@ def state_svg() -> str:
         )
     parts.append('<text class="note" x="10" y="180">any state → paused on a fault; '
                  "resume returns to where the procedure stands</text>")
-    parts.append('<text class="note" x="10" y="196">the shoe ends (end_shoe, or its last round over) → idle; '
-                 "close_table: to closed from idle, shuffling, ready, burning, between rounds "
-                 "or paused</text>")
+    parts.append('<text class="note" x="10" y="196">the shoe ends (end_shoe, or its last round '
+                 "over) → idle; close_table → closed whenever no round is in progress</text>")
     parts.append("</svg>")
     return "".join(parts)

@@ -138,7 +138,7 @@ def test_supervisor_watches_a_round_resumes_a_fault_and_reads_the_road(make_tabl
     table.feed(_before(69.6))
     table.at(69.6)
     alert.locator('button[data-action="resume"]').click()
-    expect(page.locator("#action-message")).to_have_text("Resume: done")
+    expect(page.locator("#action-message")).to_have_text("PD-01 · Resume: done")
     expect(page.locator("#alerts .alert")).to_have_count(0)
     expect(page.locator('#tiles .tile.paused')).to_have_count(0)
     expect(page.locator('#audit tbody tr[data-outcome="done"]')).to_have_count(1)

@@ -268,20 +268,21 @@ function select(name) {
 async function decide(table, action) {
   if (DANGER.has(action) && !window.confirm(`${ACTION_LABELS[action]} at table ${table}?`)) return;
   const msg = $("action-message");
-  msg.className = ""; msg.textContent = `${ACTION_LABELS[action]}…`;
+  const what = `${table} · ${ACTION_LABELS[action]}`;
+  msg.className = ""; msg.textContent = `${what}…`;
   try {
     const { status, body } = await api(`/api/tables/${encodeURIComponent(table)}/actions`,
       { method: "POST", body: JSON.stringify({ action }) });
     if (status === 200) {
-      msg.className = "done"; msg.textContent = `${ACTION_LABELS[action]}: done`;
+      msg.className = "done"; msg.textContent = `${what}: done`;
     } else {
       msg.className = status === 409 ? "refused" : "error";
-      msg.textContent = `${ACTION_LABELS[action]}: refused: ${body.reason || body.error}`;
+      msg.textContent = `${what}: refused: ${body.reason || body.error}`;
     }
     if (body.view) { state.views[table] = body.view; state.received[table] = performance.now(); render(); }
     if (state.session.role === "supervisor") refreshAudit();
   } catch (e) {
-    msg.className = "error"; msg.textContent = `${ACTION_LABELS[action]}: ${e}`;
+    msg.className = "error"; msg.textContent = `${what}: ${e}`;
   }
 }
 
