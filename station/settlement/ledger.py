@@ -210,10 +210,10 @@ def check_books(conn: sqlite3.Connection, *, require_closed: bool = False) -> Ch
         )
         open_deducted = 0
         for (key, deducted, outcome, returned, closed_by, round_status, round_entry,
-             n_postings, n_in_play, n_wallet) in rows:
-            if not (n_postings == 2 and n_in_play == 1 and n_wallet == 1):
+             n_naming, n_in_play, n_wallet) in rows:
+            if not (n_naming == 2 and n_in_play == 1 and n_wallet == 1):
                 problem(f"bet {key}: not deducted exactly once from its wallet into play"
-                        f" ({n_postings} postings name it)")
+                        f" ({n_naming} postings name it)")
             if outcome is None:
                 counts["open"] += 1
                 open_deducted += deducted

@@ -72,6 +72,10 @@ def test_a_round_moves_money_by_the_rules_and_the_books_balance(core, tmp_path):
     report = core.check(require_closed=True)
     assert report.ok, report.problems
     assert report.figures["bets_settled"] == 3 and report.figures["in_play"] == 0
+    postings, entries, rounds = counts(tmp_path / "ledger.db")
+    # 2 wallet sets x 2, 3 bets x 2, the hand: u1, u2, in_play, house
+    assert (postings, entries, rounds) == (14, 6, 1)
+    assert report.figures["postings"] == postings and report.figures["messages"] == entries
 
 
 def test_cancelled_round_refunds_every_bet_in_full(core):
