@@ -75,3 +75,31 @@ def test_recorded_trace_settles_to_its_expected_balances(tmp_path, name):
         assert report.ok, report.problems
         if name == "mismatch_cancel":
             assert report.figures["rounds_cancelled"] == 1 and report.figures["bets_refunded"] > 0
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_station_replay_settles_through_this_core(tmp_path, name):
+    """Acceptance: `station replay` (the table core's replay) settles into a ledger through this
+    core; its balances record matches the trace's expected balances, and the books are clean."""
+    import subprocess
+    import sys
+
+    from tests.settlement.helpers import REPO, env_with_secret
+
+    ledger, out = tmp_path / "ledger.db", tmp_path / "out.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "station", "replay", str(TRACES / name / "trace.jsonl"),
+         "--ledger", str(ledger), "--out", str(out)],
+        cwd=REPO, env=env_with_secret(), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    expected = json.loads((TRACES / name / "expected.json").read_text())
+    assert records[-1]["type"] == "balances"
+    assert records[-1]["accounts"] == expected["balances"]
+    with SettlementCore(ledger) as core:
+        assert core.balances() == expected["balances"]
+        report = core.check(require_closed=True)
+        assert report.ok, report.problems
+        closed = report.figures["bets_settled"] + report.figures["bets_refunded"]
+        assert closed == sum(len(s["bets"]) for s in expected["settlements"]) + sum(
+            len(c["refunds"]) for c in expected["cancelled"])
