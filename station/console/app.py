@@ -12,6 +12,7 @@ Entry points: `make_console_app(stations, users=..., secret=...)` and `serve_con
 
 from __future__ import annotations
 
+import asyncio
 import html
 import json
 import math
@@ -118,6 +119,8 @@ class Console:
         self.own = Registry()  # the console's own counters
         self.secure_cookies = secure_cookies
         self.closing = threading.Event()
+        self._subs: set[tuple[asyncio.AbstractEventLoop, asyncio.Event, frozenset[str]]] = set()
+        self._subs_lock = threading.Lock()
         self._failures: dict[str, deque[float]] = {}
         self._login_lock = threading.Lock()
 
@@ -217,6 +220,25 @@ class Console:
             if v and v.get("version", 0) > version:
                 version = v["version"]
                 self._sample(t, v)
+                self._wake(name)
+
+    def subscribe(self, sub: tuple[asyncio.AbstractEventLoop, asyncio.Event, frozenset[str]]) -> None:
+        with self._subs_lock:
+            self._subs.add(sub)
+
+    def unsubscribe(self, sub: tuple[asyncio.AbstractEventLoop, asyncio.Event, frozenset[str]]) -> None:
+        with self._subs_lock:
+            self._subs.discard(sub)
+
+    def _wake(self, name: str) -> None:
+        """Tell every event stream watching this table that it has a new view."""
+        with self._subs_lock:
+            subs = [s for s in self._subs if name in s[2]]
+        for loop, event, _ in subs:
+            try:
+                loop.call_soon_threadsafe(event.set)
+            except RuntimeError:  # that stream's loop has closed
+                self.unsubscribe((loop, event, _))
 
     def start_samplers(self) -> None:
         for name in self.tables:
@@ -474,36 +496,30 @@ def _sse(event: str, data: Any) -> bytes:
 async def _view_stream(c: Console, names: list[str], session: Session) -> AsyncIterator[bytes]:
     """One `view` event per change of any of these tables (and a fresh one every 2 s, so
     time-based figures such as frames per second stay current). The stream ends when the
-    session does (logout or expiry): the browser then finds itself logged out."""
+    session does (logout or expiry): the browser then finds itself logged out.
+
+    No thread per stream: the console's one watcher thread per table wakes every stream
+    through its event loop, so any number of screens cost no worker threads."""
     versions = {n: -1 for n in names}
     last_sent = {n: 0.0 for n in names}
-    send: anyio.abc.ObjectSendStream[str]
-    send, receive = anyio.create_memory_object_stream[str](max_buffer_size=len(names) * 4)
-
-    async def watch(name: str) -> None:
-        st = c.tables[name].station
-        while not c.closing.is_set():
-            v = await anyio.to_thread.run_sync(st.wait_view, versions[name], 1.0,
-                                               abandon_on_cancel=True)
-            if v.get("version", 0) > versions[name] or time.monotonic() - last_sent[name] > 2:
-                versions[name] = v.get("version", 0)
-                last_sent[name] = time.monotonic()
-                await send.send(name)
-
-    yield b"retry: 1000\n\n"
-    async with anyio.create_task_group() as tg:
-        for n in names:
-            tg.start_soon(watch, n)
-        try:
-            # wake at least once a second so that a closing console ends its streams
-            while not c.closing.is_set() and c.sessions.alive(session.sid):
-                name: str | None = None
-                with anyio.move_on_after(1.0):
-                    name = await receive.receive()
-                if name is not None:
+    wake = asyncio.Event()
+    sub = (asyncio.get_running_loop(), wake, frozenset(names))
+    c.subscribe(sub)
+    try:
+        yield b"retry: 1000\n\n"
+        # wake at least once a second so that a closing console or an ended session ends it
+        while not c.closing.is_set() and c.sessions.alive(session.sid):
+            for name in names:
+                version = c.tables[name].station.view_version
+                if version > versions[name] or time.monotonic() - last_sent[name] > 2:
+                    versions[name] = version
+                    last_sent[name] = time.monotonic()
                     yield _sse("view", c.table_view(name))
-        finally:
-            tg.cancel_scope.cancel()
+            with anyio.move_on_after(1.0):
+                await wake.wait()
+            wake.clear()
+    finally:
+        c.unsubscribe(sub)
 
 
 def _stream_response(c: Console, names: list[str], session: Session) -> StreamingResponse:
