@@ -102,6 +102,10 @@ class Console:
                  secure_cookies: bool = False) -> None:
         if isinstance(stations, Mapping):
             items = list(stations.items())
+            for name, st in items:
+                if name != st.settings.table:
+                    raise ValueError(f"table {name!r} is given the station of table "
+                                     f"{st.settings.table!r}: name each station by its own table")
         else:
             items = [(s.settings.table, s) for s in stations]
         if not items:
