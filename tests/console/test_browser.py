@@ -125,6 +125,7 @@ def test_supervisor_watches_a_round_resumes_a_fault_and_reads_the_road(make_tabl
     expect(alert).to_contain_text("resume after correcting, cancel")
     expect(page.locator('#tiles .tile.paused[data-table="PD-01"]')).to_have_count(1)
     expect(page.locator("#badge-paused")).to_be_visible()
+    expect(page).to_have_title("⚠ PAUSED PD-01 · Table console")
     expect(page.locator('#diagram .state.current[data-state="paused"]')).to_have_count(1)
     _shot(page, "02-alert")
 
@@ -141,6 +142,7 @@ def test_supervisor_watches_a_round_resumes_a_fault_and_reads_the_road(make_tabl
     expect(page.locator("#action-message")).to_have_text("PD-01 · Resume: done")
     expect(page.locator("#alerts .alert")).to_have_count(0)
     expect(page.locator('#tiles .tile.paused')).to_have_count(0)
+    expect(page).to_have_title("Table console")
     expect(page.locator('#audit tbody tr[data-outcome="done"]')).to_have_count(1)
     expect(page.locator('#audit tbody tr[data-outcome="refused"]')).to_have_count(1)
 

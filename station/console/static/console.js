@@ -242,7 +242,29 @@ async function renderRounds(name, v) {
   if (state.session.role === "supervisor") refreshAudit();
 }
 
+// A pause must be noticed even from another tab or across the room: the tab's title says
+// which tables are paused, and a short tone sounds when one pauses (once the browser allows
+// sound, i.e. after the first click on the page).
+let audio = null;
+document.addEventListener("click", () => {
+  if (!audio && window.AudioContext) audio = new AudioContext();
+}, { once: true });
+function alarm() {
+  if (!audio) return;
+  try {
+    const o = audio.createOscillator(), g = audio.createGain();
+    o.frequency.value = 880; g.gain.value = 0.15;
+    o.connect(g); g.connect(audio.destination);
+    o.start(); o.stop(audio.currentTime + 0.6);
+  } catch (e) { /* no sound device: the screen still alarms */ }
+}
+function renderTitle() {
+  const paused = Object.values(state.views).filter((v) => v.paused).map((v) => v.table);
+  document.title = paused.length ? `⚠ PAUSED ${paused.join(", ")} · Table console` : "Table console";
+}
+
 function render() {
+  renderTitle();
   renderTiles();
   renderAlerts();
   const v = state.views[state.selected];
@@ -350,8 +372,9 @@ function connect() {
     state.received[v.table] = performance.now();
     // the first table of the station's list is shown first, whichever speaks first
     if (!state.selected && v.table === state.session.tables[0]) state.selected = v.table;
-    if (before && before.state !== "paused" && v.paused && state.session.role === "supervisor") {
-      refreshAudit();
+    if (before && !before.paused && v.paused) {
+      alarm();
+      if (state.session.role === "supervisor") refreshAudit();
     }
     render();
   });
