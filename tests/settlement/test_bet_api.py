@@ -173,13 +173,15 @@ def test_bets_arriving_together_share_a_commit_and_keep_their_answers(tmp_path):
 
     def slow_place_bets(bets: list[dict]) -> list[dict]:
         calls.append(len(bets))
-        time.sleep(0.05)  # a slow disk: requests pile up meanwhile
+        time.sleep(0.3)  # a slow disk: requests pile up meanwhile
         return book.place_bets(bets)
 
     answers: dict[int, httpx.Response] = {}
+    start = threading.Barrier(20)
     with serve_in_thread(make_bet_app(slow_place_bets, {KEY: "p"})) as url:
         def one(i: int) -> None:
             with httpx.Client(base_url=url, headers=AUTH, timeout=30) as client:
+                start.wait(30)
                 # p{i} holds 1000(i+1): 600(i+1) is affordable, so every answer differs
                 answers[i] = client.post(
                     "/v1/bets", json={"account": f"p{i}", "spot": "P2", "amount": 300 * (i + 1)})
