@@ -56,7 +56,8 @@ class BatchOutcome:
 
 def message_digest(message: Mapping[str, Any]) -> str:
     """A fingerprint of a message's content, so a key reused for other content is caught."""
-    canonical = json.dumps(message, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    canonical = json.dumps(message, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                           allow_nan=False)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 

@@ -133,7 +133,8 @@ class DeliveryWorker:
         self._thread.start()
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop the thread (after its current attempt) and close the worker's connection."""
+        """Stop the thread (after its current attempt) and close the worker's connection.
+        Final: a stopped worker is not started again (make a new one)."""
         self._stopping.set()
         self._wake.set()
         if self._thread is not None:
@@ -165,10 +166,15 @@ class DeliveryWorker:
                 return self.pending() == 0
 
     def pending(self) -> int:
-        with self._lock:
-            return self._conn.execute(
+        """Messages not yet confirmed. Its own connection: a delivery in progress (a slow
+        service) must not hold up the supervisor's screen asking."""
+        conn = sqlite3.connect(str(self.journal_db_path), timeout=10)
+        try:
+            return conn.execute(
                 "SELECT COUNT(*) FROM settlement_outbox WHERE delivered_at IS NULL"
             ).fetchone()[0]
+        finally:
+            conn.close()
 
     # -- delivery -----------------------------------------------------------------------
 
