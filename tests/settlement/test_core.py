@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -291,3 +292,16 @@ def test_a_file_that_is_not_a_ledger_is_refused_and_left_alone(tmp_path):
         assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["journal"]
     done = ledger_check(other)
     assert done.returncode == 2 and "cannot read" in done.stderr
+
+
+def test_ledger_balances_command_prints_every_wallet(tmp_path):
+    path = tmp_path / "ledger.db"
+    with SettlementCore(path) as core:
+        core.apply(wallet(1, "u1", 1000))
+        core.apply(wallet(2, "u2", 5))
+        core.apply(bet("R1", 1, "u1", "P1", 100))
+    done = subprocess.run(
+        [sys.executable, "-m", "station", "ledger", "balances", "--ledger", str(path)],
+        cwd=REPO, env=env_with_secret(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    assert json.loads(done.stdout) == {"u1": 800, "u2": 5}
