@@ -111,7 +111,7 @@ def run(
     presets: list[str] | None = None,
     frames: int = 250,
     seed: int = 1,
-    decoder: str = "zbar",
+    decoder: str = "auto",
     layout: Layout | None = None,
 ) -> list[PresetScore]:
     layout = layout or default_layout()

@@ -16,7 +16,7 @@ class CameraConfig:
     layout: Layout
     source: dict[str, object] = field(default_factory=lambda: {"kind": "synthetic"})
     stable_frames: int = 3
-    decoder: str = "zbar"
+    decoder: str = "auto"
     heartbeat: float = 0.5
 
 
@@ -48,5 +48,5 @@ def load_camera_config(path: str | Path | None) -> CameraConfig:
         raise LayoutError(f"{p}: stable_frames {stable} outside 1..30")
     if not 0 < heartbeat <= 1.0:
         raise LayoutError(f"{p}: heartbeat {heartbeat} s: the camera must report at least once a second")
-    decoder = str(rec.get("decoder", "zbar"))
+    decoder = str(rec.get("decoder", "auto"))
     return CameraConfig(layout, dict(source), stable, decoder, heartbeat)

@@ -14,8 +14,8 @@ How a frame is read, cheapest first:
    back (our blue), black (the cut card) and skin (the dealer's hand). Skin in a zone means
    the zone is covered: it keeps its last state. Each blob of card pixels is one card when it
    has the size and shape of one, else two (or more) overlapping cards.
-4. Only for blobs holding face-up cards is the full-resolution picture decoded, with pyzbar
-   restricted to QR codes. Each card carries two symbols a fixed distance apart and turned
+4. Only for blobs holding face-up cards is the full-resolution picture decoded, with
+   zxing-cpp (or pyzbar) restricted to QR codes. Each card carries two symbols a fixed distance apart and turned
    180° to each other; symbols that fit that geometry are one card. A card is named only from
    a symbol whose text is a card in our notation; two symbols on one card that disagree, more
    names than face-up cards, or no readable symbol all give `XX`: never a guess.
@@ -117,7 +117,7 @@ class _ZoneGeometry:
 class Recogniser:
     """Frames → stable zone states. Not thread-safe: one recogniser per camera thread."""
 
-    def __init__(self, layout: Layout, *, stable_frames: int = 3, decoder: str | QrDecoder = "zbar") -> None:
+    def __init__(self, layout: Layout, *, stable_frames: int = 3, decoder: str | QrDecoder = "auto") -> None:
         if stable_frames < 1:
             raise ValueError("stable_frames must be at least 1")
         self.layout = layout

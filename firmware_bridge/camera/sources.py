@@ -161,6 +161,8 @@ def open_source(
     """Open the frame source a config names (see the module doc for the forms)."""
     if isinstance(spec, int):
         spec = {"kind": "device", "device": spec}
+    if isinstance(spec, dict) and "kind" not in spec and "spec" in spec:
+        spec = spec["spec"]  # `source = "rtsp://…"` in a camera config
     if isinstance(spec, str):
         s = spec.strip()
         if s == "synthetic":

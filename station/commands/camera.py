@@ -29,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     snap.add_argument("--timeout", type=float, default=10.0, help="give up after this many seconds without frames")
     rd = sub.add_parser("read", help="read still images: one JSON line per image")
     rd.add_argument("--config", help="camera config TOML (default: embedded layout)")
-    rd.add_argument("--decoder", choices=("zbar", "zxing"), help="override the config's QR decoder")
+    rd.add_argument("--decoder", choices=("auto", "zbar", "zxing"), help="override the config's QR decoder")
     rd.add_argument("images", nargs="+", metavar="IMAGE")
     ren = sub.add_parser("render", help="draw a random synthetic table to a PNG and print its truth")
     ren.add_argument("--config", help="camera config TOML (default: embedded layout)")
@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     acc = sub.add_parser("accuracy", help="run the accuracy suite on synthetic frames")
     acc.add_argument("--frames", type=int, default=250, help="frames per perturbation (default %(default)s)")
     acc.add_argument("--presets", help="comma-separated perturbation presets (default: all)")
-    acc.add_argument("--decoder", default="zbar", choices=("zbar", "zxing"))
+    acc.add_argument("--decoder", default="auto", choices=("auto", "zbar", "zxing"))
     acc.add_argument("--seed", type=int, default=1)
     acc.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     acc.add_argument("--examples", action="store_true", help="also list misread zones")
@@ -65,7 +65,7 @@ def _snapshot(args: argparse.Namespace) -> int:
     from firmware_bridge.camera.sources import open_source
 
     cfg = load_camera_config(args.config)
-    spec = args.source if args.source else cfg.source.get("spec", cfg.source)
+    spec = args.source if args.source else cfg.source
     source = open_source(spec, layout=cfg.layout)  # type: ignore[arg-type]
     rec = Recogniser(cfg.layout, stable_frames=cfg.stable_frames, decoder=cfg.decoder)
     frame = None

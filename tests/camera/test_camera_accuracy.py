@@ -3,17 +3,20 @@ no wrong identity at all, and at least 99.5% of zone states exactly right."""
 
 from __future__ import annotations
 
+import pytest
+
 from firmware_bridge.camera import accuracy
 from firmware_bridge.camera.synthetic import PRESETS
 
 
-def test_accuracy_bounds_on_every_perturbation(layout):
-    results = accuracy.run(list(PRESETS), frames=12, seed=7, layout=layout)
+@pytest.mark.parametrize("decoder, frames", [("auto", 20), ("zbar", 5)])
+def test_accuracy_bounds_on_every_perturbation(layout, decoder, frames):
+    results = accuracy.run(list(PRESETS), frames=frames, seed=7, layout=layout, decoder=decoder)
     total = accuracy.totals(results)
     report = "\n".join(str(r.as_dict()) + "".join("\n    " + e for e in r.examples) for r in results)
     assert total["wrong_identity"] == 0, report
     assert total["correct_pct"] >= 99.5, report
-    assert total["zone_states"] >= 12 * len(PRESETS) * 7 * 0.8
+    assert total["zone_states"] >= frames * len(PRESETS) * 7 * 0.8
     # the sample did exercise face-up reading and the held (covered) path
     assert sum(r.counts["correct"] for r in results) > 0
     assert any(r.counts["held"] for r in results if r.preset == "occlusion")
