@@ -142,7 +142,7 @@ class Recogniser:
         self._stable: dict[str, Reading] = {}
         self.views: dict[str, ZoneView] = {}
         self.cut_card_visible = False
-        self._cut_blobs: list[np.ndarray] = []
+        self._cut_ref_gray: np.ndarray | None = None
         self.frames = 0
         self.zones_read = 0  # how many zone readings were actually computed (cost gauge)
 
@@ -178,8 +178,12 @@ class Recogniser:
                     self._ref_gray[name] = g.copy()
                 any_read = True
             self._settle(name, reading)
-        if any_read or self.frames == 0:
+        # The cut card may lie outside every zone (beside the shoe): look for it whenever
+        # anything in the picture changed since the last look.
+        cut_ref = self._cut_ref_gray
+        if any_read or cut_ref is None or np.count_nonzero(cv2.absdiff(cut_ref, gray) > CHANGE_LEVEL) > 0.05 * self._card_area:
             self.cut_card_visible = self._cut_in_view(small, gains if gains is not None else self._light_gains(small))
+            self._cut_ref_gray = gray
         self.frames += 1
         if len(self._stable) < len(self._geo):
             return None
@@ -270,7 +274,6 @@ class Recogniser:
         dark = cls["dark"].astype(np.uint8) * 255
         dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         n, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
-        self._cut_blobs = []
         found = False
         for i in range(1, n):
             area = stats[i, cv2.CC_STAT_AREA]
@@ -335,7 +338,7 @@ class Recogniser:
                 items.append(CUT)
             items.extend([FACE_DOWN] * (cards - face_up))
             if face_up:
-                names, reads = self._identify(frame, box, full_contour, face_up, hidden_by_back)
+                names, reads = self._identify(frame, box, face_up, hidden_by_back)
                 items.extend(names)
                 qr_all.extend(reads)
         return ZoneView(reading=canonical(items), blobs=blobs, qr=qr_all)
@@ -369,7 +372,7 @@ class Recogniser:
         return max(2, math.floor(area / (0.95 * a1)))
 
     # ---- identities ---------------------------------------------------------------
-    def _identify(self, frame: np.ndarray, box: tuple[int, int, int, int], contour: np.ndarray, face_up: int,
+    def _identify(self, frame: np.ndarray, box: tuple[int, int, int, int], face_up: int,
                   hidden_by_back: Callable[[float, float], bool] | None = None) -> tuple[list[str], list[QrRead]]:
         h, w = frame.shape[:2]
         m = 12

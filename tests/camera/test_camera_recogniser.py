@@ -177,3 +177,21 @@ def test_zxing_decoder_reads_the_same(layout, scene, read, render):
 def test_unknown_decoder_is_refused(layout):
     with pytest.raises(ValueError, match="no QR decoder"):
         Recogniser(layout, decoder="ean13")
+
+
+def test_cut_card_beside_the_shoe_is_noticed_on_steady_zones(layout, scene):
+    rec = Recogniser(layout, stable_frames=2)
+    cam = SyntheticCamera(scene, layout, perturbations="noise", seed=8)
+    for _ in range(3):
+        rec.process(*cam.read())
+    assert rec.cut_card_visible is False
+    scene.cut_card(True)  # outside every zone: no zone changes
+    flags = []
+    for _ in range(3):
+        rec.process(*cam.read())
+        flags.append(rec.cut_card_visible)
+    assert flags[-1] is True and rec.stable == {z: [] for z in layout.zones}
+    scene.cut_card(False)
+    for _ in range(2):
+        rec.process(*cam.read())
+    assert rec.cut_card_visible is False
