@@ -87,11 +87,15 @@ def _snapshot(args: argparse.Namespace) -> int:
     if frame is None:
         print(f"station camera snapshot: no frame from {spec!r} within {args.timeout:g} s", file=sys.stderr)
         return 1
-    out = draw_view(frame, cfg.layout, rec, rec.stable or None)
+    states: dict[str, list[str] | None] = dict(rec.stable)
+    if len(states) < len(cfg.layout.zones):
+        # too few frames for every zone to settle (a single still): show this frame's reading
+        states, _ = rec.read_still(frame)
+    out = draw_view(frame, cfg.layout, rec, states)
     if not cv2.imwrite(args.out, out):
         print(f"station camera snapshot: cannot write {args.out}", file=sys.stderr)
         return 1
-    print(json.dumps({"snapshot": args.out, "frames": seen, "zones": rec.stable, "cut_card": rec.cut_card_visible}))
+    print(json.dumps({"snapshot": args.out, "frames": seen, "zones": states, "cut_card": rec.cut_card_visible}))
     return 0
 
 
