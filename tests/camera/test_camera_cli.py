@@ -44,3 +44,20 @@ def test_bad_config_is_a_clear_error(tmp_path, capsys):
     bad.write_text('[layout]\nwidth = 1920\nheight = 1080\n[zones.P1]\npolygon = [[0,0],[10,0],[0,10]]\n')
     assert main(["camera", "read", "--config", str(bad), "x.png"]) == 2
     assert "needs zones" in capsys.readouterr().err
+
+
+def test_snapshot_of_a_single_still_shows_its_reading(tmp_path, capsys):
+    folder = tmp_path / "stills"
+    folder.mkdir()
+    assert main(["camera", "render", "--out", str(folder / "a.png"), "--seed", "9", "--perturbations", "dim"]) == 0
+    truth = json.loads(capsys.readouterr().out)
+    out = tmp_path / "snap.png"
+    assert main(["camera", "snapshot", "--source", str(folder), "--out", str(out)]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert {z: sorted(v) for z, v in info["zones"].items()} == {z: sorted(v) for z, v in truth["zones"].items()}
+    assert out.exists()
+
+
+def test_snapshot_of_a_missing_camera_fails_clearly(tmp_path, capsys):
+    assert main(["camera", "snapshot", "--source", "/dev/video97", "--out", str(tmp_path / "x.png")]) == 2
+    assert "cannot open camera device" in capsys.readouterr().err
