@@ -34,6 +34,11 @@ CREATE TABLE IF NOT EXISTS records (
     record    TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS records_type ON records(type);
+CREATE INDEX IF NOT EXISTS records_input ON records(input_seq);
+CREATE TABLE IF NOT EXISTS snapshots (
+    input_seq INTEGER PRIMARY KEY,
+    state     BLOB NOT NULL
+);
 """
 
 
@@ -87,9 +92,10 @@ class Journal:
                 )
             self.epoch = float(self.conn.execute("SELECT value FROM meta WHERE key='epoch'").fetchone()[0])
 
-    def inputs(self) -> Iterator[tuple[int, Input]]:
+    def inputs(self, after: int = 0) -> Iterator[tuple[int, Input]]:
         prev = None
-        for seq, line in self.conn.execute("SELECT seq, line FROM inputs ORDER BY seq"):
+        for seq, line in self.conn.execute("SELECT seq, line FROM inputs WHERE seq > ? ORDER BY seq",
+                                           (after,)):
             inp = parse_input(json.loads(line), seq, prev, journal=True)
             prev = inp.t_us
             yield seq, inp
@@ -145,6 +151,22 @@ class Journal:
         seq = self.begin(inp)
         self.commit(seq, records, messages)
         return seq
+
+    def add_snapshot(self, seq: int, state: bytes) -> None:
+        """The core's state after input `seq`, inside the open transaction. Restarts begin
+        from the newest snapshot instead of the first input; older ones are dropped."""
+        self.conn.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?)", (seq, state))
+        self.conn.execute("DELETE FROM snapshots WHERE input_seq < ?", (seq,))
+
+    def latest_snapshot(self) -> tuple[int, bytes] | None:
+        row = self.conn.execute(
+            "SELECT input_seq, state FROM snapshots ORDER BY input_seq DESC LIMIT 1").fetchone()
+        return (int(row[0]), bytes(row[1])) if row else None
+
+    def iter_records(self, after_input: int = 0) -> Iterator[dict[str, Any]]:
+        for (r,) in self.conn.execute(
+                "SELECT record FROM records WHERE input_seq > ? ORDER BY seq", (after_input,)):
+            yield json.loads(r)
 
     def stored_records(self) -> list[dict[str, Any]]:
         return [json.loads(r) for (r,) in self.conn.execute("SELECT record FROM records ORDER BY seq")]

@@ -181,6 +181,7 @@ class TableCore:
         self._wallet_seq = 0
         self.rounds_settled = 0
         self.history: list[dict[str, Any]] = []  # settled / cancelled rounds, newest last
+        # the platform's idempotency refs, per shoe (a retried bet comes within seconds)
         self.bet_refs: dict[tuple[str, str], dict[str, Any]] = {}
         self.last_bet_decision: dict[str, Any] | None = None
         self.machine = Machine(
@@ -694,13 +695,20 @@ class TableCore:
         self._disarm("camera")
         r.finished = True
         self.rounds_settled += 1
-        self.history.append({"round_id": r.round_id, "shoe": self.shoe.number, "round": r.number,
+        self._remember({"round_id": r.round_id, "shoe": self.shoe.number, "round": r.number,
                              "cards": hand["cards"], "results": results,
                              "returned": sum(b["returned"] for b in settled),
                              "deducted": sum(b["deducted"] for b in settled),
                              "bets": len(settled), "t": to_s(self.now)})
         if r.last_round:
             self._end_shoe()
+
+    HISTORY_KEPT = 200  # recent rounds kept in memory for the views; the journal has them all
+
+    def _remember(self, entry: dict[str, Any]) -> None:
+        self.history.append(entry)
+        if len(self.history) > self.HISTORY_KEPT:
+            del self.history[: len(self.history) - self.HISTORY_KEPT]
 
     def _end_shoe(self) -> None:
         shoe = self.shoe
@@ -815,6 +823,7 @@ class TableCore:
         self.table_closed = False
         self.shoe_count += 1
         self.shoe = ShoeState(self.shoe_count, contents=ShoeContents(self.game.decks))
+        self.bet_refs.clear()
         if self.pending_load:
             self.shoe.loaded = True
             self.pending_load = False
@@ -916,7 +925,7 @@ class TableCore:
                    user=user)
         self._messages.append({"key": f"cancel:{r.round_id}", "kind": "round_cancelled",
                                "t": to_s(self.now), "round_id": r.round_id, "reason": reason})
-        self.history.append({"round_id": r.round_id, "shoe": self.shoe.number if self.shoe else 0,
+        self._remember({"round_id": r.round_id, "shoe": self.shoe.number if self.shoe else 0,
                              "round": r.number, "cancelled": reason, "t": to_s(self.now),
                              "refunded": sum(b["returned"] for b in refunds),
                              "bets": len(refunds)})

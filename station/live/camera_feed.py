@@ -21,8 +21,13 @@ log = logging.getLogger("station.camera")
 class _Watched:
     """Wraps the frame source and the recogniser to keep the last frame and the timings."""
 
-    def __init__(self, source: Any, recogniser: Any) -> None:
+    def __init__(self, source: Any, recogniser: Any, table: str) -> None:
+        from station.console.metrics import CAMERA_FPS, RECOGNITION_LATENCY, REGISTRY
+
         self.source, self.recogniser = source, recogniser
+        self.table = table
+        self._fps_gauge = REGISTRY.gauge(CAMERA_FPS, "frames the recogniser read per second")
+        self._latency = REGISTRY.summary(RECOGNITION_LATENCY, "recognition time per frame")
         self.last_frame = None
         self.latencies_ms: list[float] = []
         self.frame_times: list[float] = []
@@ -46,6 +51,8 @@ class _Watched:
             self.frame_times.append(now)
             if len(self.latencies_ms) > 600:
                 del self.latencies_ms[:300], self.frame_times[:300]
+        self._latency.observe(now - started, table=self.table)
+        self._fps_gauge.set(self.fps(), table=self.table)
         return out
 
     def fps(self) -> float:
@@ -60,7 +67,7 @@ class CameraFeed:
         from firmware_bridge.camera.observer import CameraObserver
 
         self.station = station
-        self.watched = _Watched(source, recogniser)
+        self.watched = _Watched(source, recogniser, station.settings.table)
         self.frames_dir = Path(frames_dir) if frames_dir else None
         self.observer = CameraObserver(self.watched, self.watched, self._observe,  # type: ignore[arg-type]
                                        heartbeat=heartbeat)

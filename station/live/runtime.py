@@ -150,7 +150,10 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
 
         keys = api_keys if api_keys is not None else parse_api_keys(os.environ.get(config.bet_api_keys_env))
         if keys:
-            rt.bet_api = serve_app(make_bet_app(station.place_bets, keys),
+            def set_wallet(account: str, balance: int) -> None:
+                station.submit("wallet", {"account": account, "balance": balance})
+
+            rt.bet_api = serve_app(make_bet_app(station.place_bets, keys, set_wallet=set_wallet),
                                    config.bet_api.host, config.bet_api.port, name="bet-api")
         else:
             log.warning("no bet API keys in %s: the bet API is off", config.bet_api_keys_env)

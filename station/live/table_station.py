@@ -39,6 +39,9 @@ class StationStopped(RuntimeError):
     pass
 
 
+BETS = "__bets__"  # a queue item holding the bets of one bet-API call
+
+
 class TableStation:
     def __init__(
         self,
@@ -76,28 +79,58 @@ class TableStation:
     def add_listener(self, fn: RecordListener) -> None:
         self._listeners.append(fn)
 
+    #: a snapshot of the core's state is kept every this many inputs (and at each shoe's
+    #: end), so a restart re-applies only what came after it
+    snapshot_every = 20_000
+
     def recover(self) -> int:
-        """Re-apply the journal. Returns how many inputs it held."""
-        stored = self.journal.stored_records()
-        remade: list[dict[str, Any]] = []
+        """Re-apply the journal from its newest snapshot, checking every record it re-makes
+        against the stored one. Returns how many inputs it re-applied."""
+        import pickle
+
+        after = 0
+        snap = self.journal.latest_snapshot()
+        if snap is not None:
+            after, blob = snap
+            self.core = pickle.loads(blob)  # the station's own journal: trusted storage
+        stored = self.journal.iter_records(after)
         n = 0
-        for _seq, inp in self.journal.inputs():
+        made = 0
+        for seq, inp in self.journal.inputs(after):
             self.core.apply(inp)
             records, _messages, _commands = self.core.take_outputs()
-            remade.extend(records)
+            for r in records:
+                want = next(stored, None)
+                if want != r:
+                    raise JournalError(
+                        f"{self.journal.path}: re-applying input {seq} made a record that "
+                        f"differs from the stored one (record {made}); they first differ there"
+                    )
+                made += 1
             n += 1
             self._last_us = max(self._last_us, inp.t_us)
-        if remade != stored:
-            first = next((i for i, (a, b) in enumerate(zip(remade, stored, strict=False)) if a != b),
-                         min(len(remade), len(stored)))
-            raise JournalError(
-                f"{self.journal.path}: re-applying the journal made {len(remade)} records, "
-                f"{len(stored)} are stored; they first differ at record {first}"
-            )
+            self._since_snapshot = n
+        if next(stored, None) is not None:
+            raise JournalError(f"{self.journal.path}: the journal stores records that "
+                               f"re-applying it does not make (after record {made})")
+        if n == 0 and snap is not None:
+            self._last_us = self.journal.last_t_us()
         # the shoe and its gate may have been left anywhere: say everything again
         self.core._gate = self.core._led = None
         self.inputs_applied = n
         return n
+
+    _since_snapshot = 0
+
+    def _maybe_snapshot(self, seq: int, records: list[dict[str, Any]]) -> None:
+        """Inside the open transaction, after input `seq` was applied."""
+        import pickle
+
+        self._since_snapshot += 1
+        if self._since_snapshot >= self.snapshot_every or any(
+                r["type"] == "shoe_end" for r in records):
+            self.journal.add_snapshot(seq, pickle.dumps(self.core, pickle.HIGHEST_PROTOCOL))
+            self._since_snapshot = 0
 
     def start(self) -> None:
         n = self.recover()
@@ -141,17 +174,22 @@ class TableStation:
             self.submit("shoe", bytes(data), wait=False)
 
     def place_bets(self, bets: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The bet API's path: each bet is an input; returns the core's record for each."""
-        futs = []
+        """The bet API's path: the bets of one call are journaled and decided together, in
+        order, in one transaction (all of them recorded, or none); returns the core's
+        decision record for each."""
+        values = []
         for b in bets:
-            fut: Future[Any] = Future()
-            fut.want_decision = True  # type: ignore[attr-defined]
             value = {"account": b["account"], "spot": b["spot"], "amount": b["amount"]}
             if b.get("ref"):
                 value["ref"] = b["ref"]
-            self._q.put((None, fut, "bet", value, None))
-            futs.append(fut)
-        return [f.result(10.0) for f in futs]
+            values.append(value)
+        if not values:
+            return []
+        if self.fatal is not None:
+            raise StationStopped(f"the table core stopped: {self.fatal}")
+        fut: Future[Any] = Future()
+        self._q.put((None, fut, BETS, values, None))
+        return fut.result(10.0)
 
     # ---------------------------------------------------------------- the owner thread
     def _run(self) -> None:
@@ -211,7 +249,9 @@ class TableStation:
         if not records and not messages:
             self.journal.rollback()  # a tick that changed nothing need not be kept
         else:
-            self.journal.commit(seq, records, messages)
+            self.journal.add_outputs(seq, records, messages)
+            self._maybe_snapshot(seq, records)
+            self.journal.commit()
             self.inputs_applied += 1
         self._after_commit([(inp, None, records, messages, commands, records)])
 
@@ -223,14 +263,19 @@ class TableStation:
         self.journal.begin()
         try:
             for _, fut, kind, value, user in batch:
+                if kind == BETS:  # one call of the bet API: its bets share this transaction
+                    decisions: list[dict[str, Any] | None] = []
+                    for i, v in enumerate(value):
+                        inp = Input(self.now_us(), "bet", v)
+                        records, messages, commands = self._apply_one(inp)
+                        decisions.append(self.core.last_bet_decision)
+                        last = i == len(value) - 1  # the caller hears once all are decided
+                        done.append((inp, fut if last else None, records, messages, commands,
+                                     decisions))
+                    continue
                 inp = Input(self.now_us(), kind, value, user)
-                seq = self.journal.add_input(inp)
-                self.core.last_bet_decision = None
-                self.core.apply(inp)
-                records, messages, commands = self.core.take_outputs()
-                self.journal.add_outputs(seq, records, messages)
-                answer = self.core.last_bet_decision if kind == "bet" else records
-                done.append((inp, fut, records, messages, commands, answer))
+                records, messages, commands = self._apply_one(inp)
+                done.append((inp, fut, records, messages, commands, records))
             self.journal.commit()
         except BaseException as e:
             self.journal.rollback()
@@ -244,6 +289,15 @@ class TableStation:
         self.latencies_us.extend([lat] * len(batch))
         if len(self.latencies_us) > 100_000:
             del self.latencies_us[:50_000]
+
+    def _apply_one(self, inp: Input) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[tuple[str, ...]]]:
+        seq = self.journal.add_input(inp)
+        self.core.last_bet_decision = None
+        self.core.apply(inp)
+        records, messages, commands = self.core.take_outputs()
+        self.journal.add_outputs(seq, records, messages)
+        self._maybe_snapshot(seq, records)
+        return records, messages, commands
 
     def _after_commit(self, done: list[tuple[Any, ...]]) -> None:
         """Durable: now the world may hear of it."""
@@ -263,7 +317,7 @@ class TableStation:
                     except Exception:  # a listener's trouble is its own
                         log.exception("record listener failed")
             if fut is not None:
-                fut.set_result(answer if getattr(fut, "want_decision", False) else records)
+                fut.set_result(answer)
         if any_messages and self.on_outbox:
             self.on_outbox()
         self._publish_view()

@@ -139,8 +139,14 @@ def make_bet_app(
     *,
     max_batch: int = 1000,
     max_body: int = 1_000_000,
+    set_wallet: Callable[[str, int], None] | None = None,
 ) -> Starlette:
-    """The bet API over `place_bets` (the station's input path); `api_keys` maps key → platform."""
+    """The bet API over `place_bets` (the station's input path); `api_keys` maps key → platform.
+
+    With `set_wallet`, `POST /v1/wallets` ({"account": ..., "balance": ...}) lets the platform's
+    wallet service set an account's balance at the table (a `wallet` input, journaled like
+    every other input; answered 200 once recorded).
+    """
     keys = [(k.encode(), name) for k, name in api_keys.items() if k]
     coalescer = _Coalescer(place_bets, max(max_batch, 1))
 
@@ -202,9 +208,32 @@ def make_bet_app(
             return bad.response()
         return JSONResponse({"results": records})
 
-    return Starlette(
-        routes=[
-            Route("/v1/bets", single, methods=["POST"]),
-            Route("/v1/bets/batch", batch, methods=["POST"]),
-        ]
-    )
+    async def wallet(request: Request) -> JSONResponse:
+        try:
+            platform_of(request)
+            data = await read_json(request)
+            if not isinstance(data, dict) or set(data) != {"account", "balance"}:
+                raise _BadRequest(422, "bad_wallet", 'send {"account": "...", "balance": N}')
+            account, balance = data["account"], data["balance"]
+            if not isinstance(account, str) or not account or len(account) > MAX_ACCOUNT_LENGTH:
+                raise _BadRequest(422, "bad_wallet", f"account must be 1 to {MAX_ACCOUNT_LENGTH} "
+                                  "characters", field="account")
+            if isinstance(balance, bool) or not isinstance(balance, int) or balance < 0:
+                raise _BadRequest(422, "bad_wallet", "balance must be a non-negative integer "
+                                  "(minor units)", field="balance")
+            assert set_wallet is not None
+            try:
+                await run_in_threadpool(set_wallet, account, balance)
+            except Exception as exc:  # noqa: BLE001 - "not recorded" is the answer, not a 500 page
+                raise _BadRequest(503, "unavailable", f"the station could not record it: {exc}") from exc
+        except _BadRequest as bad:
+            return bad.response()
+        return JSONResponse({"account": account, "balance": balance})
+
+    routes = [
+        Route("/v1/bets", single, methods=["POST"]),
+        Route("/v1/bets/batch", batch, methods=["POST"]),
+    ]
+    if set_wallet is not None:
+        routes.append(Route("/v1/wallets", wallet, methods=["POST"]))
+    return Starlette(routes=routes)

@@ -226,7 +226,7 @@ class Soak:
                 if last:
                     break
             self._shoe_seq = script.seq
-            self.t_offset += script.t + 5
+            self.t_offset += script.t + 0.5  # the shoe heartbeats on between shoes
             self.now = self.t_offset
         self.report.table_seconds = self.t_offset
         self.station.stop()

@@ -146,8 +146,19 @@ class Dealer:
                     raise
                 time.sleep(0.1)
 
+    def wallets(self) -> None:
+        for i in range(1, 5):
+            def go(i=i):
+                r = self.http.post(self.bets + "/v1/wallets",
+                                   json={"account": f"u{i}", "balance": 5_000},
+                                   headers={"Authorization": f"Bearer {API_KEY}"})
+                if r.status_code != 200:
+                    raise httpx.HTTPError(f"{r.status_code}: {r.text[:200]}")
+            self._retry(go)
+
     def session(self) -> None:
         self._retry(self._login)
+        self.wallets()
         self.act("new_shoe")
         self.act("confirm_shuffle")
         self.shoe.load()
@@ -246,7 +257,9 @@ port = {bet_port}
     assert ledger.balances() == {a: b for a, b in core.balances.items()} or not core.balances
     accepted = [r for r in stored if r["type"] == "bet_accepted"]
     settled = [b for r in stored if r["type"] == "settlement" for b in r["bets"]]
-    assert len(settled) == len(accepted)
+    assert len(settled) == len(accepted) and len(accepted) >= 10
+    refs = [r["ref"] for r in accepted]
+    assert len(refs) == len(set(refs)), "a bet the platform sent again was placed twice"
     ledger.close()
     journal.close()
     print(json.dumps({"kills": station.kills, "inputs": len(list(Journal(tmp_path / 'data' / 'journal.sqlite').inputs()))}))
