@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import Callable
@@ -38,12 +37,9 @@ def serve_app(app, host: str, port: int, *, name: str = "http", lifespan: str = 
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan=lifespan,
                             access_log=False, timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
-
-    def run() -> None:
-        asyncio.run(server.serve())
-
-    thread = threading.Thread(target=run, name=f"{name}-server", daemon=True)
+    # Server.run sets up uvicorn's event loop (uvloop when installed); off the main thread it
+    # leaves the process's signals to the station
+    thread = threading.Thread(target=server.run, name=f"{name}-server", daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
     while not server.started:
