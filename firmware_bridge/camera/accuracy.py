@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from firmware_bridge.camera.layout import Layout, default_layout
 from firmware_bridge.camera.recogniser import Recogniser
 from firmware_bridge.camera.scene import CUT, FACE_DOWN, UNREADABLE, TableScene
-from firmware_bridge.camera.synthetic import PRESETS, SyntheticCamera
+from firmware_bridge.camera.synthetic import PRESETS, STRESS_PRESETS, SyntheticCamera
 from station.cards import ALL_CARDS
 
 HAND_ZONES = ("P1", "P2", "P3", "P4", "P5", "B")
@@ -118,10 +118,11 @@ def run(
     recogniser = Recogniser(layout, decoder=decoder)
     results = []
     for preset in presets or list(PRESETS):
-        if preset not in PRESETS:
-            raise ValueError(f"no perturbation preset {preset!r}; presets: {', '.join(PRESETS)}")
+        known = sorted({**PRESETS, **STRESS_PRESETS})
+        if preset not in known:
+            raise ValueError(f"no perturbation preset {preset!r}; presets: {', '.join(known)}")
         score = PresetScore(preset)
-        base = seed * 1_000_003 + sorted(PRESETS).index(preset) * 10_007
+        base = seed * 1_000_003 + known.index(preset) * 10_007
         # one camera per preset: its felt, card art and noise field are drawn once
         camera = SyntheticCamera(TableScene(), layout, perturbations=preset, seed=base)
         for i in range(frames):

@@ -73,17 +73,28 @@ PRESETS: dict[str, Perturbations] = {
 }
 
 
+# Beyond what a studio table should ever show (not in the default accuracy run): used to
+# check that when pictures get too poor, cards become XX, never another card.
+STRESS_PRESETS: dict[str, Perturbations] = {
+    "stress": Perturbations(
+        noise_sigma=10.0, blur_sigma=1.8, card_rotation_deg=20.0, camera_roll_deg=0.5,
+        perspective=0.006, glare=110.0, brightness=0.4, warmth=0.6, jpeg_quality=35,
+    ),
+}
+
+
 def perturbations_from(spec: str | dict | Perturbations | None) -> Perturbations:
     if spec is None:
         return Perturbations()
     if isinstance(spec, Perturbations):
         return spec
     if isinstance(spec, str):
-        if spec not in PRESETS:
-            raise ValueError(f"no perturbation preset {spec!r}; presets: {', '.join(PRESETS)}")
-        return PRESETS[spec]
+        known = {**PRESETS, **STRESS_PRESETS}
+        if spec not in known:
+            raise ValueError(f"no perturbation preset {spec!r}; presets: {', '.join(known)}")
+        return known[spec]
     if isinstance(spec, dict):
-        base = PRESETS[spec["preset"]] if "preset" in spec else Perturbations()
+        base = perturbations_from(str(spec["preset"])) if "preset" in spec else Perturbations()
         rest = {k: v for k, v in spec.items() if k != "preset"}
         return replace(base, **Perturbations.from_dict({**base.as_dict(), **rest}).as_dict())
     raise TypeError(f"perturbations must be a preset name, a dict or Perturbations, not {type(spec).__name__}")

@@ -30,3 +30,11 @@ def test_scoring_rules():
     assert accuracy.score_zone(["7H", "8H"], ["7H", "7H"]) == "wrong_identity"
     assert accuracy.score_zone(["??", "??"], ["??"]) == "miscount"
     assert accuracy.score_zone(["??"], None) == "held"
+
+
+def test_pictures_too_poor_to_read_give_xx_never_another_card(layout):
+    # beyond any studio table: heavy blur, noise, glare, dim warm light, JPEG at 35
+    results = accuracy.run(["stress"], frames=8, seed=3, layout=layout)
+    total = accuracy.totals(results)
+    assert total["wrong_identity"] == 0, results[0].examples
+    assert total["xx"] > 0  # the sample really was too poor to read everywhere
