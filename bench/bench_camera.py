@@ -1,6 +1,7 @@
 """Overhead camera figures: recogniser cost per frame at 1920×1080 with the seven Pok Deng
 zones, on one core, beside a naive baseline measured in the same run (pyzbar over the whole
-frame, every frame, all symbologies), and with zxing-cpp as the alternative QR decoder.
+frame, every frame, all symbologies; and zxing-cpp likewise), for both QR decoders
+(zxing-cpp, the default, and pyzbar).
 
 * steady frames: a dealt round lies on the table, nothing moves (sensor noise only).
   Goal: median ≤ 10 ms.
