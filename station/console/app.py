@@ -773,22 +773,10 @@ def serve_console(app: Starlette, host: str = "127.0.0.1", port: int = 0
     and belongs on the station's own screen or behind the studio's proxy. Stop it with
     `stop_console(server, thread)`.
     """
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
-                            lifespan="on", timeout_graceful_shutdown=2)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="console-http", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        if not thread.is_alive():
-            raise RuntimeError(f"the console could not start on {host}:{port}")
-        if time.monotonic() > deadline:
-            raise RuntimeError("the console did not start within 15 s")
-        time.sleep(0.02)
-    sock = server.servers[0].sockets[0]
-    h, p = sock.getsockname()[:2]
-    shown = f"[{h}]" if ":" in h else h
-    return server, thread, f"http://{shown}:{p}"
+    from station.live.http import serve_app
+
+    served = serve_app(app, host, port, name="console", lifespan="on")
+    return served.server, served.thread, served.url
 
 
 def stop_console(server: uvicorn.Server, thread: threading.Thread, timeout: float = 10) -> None:

@@ -22,7 +22,8 @@ class ServedApp:
     @property
     def url(self) -> str:
         host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
-        return f"http://{host}:{self.port}"
+        shown = f"[{host}]" if ":" in host else host
+        return f"http://{shown}:{self.port}"
 
     def stop(self) -> None:
         if self.stopper is not None:
@@ -44,7 +45,8 @@ def serve_app(app, host: str, port: int, *, name: str = "http", lifespan: str = 
     deadline = time.monotonic() + 20
     while not server.started:
         if not thread.is_alive():
-            raise OSError(f"the {name} server could not start on {host}:{port}")
+            raise OSError(f"the {name} server could not start on {host}:{port} "
+                          "(is the port in use?)")
         if time.monotonic() > deadline:
             raise TimeoutError(f"the {name} server did not start on {host}:{port}")
         time.sleep(0.02)
