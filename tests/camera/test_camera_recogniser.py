@@ -195,3 +195,14 @@ def test_cut_card_beside_the_shoe_is_noticed_on_steady_zones(layout, scene):
     for _ in range(2):
         rec.process(*cam.read())
     assert rec.cut_card_visible is False
+
+
+def test_half_resolution_demo_mode(layout, scene):
+    half = layout.scaled(0.5)
+    scene.deal("P1", "6H")
+    scene.deal("P1", "AD")
+    scene.reveal("P1")
+    scene.deal("B", "2C")
+    cam = SyntheticCamera(scene, half, perturbations="noise", seed=2)
+    zones, _ = Recogniser(half).read_still(cam.read()[1])
+    assert sorted(zones["P1"]) == ["6H", "AD"] and zones["B"] == ["??"] and zones["P3"] == []
