@@ -57,7 +57,9 @@ def run(args: argparse.Namespace) -> int:
                          console_port=args.port, bet_port=args.port + 1 if args.port else 0,
                          host=args.host, seed=seed, mistakes=mistakes,
                          link_noise=0.03 if "noise" in faults else 0.0,
-                         unplug_every=97 if "unplug" in faults else 0, password=args.password)
+                         unplug_every=97 if "unplug" in faults else 0, password=args.password,
+                         # the camera keeps up with a faster dealer
+                         camera_fps=max(4.0, 5.0 * args.speed))
     studio = Studio(opts)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -111,8 +111,9 @@ def connect(path: str | Path, *, read_only: bool = False) -> sqlite3.Connection:
         if conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]:
             conn.close()
             raise LedgerError(f"{path} is an SQLite file but not a settlement ledger")
-        conn.executescript(SCHEMA)
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        # tables and format version in one transaction: a station killed while creating its
+        # ledger leaves either nothing or a whole ledger, never tables without a version
+        conn.executescript(f"BEGIN IMMEDIATE;\n{SCHEMA}\nPRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;")
     _check_version(conn, path)
     for name in SYSTEM_ACCOUNTS:
         conn.execute("INSERT OR IGNORE INTO accounts (kind, name) VALUES ('system', ?)", (name,))

@@ -37,7 +37,7 @@ class DealerMistakes:
 
     misplace: float = 0.0  # one card into the wrong zone (order fault, then corrected)
     early_turn: float = 0.0  # a card turned face up while betting is open (premature_reveal)
-    misprint: float = 0.0  # a card whose face reads as another card (card_mismatch)
+    misprint: float = 0.0  # a card whose face is not what the shoe read (card_mismatch)
 
 
 class ScriptedDealer:
@@ -124,10 +124,16 @@ class ScriptedDealer:
         faults = v.get("faults", [])
         kinds = [f["kind"] for f in faults]
         self._correct_table(v)
-        if any(f.get("cancel_only") for f in faults) and v.get("round"):
+        rnd = v.get("round") or {}
+        in_round = bool(rnd) and not rnd.get("finished")
+        seen_before = any(self._faults_this_round.get(k, 0) for k in kinds)
+        for k in kinds:
+            self._faults_this_round[k] = self._faults_this_round.get(k, 0) + 1
+        if in_round and (seen_before or "card_mismatch" in kinds
+                         or any(f.get("cancel_only") for f in faults)):
+            # the same trouble twice, or camera and shoe disagreeing on a card: not worth
+            # the players' time; every bet of the round is refunded
             decision = "cancel_round"
-        elif "cut_card_early" in kinds:
-            decision = "resume"
         else:
             decision = "resume"
         recs = self._act("supervisor", decision, "auto-supervisor")
@@ -144,17 +150,24 @@ class ScriptedDealer:
             self.scene.clear_all()
 
     def _correct_table(self, v: dict[str, Any]) -> None:
-        """Before resuming, the dealer puts right what the camera complained about."""
+        """Before resuming, the dealer puts right what the camera complained about: the card
+        dealt into the wrong zone goes where the deal order wanted it."""
         if self.scene is None or self._misplaced is None:
             return
-        wrong, right = self._misplaced
+        wrong, right, card = self._misplaced
         self._misplaced = None
-        moved = self.scene.take_last(wrong) if hasattr(self.scene, "take_last") else None
-        if moved is not None:
-            self.scene.deal(right, moved)
-            self._sleep(1.0)
+        keep = list(self._on_table[wrong])
+        keep.remove(card)
+        self.scene.clear(wrong)
+        for c in keep:
+            self.scene.deal(wrong, c, face_up=wrong in self._revealed)
+        self._on_table[wrong] = keep
+        self.scene.deal(right, card, face_up=right in self._revealed)
+        self._on_table[right].append(card)
+        self._sleep(2.0)  # the camera settles on the corrected zones
 
-    _misplaced: tuple[str, str] | None = None
+    _misplaced: tuple[str, str, str] | None = None  # (wrong zone, right zone, card)
+    _faults_this_round: dict[str, int] = {}
 
     # ---- the dealer
     def _run(self) -> None:
@@ -228,6 +241,9 @@ class ScriptedDealer:
             self._sleep(1.0)
             return
         self.rounds_dealt += 1
+        self._on_table: dict[str, list[str]] = {p: [] for p in POSITIONS}
+        self._revealed: set[str] = set()
+        self._faults_this_round: dict[str, int] = {}
         misplace_at = (self.rng.randrange(2, 12)
                        if self.rng.random() < self.mistakes.misplace else None)
         early_turn = self.rng.random() < self.mistakes.early_turn
@@ -246,13 +262,16 @@ class ScriptedDealer:
             pos = PLAN[k]
             if pos != "BURN" and self.scene is not None:
                 zone = pos
-                if k == misplace_at:
-                    zone = POSITIONS[(POSITIONS.index(pos) + 1) % len(POSITIONS)]
-                    self._misplaced = (zone, pos)
                 if card == "??":
                     card = self.rng.choice(["7H", "2S"])  # the card is real; only the reader failed
+                if k == misplace_at:
+                    zone = POSITIONS[(POSITIONS.index(pos) + 1) % len(POSITIONS)]
+                    self._misplaced = (zone, pos, card)
+                self._on_table[zone].append(card)
                 if k == misprint_at:
-                    self.scene.deal(zone, card, misprint="KS" if card != "KS" else "QS")
+                    # a card whose face is not what the shoe read (a mis-read, or a card from
+                    # another deck): the camera will disagree with the shoe at the reveal
+                    self.scene.deal(zone, "KS" if card != "KS" else "QS")
                 else:
                     self.scene.deal(zone, card)
                 self.scene.hand_over(zone)
@@ -267,7 +286,11 @@ class ScriptedDealer:
                        "betting to close", 120)
         if self.scene is not None:
             for p in POSITIONS:
+                v = self._view()
+                if v.get("paused"):
+                    self._supervise(v)
                 self.scene.reveal(p)
+                self._revealed.add(p)
                 self._sleep(1.0)
         self._wait_for(lambda v: not v.get("round") or v["round"]["finished"],
                        "the hand to be validated", 120)
