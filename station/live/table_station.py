@@ -56,6 +56,17 @@ class TableStation:
         self.settings = settings
         header = TraceHeader(settings.table, settings.game, settings.camera, _settings_dict(settings))
         self.journal = Journal(journal_path, header, epoch=wall_clock(), sync=journal_sync)
+        kept = self.journal.header.settings
+        if kept != header.settings:
+            # Re-applying the journal must reproduce what the table did, so the settings it
+            # was started with stay in force for it; new timings take a new journal.
+            log.warning("journal %s keeps the table settings it was started with (%s); the "
+                        "configuration's (%s) apply to a new journal (a new storage.dir)",
+                        journal_path, kept, header.settings)
+            from station.core.replay import settings_from_header
+
+            settings = settings_from_header(self.journal.header)
+            self.settings = settings
         self.core = TableCore(settings)
         self._wall = wall_clock
         self._q: queue.Queue[tuple[Input | None, Future[list[dict[str, Any]]] | None, str, Any, str | None]] = queue.Queue()

@@ -144,3 +144,12 @@ def test_restart_from_a_snapshot(tmp_path):
     stored = [json.loads(r) for (r,) in j.execute("SELECT record FROM records ORDER BY seq")]
     assert stored == [r for r in replay_records(path) if r["type"] != "balances"]
     assert j.execute("SELECT COUNT(*) FROM snapshots").fetchone()[0] == 1
+
+
+def test_a_journal_keeps_the_settings_it_was_started_with(tmp_path):
+    from station.core.settings import TableSettings
+
+    TableStation(TableSettings(betting_seconds=15), tmp_path / "j.sqlite").journal.close()
+    st = TableStation(TableSettings(betting_seconds=5), tmp_path / "j.sqlite")
+    assert st.core.settings.betting_seconds == 15
+    st.journal.close()
