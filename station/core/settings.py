@@ -31,6 +31,8 @@ class TableSettings:
         known = {f.name: f for f in fields(self)}
         clean: dict[str, Any] = {}
         for key, value in overrides.items():
+            if key not in known and f"{key}_seconds" in known:
+                key = f"{key}_seconds"  # `placement_timeout` names the same setting
             if key not in known:
                 raise SettingsError(f"unknown table setting {key!r} (known: {', '.join(known)})")
             want = known[key].type
