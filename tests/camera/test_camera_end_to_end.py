@@ -8,10 +8,9 @@ import json
 
 import pytest
 
+import station.core.replay as core_replay
 from firmware_bridge.camera import ObservationTracker, Recogniser, SyntheticCamera, TableScene
 from firmware_bridge.shoe.codec import encode_frame
-
-core_replay = pytest.importorskip("station.core.replay")
 
 FRAME_STEP = 0.25  # the camera at 4 frames a second of table time
 DEAL_ORDER = ("P1", "P2", "P3", "P4", "P5", "B")
