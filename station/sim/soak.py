@@ -17,6 +17,7 @@ import json
 import random
 import statistics
 import time
+from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,7 +124,9 @@ class Soak:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.rng = random.Random(opts.seed)
         self.report = SoakReport()
-        self.latencies: list[float] = []
+        # one float per input for the whole soak: kept compact so the harness's own memory
+        # does not hide the station's in the RSS figures
+        self.latencies = array("f")
         self.settings = TableSettings(table="PD-SOAK", betting_seconds=15)
 
     # ---- the station, its settlement, its restarts
@@ -344,7 +347,7 @@ def _burn(card: str) -> int:
     return 1 if r == "A" else 10 if r in "TJQK" else int(r)
 
 
-def write_report(rep: SoakReport, opts: SoakOptions, out: Path, latencies: list[float],
+def write_report(rep: SoakReport, opts: SoakOptions, out: Path, latencies: Any,
                  command: str) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     (out / "soak.json").write_text(json.dumps({"options": opts.__dict__, **rep.as_dict()},
@@ -396,7 +399,7 @@ def write_report(rep: SoakReport, opts: SoakOptions, out: Path, latencies: list[
         f"| `ledger check` | {'clean' if rep.ledger_ok else rep.ledger_problems} |",
         f"| ledger balances equal the table core's | {rep.balances_match} |",
         f"| latency p50 / p90 / p99 / p99.9 / max (ms) | {' / '.join(str(v) for v in rep.latency_ms.values())} |",
-        f"| memory (RSS) first / last sample | {rep.memory[0][1]:.0f} / {rep.memory[-1][1]:.0f} MiB |" if rep.memory else "| memory | - |",
+        f"| memory (RSS of the whole soak process: station, settlement core, harness) first / last sample | {rep.memory[0][1]:.0f} / {rep.memory[-1][1]:.0f} MiB |" if rep.memory else "| memory | - |",
         f"| restart (journal re-applied) slowest | {max(rep.restart_seconds):.2f} s |",
         "", "Faults by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(rep.faults.items())),
         "", "Decisions: " + ", ".join(f"{k} {v}" for k, v in sorted(rep.decisions.items())),
