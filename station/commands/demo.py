@@ -77,8 +77,7 @@ def run(args: argparse.Namespace) -> int:
           f"{studio.credentials['supervisor']})", flush=True)
     if rt.bet_api_url:
         print(f"  bet API:  {rt.bet_api_url}/v1/bets", flush=True)
-    print(f"  shoe:     simulator on {studio.shoe_url if hasattr(studio, 'shoe_url') else rt.config.shoe.url}",
-          flush=True)
+    print(f"  shoe:     simulator on the serial port {rt.config.shoe.url}", flush=True)
     print(f"  camera:   {'synthetic frames through the real recogniser' if opts.camera else 'none (degraded)'}",
           flush=True)
     print(f"  data:     {data} (journal, ledger, per-shoe traces)", flush=True)

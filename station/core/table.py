@@ -264,7 +264,7 @@ class TableCore:
     _INCLUSIVE = frozenset({"betting_close"})
     _ORDER = ("betting_close", "link", "camera", "placement", "reveal")
 
-    def advance_to(self, t_us: int, *, final: bool = False) -> None:
+    def advance_to(self, t_us: int) -> None:
         """Fire every timer due before `t_us` (at `t_us` too for betting close) in time order."""
         while True:
             due = [
@@ -283,7 +283,7 @@ class TableCore:
 
     def finish(self, t_us: int) -> None:
         """The trace ends at `t_us`: let time run there, then write the final balances."""
-        self.advance_to(t_us, final=True)
+        self.advance_to(t_us)
         self._emit("balances", accounts=dict(sorted(self.balances.items())))
 
     # ------------------------------------------------------------------ inputs
@@ -365,7 +365,6 @@ class TableCore:
 
     def _on_card(self, card: Card | None, code: str | None) -> None:
         shoe = self.shoe
-        label = str(card) if card else "an unread card"
         if shoe is not None and not shoe.ended:
             shoe.cards_out += 1
             if card is not None:
@@ -418,7 +417,6 @@ class TableCore:
         if card is None and position != BURN:
             self._fault("unread_card", f"the shoe could not read card {k + 1} of the round ({position})")
         self._check_placement()
-        del label
 
     def _set_first_card(self, card: Card) -> None:
         shoe = self.shoe

@@ -10,7 +10,6 @@ journaled input path.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -181,8 +180,3 @@ def _start_console(rt: Runtime, users: Any, secret: str | None) -> ServedApp:
                        lifespan="on")
     served.stopper = lambda: stop_console(served.server, served.thread)
     return served
-
-
-def wait_forever(stop: threading.Event) -> None:
-    while not stop.wait(0.5):
-        pass

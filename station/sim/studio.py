@@ -13,7 +13,6 @@ import logging
 import random
 import secrets
 import threading
-import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
@@ -198,14 +197,3 @@ class Studio:
         if self.shoe is not None:
             self.shoe.close()
         return summary
-
-
-def wait_url(url: str, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return True
-        except OSError:
-            time.sleep(0.1)
-    return False
