@@ -45,6 +45,7 @@ class ActiveFault:
     detail: str
     since_us: int
     in_round: bool
+    key: str | None = None  # what it is about, where one kind can concern several things
 
     @property
     def cancel_only(self) -> bool:

@@ -6,6 +6,7 @@ its line number and nothing is settled from a trace that cannot be read.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -14,11 +15,17 @@ from station.core.inputs import Input, TraceHeader, read_trace
 from station.core.settings import TableSettings
 from station.core.table import TableCore
 
+log = logging.getLogger("station.replay")
+
 
 def settings_from_header(header: TraceHeader, base: TableSettings | None = None) -> TableSettings:
     base = base or TableSettings()
     s = base.with_overrides({"table": header.table, "game": header.game, "camera": header.camera})
-    return s.with_overrides(header.settings)
+    unknown: list[str] = []
+    s = s.with_overrides(header.settings, unknown=unknown)
+    if unknown:
+        log.warning("trace settings this station does not have, ignored: %s", ", ".join(unknown))
+    return s
 
 
 def run_inputs(

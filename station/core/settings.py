@@ -24,8 +24,19 @@ class TableSettings:
     #: smallest and largest single bet, minor units (0 = no upper limit)
     min_bet: int = 1
     max_bet: int = 0
+    #: A live overhead camera reports a zone late when the dealer's hand covered it. Off (the
+    #: spec's letter): zones that are no prefix of the deal plan are an `order` fault at once,
+    #: and `placement_timeout` counts from when the numbers started to differ. On: a camera
+    #: merely behind the shoe (no zone holds more than the shoe's reads put there) is no
+    #: order fault, and the placement clock starts no earlier than the read of the oldest card
+    #: the camera has not yet shown. Traces record the setting they ran with.
+    camera_lag_tolerant: bool = False
 
-    def with_overrides(self, overrides: dict[str, Any] | None) -> TableSettings:
+    def with_overrides(self, overrides: dict[str, Any] | None, *,
+                       unknown: list[str] | None = None) -> TableSettings:
+        """Apply named settings. An unknown name is an error, unless `unknown` is given: then
+        it is collected there and ignored (a trace recorded by another station may carry
+        settings this one does not have)."""
         if not overrides:
             return self
         known = {f.name: f for f in fields(self)}
@@ -34,6 +45,9 @@ class TableSettings:
             if key not in known and f"{key}_seconds" in known:
                 key = f"{key}_seconds"  # `placement_timeout` names the same setting
             if key not in known:
+                if unknown is not None:
+                    unknown.append(key)
+                    continue
                 raise SettingsError(f"unknown table setting {key!r} (known: {', '.join(known)})")
             want = known[key].type
             if want in ("float",) and isinstance(value, int | float) and not isinstance(value, bool):

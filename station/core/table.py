@@ -41,6 +41,10 @@ from station.games.base import BURN, BetError
 
 FACE_DOWN, UNREADABLE, CUT_CARD = "??", "XX", "CUT"
 
+# faults that are events (recorded each time they happen), not conditions that persist
+EVENT_FAULTS = frozenset({"early_card", "extra_card", "unread_card", "foreign_card",
+                          "device_fault", "shoe_rebooted"})
+
 STATES = [
     "idle",  # no shoe in play: waiting for the dealer's new_shoe
     "shuffling",  # new shoe: waiting for confirm_shuffle and LOAD
@@ -417,12 +421,17 @@ class TableCore:
         if card is None and position != BURN:
             self._fault("unread_card", f"the shoe could not read card {k + 1} of the round ({position})")
         self._check_placement()
+        if r.closed and self.settings.camera and position != BURN:
+            # a reveal may be seen before the last read: compare now that the shoe has spoken
+            self._check_reveals()
 
     def _set_first_card(self, card: Card) -> None:
         shoe = self.shoe
         assert shoe is not None
         shoe.first_card = card
-        shoe.burn_count = shoe.burns_left = self._burn_count(card)
+        shoe.burn_count = self._burn_count(card)
+        # burns drawn while an unread first card waited for the camera already count
+        shoe.burns_left = shoe.burn_count + min(0, shoe.burns_left)
         self._emit("burn", shoe=shoe.number, first_card=str(card), count=shoe.burn_count)
         self._check_burn_zone()
 
@@ -531,14 +540,16 @@ class TableCore:
         return out
 
     def _zones_follow_plan(self) -> bool:
-        """The zones hold what some prefix of the deal plan leaves there — or the camera is
-        merely behind the shoe: no zone holds more than the shoe's reads put there (a zone
-        the dealer's hand just covered is reported late; `placement_timeout` catches a card
-        that never shows)."""
+        """The zones hold what some prefix of the deal plan leaves there. With
+        `camera_lag_tolerant`, a camera merely behind the shoe passes too: no zone holds more
+        than the shoe's reads put there (a zone the dealer's hand just covered is reported
+        late; `placement_timeout` catches a card that never shows)."""
         seen = self._zone_counts()
         prefixes = self._plan_prefix_counts()
         if seen in prefixes:
             return True
+        if not self.settings.camera_lag_tolerant:
+            return False
         dealt = prefixes[min(self._shoe_position_count(), len(prefixes) - 1)]
         return all(a <= b for a, b in zip(seen, dealt, strict=True))
 
@@ -560,30 +571,28 @@ class TableCore:
             self._check_reveals()
 
     def _check_placement(self) -> None:
-        """Arm the placement timer at the moment the oldest difference began: the read of
-        the first card the camera has not yet seen, or the camera first seeing more cards
-        than the shoe read. A camera that lags card by card never accumulates five seconds;
-        a card that never shows (or one the shoe never read) does."""
+        """Arm the placement timer for the moment the camera's and the shoe's numbers of
+        dealt cards started to differ. With `camera_lag_tolerant` the clock starts no earlier
+        than the read of the oldest card the camera has not yet shown, so a camera lagging
+        card by card during fast dealing never accumulates five seconds."""
         r = self.round
         if r is None or r.finished or not self.settings.camera:
             return
         seen, read = self._position_card_count(), self._shoe_position_count()
         if seen == read:
-            self._camera_ahead_since = None
+            self._differ_since = None
             self._disarm("placement")
             return
-        if seen < read:
-            self._camera_ahead_since = None
+        if self._differ_since is None:
+            self._differ_since = self.now
+        since = self._differ_since
+        if self.settings.camera_lag_tolerant and seen < read:
             reads = [d.read_us for d in r.cards if d.position != BURN]
-            since = reads[seen]
-        else:
-            if self._camera_ahead_since is None:
-                self._camera_ahead_since = self.now
-            since = self._camera_ahead_since
+            since = max(since, reads[seen])
         since = max(since, self._placement_restarted_us)
         self._arm("placement", since + self._us(self.settings.placement_timeout_seconds))
 
-    _camera_ahead_since: int | None = None
+    _differ_since: int | None = None
     _placement_restarted_us = 0  # resume restarts the placement clock
 
     def _position_cards(self, position: str) -> list[DealtCard]:
@@ -594,8 +603,8 @@ class TableCore:
         r = self.round
         assert r is not None
         for p in self.game.positions:
-            zone = self.zones.get(p, [])
-            face_up = [c for c in zone if c not in (FACE_DOWN, CUT_CARD)]
+            zone = [c for c in self.zones.get(p, []) if c != CUT_CARD]  # the cut card is no card
+            face_up = [c for c in zone if c != FACE_DOWN]
             if face_up and p not in r.revealed:
                 earlier = [q for q in self.game.positions[: self.game.positions.index(p)]
                            if q not in r.revealed]
@@ -615,7 +624,7 @@ class TableCore:
                 else:
                     r.confirmed[p] = False
                     self._fault("card_mismatch", f"{p}: the camera reads {' '.join(map(str, seen))}"
-                                f", which is not what the shoe dealt there")
+                                f", which is not what the shoe dealt there", key=p)
             elif p in r.single_source:
                 # an unread card: the camera supplies it, the shoe's other read must agree
                 rest = list(seen)
@@ -636,7 +645,7 @@ class TableCore:
                 else:
                     r.confirmed[p] = False
                     self._fault("card_mismatch", f"{p}: the camera's cards do not include the "
-                                "card the shoe read")
+                                "card the shoe read", key=p)
 
     # ---- validation and settlement
     def _check_validation(self) -> None:
@@ -718,13 +727,17 @@ class TableCore:
             self._disarm(name)
 
     # ---- faults
-    def _fault(self, kind: str, detail: str) -> None:
+    def _fault(self, kind: str, detail: str, *, key: str | None = None) -> None:
+        """Raise a fault. An event (a card, a shoe frame) is recorded every time it happens;
+        a condition the camera or a timer keeps seeing is recorded once while it is active
+        (per position, with `key`, for card mismatches)."""
         assert kind in FAULT_KINDS, kind
         rid = self.round.round_id if self._round_in_progress() and self.round else None
-        for f in self.faults:
-            if f.kind == kind and f.round_id == rid:
-                return  # already raised and not yet resolved
-        self.faults.append(ActiveFault(kind, rid, detail, self.now, rid is not None))
+        if kind not in EVENT_FAULTS:
+            for f in self.faults:
+                if f.kind == kind and f.round_id == rid and f.key == key:
+                    return  # already raised and not yet resolved
+        self.faults.append(ActiveFault(kind, rid, detail, self.now, rid is not None, key))
         self.fault_counts[kind] += 1
         self._emit("fault", round_id=rid, kind=kind, detail=detail)
         if self.state not in ("paused", "closed"):
@@ -858,11 +871,20 @@ class TableCore:
         r.last_round = shoe.last_round_number is not None and n >= shoe.last_round_number
         self.round = r
         self._arm("betting_close", closes)
-        if self.settings.camera:
-            self._arm("camera", self.now + self._us(self.settings.camera_lost_seconds))
+        self._differ_since = None
+        self._placement_restarted_us = 0
         self.trigger("open_betting")
         self._emit("round_open", round_id=r.round_id, shoe=shoe.number, round=n,
                    closes_at=to_s(closes))
+        if self.settings.camera:
+            # "no camera observation for 3 s while a round is open": counted from the last
+            # observation, which may be older than the round
+            limit = self._us(self.settings.camera_lost_seconds)
+            last = self.last_camera_us if self.last_camera_us is not None else self.now
+            if self.now - last > limit:
+                self._timer_camera()
+            else:
+                self._arm("camera", last + limit)
 
     def _on_supervisor(self, inp: Input) -> None:
         getattr(self, f"_supervisor_{inp.value}")(inp.user)
@@ -907,6 +929,13 @@ class TableCore:
 
     def _supervisor_cancel_round(self, user: str | None) -> None:
         if not self._round_in_progress() or self.round is None:
+            if self.state == "paused":
+                # a fault outside a round (an early card, the first card, the link): there is
+                # no round to void; cancelling ends the pause and nothing is dealt from it
+                self.faults.clear()
+                self._emit("resumed", round_id=None, user=user, action="cancel_round")
+                self.trigger("resume")
+                return None
             return self._refuse("cancel_round", user, "no round in progress")
         r = self.round
         reason = self.faults[0].kind if self.faults else "supervisor"

@@ -127,8 +127,10 @@ class Studio:
         self.shoe = ShoeSimulator(cut_at=o.cut_at or rng.randint(300, 360), seed=o.seed,
                                   faults=plan)
         url = self.shoe.serve_pty()
+        # the synthetic camera, like a real one, reports a zone late when the dealer's hand
+        # covered it (docs/core.md)
         settings = TableSettings(table="PD-01", game="pokdeng", camera=o.camera,
-                                 betting_seconds=o.betting_seconds)
+                                 betting_seconds=o.betting_seconds, camera_lag_tolerant=True)
         cfg = StationConfig(
             table=settings, data_dir=o.data_dir, shoe=ShoeConfig(url=url),
             camera=CameraConfig(enabled=o.camera, source="synthetic", fps=o.camera_fps),

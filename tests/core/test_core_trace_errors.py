@@ -78,12 +78,21 @@ def test_command_settles_nothing_from_a_bad_trace(tmp_path):
     assert not out.exists()
 
 
-def test_unknown_setting_in_header_is_refused(tmp_path):
+def test_unknown_setting_in_header_is_ignored_with_a_warning(tmp_path, caplog):
+    """A trace from another station may carry settings this one does not have: replay
+    goes on, says so, and uses what it knows; a known setting of the wrong type is an error."""
     lines = TRACE.read_text().splitlines()
     h = json.loads(lines[0])
-    h["settings"]["betting_secs"] = 10
+    h["settings"]["decks"] = 8
     lines[0] = json.dumps(h)
     p = tmp_path / "t.jsonl"
     p.write_text("\n".join(lines) + "\n")
-    with pytest.raises(ValueError, match="unknown table setting 'betting_secs'"):
+    with caplog.at_level("WARNING"):
+        records = replay_records(p)
+    assert "decks" in caplog.text
+    assert sum(1 for r in records if r["type"] == "hand") == 6
+    h["settings"]["betting_seconds"] = "fifteen"
+    lines[0] = json.dumps(h)
+    p.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match="betting_seconds"):
         replay_records(p)
