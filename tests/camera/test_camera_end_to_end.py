@@ -27,7 +27,9 @@ class FilmedTable:
         self.recogniser = Recogniser(layout, stable_frames=2)
         self.tracker = ObservationTracker(heartbeat=0.5)
         self.lines: list[dict] = [{"trace": 1, "table": "PD-01", "game": "pokdeng", "camera": True,
-                                   "settings": {"betting_seconds": 8}, "note": "filmed by the synthetic camera"}]
+                                   # a filmed table: the recogniser reports zones as they settle, behind the shoe
+                                   "settings": {"betting_seconds": 8, "camera_lag_tolerant": True},
+                                   "note": "filmed by the synthetic camera"}]
         self.seq = 0
         self.last_shoe = 0.0
         self.observations: list[dict] = []
