@@ -4,36 +4,15 @@ each of these once failed and was fixed in the core)."""
 
 from __future__ import annotations
 
-from station.core.replay import replay_records
 from station.sim.script import PLAN, TraceScript, hands_of
-
-R1 = ["2C", "AH", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "TH", "JH", "QH"]
-
-
-def run(script: TraceScript, tmp_path) -> list[dict]:
-    return replay_records(script.write(tmp_path / "trace.jsonl"))
-
-
-def of(records, type_):
-    return [r for r in records if r["type"] == type_]
-
-
-def faults(records):
-    return [r["kind"] for r in of(records, "fault")]
-
-
-def started(**kw) -> TraceScript:
-    s = TraceScript(**kw)
-    s.wallet("u1", 100_000)
-    s.start_shoe("2D", ["KC", "KD"])
-    return s
+from tests.core.staging import R1, faults, of, run, started
 
 
 # ---------------------------------------------------------------- order: the prefix rule
 def test_order_when_a_zone_is_skipped(tmp_path):
     """§3 `order`: "the cards lying in the position zones are not what any prefix of the deal
     plan would leave there". P3's card never shows, P4's does: zones P1 P2 _ P4 is no prefix.
-    Confidence: high (our core tolerates it as 'camera behind the shoe' and raises
+    Confidence: high (before the fix, the core: tolerates it as 'camera behind the shoe' and raises
     placement_timeout 5 s later instead)."""
     s = started()
     s.open_round().deal(R1[:3])
@@ -60,7 +39,7 @@ def test_placement_timeout_when_counts_differ_continuously(tmp_path):
     """§3 `placement_timeout`: "for more than 5 s the camera sees a different number of dealt
     cards in the position zones than the shoe has reported for them". Cards every 0.5 s, the
     camera 1.2 s behind each: the counts differ without a break for ~6.7 s.
-    Confidence: medium-high (our core restarts the clock at each card the camera catches up
+    Confidence: medium-high (before the fix, the core: restarts the clock at each card the camera catches up
     on, so this never faults)."""
     s = started()
     s.open_round()
@@ -85,7 +64,7 @@ def test_placement_timeout_when_counts_differ_continuously(tmp_path):
 def test_short_difference_long_after_the_read_is_no_placement_timeout(tmp_path):
     """Same sentence: the dealer's hand hides B's second card for 1 s, 6 s after it was read.
     The numbers differ for 1 s, not more than 5 s: no fault.
-    Confidence: high (our core measures from the read of the first unseen card, which is
+    Confidence: high (before the fix, the core: measures from the read of the first unseen card, which is
     already 6 s old, and faults at once)."""
     s = started()
     s.open_round().deal(R1)
@@ -124,7 +103,7 @@ def test_reveal_confirmed_exactly_at_60_s_is_in_time(tmp_path):
 def test_second_unread_card_while_paused_is_recorded(tmp_path):
     """§3: "While paused ... further faults are recorded." Two position cards unread one after
     the other (no resume between): two `unread_card` faults.
-    Confidence: medium-low (our core drops a fault of a kind already active in the round;
+    Confidence: medium-low (before the fix, the core: drops a fault of a kind already active in the round;
     an independent core may do the same for level faults, less likely for per-card events)."""
     s = started()
     s.open_round().deal(R1[:3])
@@ -147,7 +126,7 @@ def test_second_early_card_between_rounds_is_recorded(tmp_path):
 def test_camera_lost_counts_from_the_last_observation(tmp_path):
     """§3 `camera_lost`: "no camera observation for 3 s while a round is open". The camera is
     silent from 2.5 s before open_betting until 2 s after: 4.5 s without an observation, the
-    round open for the last 2. Confidence: low (ambiguous; our core starts the 3 s at
+    round open for the last 2. Confidence: low (ambiguous; before the fix, the core: starts the 3 s at
     open_betting)."""
     s = started()
     s.camera({}).wait(0.01)
@@ -184,7 +163,7 @@ def test_reveal_seen_before_the_last_read_is_confirmed_when_the_read_arrives(tmp
     sources have spoken for it". B is revealed face up before the shoe's read of B's second
     card arrives (a delayed frame); the read comes 0.5 s later, the camera then only sends
     `{}`. B must be confirmed when the read arrives and the hand validated.
-    Confidence: high (our core re-checks reveals only on a camera change, at betting close
+    Confidence: high (before the fix, the core: re-checks reveals only on a camera change, at betting close
     and on resume — table.py `_on_card` never calls `_check_reveals` — so B waits for the
     reveal_timeout 60 s later)."""
     s = started()
@@ -206,7 +185,7 @@ def test_cancel_round_resolves_an_early_card_between_rounds(tmp_path):
     """§3 `early_card`: "supervisor may: resume (card set aside), cancel". After an early card
     between rounds, `cancel_round` is one of the two allowed decisions: the pause ends and
     the next round plays. Confidence: medium (what `cancel` records with no round open is not
-    said; our core refuses it with 'no round in progress' and the table stays paused, so the
+    said; before the fix, the core: refuses it with 'no round in progress' and the table stays paused, so the
     rest of the trace diverges)."""
     s = started()
     s.card("9C").wait(1)  # before open_betting
