@@ -134,6 +134,9 @@ class Procedure(ABC):
     #: timers that fire *at* their time (the others once more than their time has passed)
     inclusive_timers: frozenset[str] = frozenset()
 
+    #: the table settings this game's procedure reads (written into journals and traces)
+    settings_used: tuple[str, ...] = ()
+
     #: the actions the dealer may send (TRACES.md `dealer` lines) at this game's table
     dealer_actions: frozenset[str] = frozenset({"new_shoe", "open_betting"})
 
@@ -260,6 +263,3 @@ class Procedure(ABC):
         """The game's part of the public view: nothing a viewer may not see."""
         return {}
 
-    def settings_used(self) -> tuple[str, ...]:
-        """Table settings this game reads (documentation and config checks)."""
-        return ()

@@ -54,7 +54,7 @@ class TableStation:
         journal_sync: str = "full",
     ) -> None:
         self.settings = settings
-        header = TraceHeader(settings.table, settings.game, settings.camera, _settings_dict(settings))
+        header = TraceHeader(settings.table, settings.game, settings.camera, settings_dict(settings))
         self.journal = Journal(journal_path, header, sync=journal_sync)
         kept = self.journal.header.settings
         if kept != header.settings:
@@ -381,10 +381,10 @@ class TableStation:
             return self.view
 
 
-def _settings_dict(s: TableSettings) -> dict[str, Any]:
-    from dataclasses import asdict
+def settings_dict(s: TableSettings) -> dict[str, Any]:
+    """The settings a table of this game runs with, as a journal or trace header has them."""
+    from station.games import get_game
 
-    d = asdict(s)
-    for k in ("table", "game", "camera"):
-        d.pop(k)
-    return d
+    proc = get_game(s.game).procedure_class
+    names = proc.settings_used if proc is not None else ()
+    return {name: getattr(s, name) for name in names}

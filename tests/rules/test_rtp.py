@@ -178,8 +178,8 @@ def test_rtp_command_refuses_a_shoe_without_decks() -> None:
 def test_without_the_banker_zero_six_rule_the_player_bet_is_exactly_fair(monkeypatch: pytest.MonkeyPatch) -> None:
     # Player and banker hands are drawn alike and, without that one rule, paid alike: every
     # draw has a mirror draw with the money reversed. So the enumeration must give exactly 1.
-    from station.games.pokdeng import rtp as module
     from station.games.pokdeng import PositionResult
+    from station.games.pokdeng import rtp as module
 
     def symmetric(pv, bv):  # type: ignore[no-untyped-def]
         if pv.rank10 == bv.rank10:

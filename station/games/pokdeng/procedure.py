@@ -81,6 +81,9 @@ class PokDengProcedure(Procedure):
     event_faults = frozenset({"early_card", "extra_card", "unread_card", "foreign_card",
                               "device_fault", "shoe_rebooted"})
     timer_order = ("betting_close", "link", "camera", "placement", "reveal")
+    settings_used = ("betting_seconds", "placement_timeout_seconds", "reveal_timeout_seconds",
+                     "camera_lost_seconds", "link_lost_seconds", "min_bet", "max_bet",
+                     "camera_lag_tolerant")
     inclusive_timers = frozenset({"betting_close"})
 
     def __init__(self, table: Any, game: Any) -> None:
@@ -627,8 +630,3 @@ class PokDengProcedure(Procedure):
                 "staked": sum(b.amount for b in r.bets),
             }
         return out
-
-    def settings_used(self) -> tuple[str, ...]:
-        return ("betting_seconds", "placement_timeout_seconds", "reveal_timeout_seconds",
-                "camera_lost_seconds", "link_lost_seconds", "min_bet", "max_bet",
-                "camera_lag_tolerant")
