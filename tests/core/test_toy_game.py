@@ -1,0 +1,110 @@
+"""The game contract is total: a toy game written only against it (tests/core/toy_game.py)
+runs through the kernel, replay, settlement with its ledger, the live station and the
+supervisor console, with nothing of the station changed for it."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+
+from station.console import UserStore, make_console_app, serve_console, stop_console
+from station.core.diagram import mermaid
+from station.core.inputs import US, read_trace
+from station.core.replay import replay_settled, settings_from_header
+from station.games import GAMES, get_game
+from station.live.table_station import TableStation
+from station.sim.script import TraceScript
+from tests.core.staging import faults, of
+from tests.core.toy_game import HighCard
+
+
+@pytest.fixture(autouse=True)
+def highcard_registered():
+    GAMES["highcard"] = HighCard
+    yield
+    del GAMES["highcard"]
+
+
+def _script() -> TraceScript:
+    s = TraceScript(table="HC-01")
+    s.header["game"] = "highcard"
+    s.zones = {"LEFT": [], "RIGHT": []}
+    s.wallet("u1", 1000).wallet("u2", 1000)
+    s.dealer("new_shoe").wait(1).supervisor("confirm_shuffle").wait(0.5).shoe("LOAD").wait(1)
+    # round 1: LEFT's king beats RIGHT's three
+    s.open_round().bet("u1", "LEFT", 100).bet("u2", "RIGHT", 50).bet("u2", "P1", 10)
+    s.card("KH").wait(0.5)  # before the close: early_card, set aside
+    s.supervisor("resume").until_closed()
+    s.card("AS").wait(0.4).camera({"LEFT": ["AS"]}).wait(0.3)
+    s.card("3C").wait(0.4).camera({"RIGHT": ["3C"]}).wait(1)
+    s.camera({"LEFT": [], "RIGHT": []}).wait(1)
+    # round 2: the camera reads another card on RIGHT: the supervisor cancels
+    s.open_round().bet("u1", "RIGHT", 200).until_closed()
+    s.card("7D").wait(0.4).camera({"LEFT": ["7D"]}).wait(0.3)
+    s.card("9S").wait(0.4).camera({"RIGHT": ["9H"]}).wait(1)
+    return s
+
+
+def test_the_toy_game_draws_its_own_machine():
+    text = mermaid(game="highcard")
+    assert "betting --> dealing: betting_closes" in text
+    assert "paused --> confirming: resume" in text
+
+
+def test_replay_with_settlement_and_ledger(tmp_path):
+    s = _script()
+    s.supervisor("cancel_round").wait(1).end()
+    records, problems = replay_settled(s.write(tmp_path / "trace.jsonl"))
+    assert problems is None
+    assert faults(records) == ["early_card", "card_mismatch"]
+    assert [r["reason"] for r in of(records, "bet_rejected")] == ["bad_spot"]
+    hand = of(records, "hand")[0]
+    assert hand["cards"] == {"LEFT": ["AS"], "RIGHT": ["3C"]}
+    assert hand["results"]["LEFT"]["outcome"] == "win"
+    bets = {(b["account"], b["spot"]): b["returned"] for b in of(records, "settlement")[0]["bets"]}
+    assert bets == {("u1", "LEFT"): 200, ("u2", "RIGHT"): 0}
+    cancelled = of(records, "round_cancelled")[0]
+    assert cancelled["reason"] == "card_mismatch" and cancelled["refunds"][0]["returned"] == 200
+    assert of(records, "balances")[0]["accounts"] == {"u1": 1100, "u2": 950}
+
+
+def test_live_station_and_console(tmp_path):
+    s = _script()
+    path = s.write(tmp_path / "trace.jsonl")
+    header, inputs = read_trace(path)
+    now = [1000.0]
+    station = TableStation(settings_from_header(header), tmp_path / "j.sqlite",
+                           clock=lambda: now[0])
+    station.start()
+    users = UserStore(None)
+    users.add("sup1", "supervisor", "toy-game-sup-pass")
+    app = make_console_app({"HC-01": station}, users=users, secret="toy-secret-" + "x" * 20,
+                           audit_path=tmp_path / "audit.sqlite")
+    server, thread, url = serve_console(app)
+    try:
+        for inp in inputs:
+            now[0] = 1000.0 + inp.t_us / US
+            station.submit(inp.kind, inp.value, inp.user)
+        assert station.core.state == "paused"
+        with httpx.Client(base_url=url, timeout=15) as c:
+            r = c.post("/api/login", json={"user": "sup1", "password": "toy-game-sup-pass"})
+            assert r.status_code == 200, r.text
+            csrf = r.json()["csrf"]
+            view = c.get("/api/tables/HC-01").json()
+            text = repr(view)
+            assert "card_mismatch" in text and "HC-01-S1-R2" in text
+            assert "9S" not in text  # a disputed card is not shown
+            r = c.post("/api/tables/HC-01/actions", json={"action": "cancel_round"},
+                       headers={"X-CSRF-Token": csrf})
+            assert r.status_code == 200, r.text
+            deadline = time.monotonic() + 10
+            while station.core.state == "paused" and time.monotonic() < deadline:
+                time.sleep(0.05)
+        assert station.core.state == "between_rounds"
+        assert station.core.balances == {"u1": 1100, "u2": 950}
+    finally:
+        stop_console(server, thread)
+        station.stop()
+    assert get_game("highcard").name == "highcard"
