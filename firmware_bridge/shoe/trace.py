@@ -5,19 +5,18 @@ dispute answered. The shoe driver hands each chunk it read (`shoe`) and each fra
 (`to_shoe`) to a `TraceRecorder`; the file it writes is a valid trace that `ShoeStream`
 replays to exactly the events the station saw live.
 
-Bytes become JSON strings one byte per character (Latin-1), so noise bytes survive:
-0xFF is written as "\\u00ff".
+The file format itself (Latin-1 strings, gzip by suffix) is firmware_bridge/tracefile.py.
 """
 
 from __future__ import annotations
 
-import gzip
-import json
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
+
+from firmware_bridge.tracefile import TraceFormatError, TraceWriter, bytes_of_text, iter_objects
 
 
 class TraceRecorder:
@@ -25,8 +24,8 @@ class TraceRecorder:
 
     `path_or_file` is a path (`.jsonl`, or `.jsonl.gz` for a compressed file) or an open text
     file. `t` is seconds since the first recorded chunk (on `clock`, unless the caller passes
-    `at`: the driver passes each chunk's arrival time, so trace times match event times). Each line is flushed as written: a trace is
-    evidence, and a crash must not eat its last seconds. Safe to call from several threads.
+    `at`: the driver passes each chunk's arrival time, so trace times match event times).
+    Each line is flushed as written. Safe to call from several threads.
     """
 
     def __init__(
@@ -38,18 +37,8 @@ class TraceRecorder:
     ) -> None:
         self._lock = threading.Lock()
         self._clock = clock
-        self._owns_file = not hasattr(path_or_file, "write")
-        if self._owns_file:
-            path = Path(path_or_file)  # type: ignore[arg-type]
-            if path.suffix == ".gz":
-                self._file: IO[str] = gzip.open(path, "wt", encoding="utf-8")
-            else:
-                self._file = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed in close()
-        else:
-            self._file = path_or_file  # type: ignore[assignment]
         self._t0: float | None = None
         self._last_t = 0.0
-        self.lines = 0
         full_header: dict[str, Any] = {
             "trace": 1,
             "table": "",
@@ -58,7 +47,11 @@ class TraceRecorder:
             "note": "shoe link recorded by the station's shoe driver",
         }
         full_header.update(header or {})
-        self._write_line(full_header)
+        self._writer = TraceWriter(path_or_file, full_header)
+
+    @property
+    def lines(self) -> int:
+        return self._writer.lines
 
     def shoe(self, data: bytes, at: float | None = None) -> None:
         """Bytes received from the shoe, as they arrived (any chunking)."""
@@ -78,21 +71,10 @@ class TraceRecorder:
             # Trace times never decrease even when two threads record at nearly the same time.
             t = max(self._last_t, round(now - self._t0, 6))
             self._last_t = t
-            self._write_line_locked({"t": t, key: bytes(data).decode("latin-1")})
-
-    def _write_line(self, obj: dict[str, Any]) -> None:
-        with self._lock:
-            self._write_line_locked(obj)
-
-    def _write_line_locked(self, obj: dict[str, Any]) -> None:
-        self._file.write(json.dumps(obj, separators=(", ", ": ")) + "\n")
-        self._file.flush()
-        self.lines += 1
+            self._writer.write({"t": t, key: bytes(data)})
 
     def close(self) -> None:
-        with self._lock:
-            if self._owns_file and not self._file.closed:
-                self._file.close()
+        self._writer.close()
 
     def __enter__(self) -> TraceRecorder:
         return self
@@ -107,28 +89,13 @@ def read_trace_shoe_bytes(path: str | Path) -> list[tuple[float, str, bytes]]:
     For tools and tests that replay just the shoe link; a malformed line is an error naming
     its line number.
     """
-    path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
     out: list[tuple[float, str, bytes]] = []
-    with opener(path, "rt", encoding="utf-8") as f:  # type: ignore[operator]
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{lineno}: not a JSON line: {e}") from None
-            if not isinstance(obj, dict):
-                raise ValueError(f"{path}:{lineno}: a trace line must be a JSON object")
-            for key in ("shoe", "to_shoe"):
-                if key in obj:
-                    if not isinstance(obj[key], str) or not isinstance(obj.get("t"), int | float):
-                        raise ValueError(f"{path}:{lineno}: {key} line needs a string and a t")
-                    try:
-                        data = obj[key].encode("latin-1")
-                    except UnicodeEncodeError:
-                        raise ValueError(
-                            f"{path}:{lineno}: {key} holds a character above U+00FF"
-                        ) from None
-                    out.append((float(obj["t"]), key, data))
+    for lineno, obj in iter_objects(path):
+        if not isinstance(obj, dict):
+            raise TraceFormatError(lineno, "a trace line must be a JSON object")
+        for key in ("shoe", "to_shoe"):
+            if key in obj:
+                if not isinstance(obj[key], str) or not isinstance(obj.get("t"), int | float):
+                    raise TraceFormatError(lineno, f"{key} line needs a string and a t")
+                out.append((float(obj["t"]), key, bytes_of_text(obj[key], line_no=lineno, key=key)))
     return out

@@ -7,14 +7,12 @@ as integer microseconds inside the core so that `closes_at` and the timeouts com
 
 from __future__ import annotations
 
-import gzip
-import io
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from firmware_bridge.tracefile import TraceFormatError, bytes_of_text, dumps, iter_objects
 from station.cards import CardError, parse_card
 
 US = 1_000_000
@@ -37,12 +35,8 @@ def to_s(t_us: int) -> float:
     return round(t_us / US, 6)
 
 
-class TraceError(ValueError):
-    """A trace (or journal) line that cannot be read; names the line."""
-
-    def __init__(self, line_no: int, message: str) -> None:
-        super().__init__(f"line {line_no}: {message}")
-        self.line_no = line_no
+#: a trace (or journal) line that cannot be read; names the line
+TraceError = TraceFormatError
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,10 +133,7 @@ def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None, *,
     if kind in ("shoe", "to_shoe"):
         if not isinstance(value, str):
             raise TraceError(line_no, f"'{kind}' must be a string of bytes")
-        try:
-            value = value.encode("latin-1")
-        except UnicodeEncodeError:
-            raise TraceError(line_no, f"'{kind}' holds a character above U+00FF") from None
+        value = bytes_of_text(value, line_no=line_no, key=kind)
     elif kind == "camera":
         if not isinstance(value, dict):
             raise TraceError(line_no, "'camera' must be an object zone -> cards")
@@ -203,45 +194,30 @@ def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None, *,
     return Input(t_us, kind, value, user, extra)
 
 
-def _open_text(path: str | Path) -> IO[str]:
-    p = Path(path)
-    if p.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(p, "rb"), encoding="utf-8")
-    return open(p, encoding="utf-8")
-
-
 def read_trace(path: str | Path) -> tuple[TraceHeader, list[Input]]:
     """Read a whole trace, validating every line first: nothing is acted on from a trace
     that cannot be read to its end."""
     inputs: list[Input] = []
     header: TraceHeader | None = None
     prev: int | None = None
-    try:
-        with _open_text(path) as f:
-            for line_no, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise TraceError(line_no, f"not JSON ({e.msg})") from None
-                if header is None:
-                    header = parse_header(obj, line_no)
-                    continue
-                inp = parse_input(obj, line_no, prev)
-                prev = inp.t_us
-                inputs.append(inp)
-    except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as e:
-        raise TraceError(len(inputs) + 1, f"cannot read {path}: {e}") from None
+    for line_no, obj in iter_objects(path):
+        if header is None:
+            header = parse_header(obj, line_no)
+            continue
+        inp = parse_input(obj, line_no, prev)
+        prev = inp.t_us
+        inputs.append(inp)
     if header is None:
         raise TraceError(1, "empty trace: no header")
     return header, inputs
 
 
+def input_line(inp: Input) -> str:
+    """One input as its trace (and journal) line."""
+    return dumps(inp.to_line())
+
+
 def iter_lines(header: TraceHeader, inputs: list[Input]) -> Iterator[str]:
-    yield json.dumps(header.to_line(), ensure_ascii=False)
+    yield dumps(header.to_line())
     for inp in inputs:
-        obj = inp.to_line()
-        if isinstance(obj.get(inp.kind), bytes):
-            obj[inp.kind] = obj[inp.kind].decode("latin-1")
-        yield json.dumps(obj, ensure_ascii=False)
+        yield input_line(inp)

@@ -18,7 +18,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from station.core.inputs import Input, TraceHeader, iter_lines, parse_header, parse_input
+from firmware_bridge.tracefile import TraceWriter
+from station.core.inputs import (
+    Input,
+    TraceHeader,
+    input_line,
+    parse_header,
+    parse_input,
+)
 from station.core.outbox import OUTBOX_SCHEMA, enqueue
 
 SCHEMA = """
@@ -45,13 +52,6 @@ CREATE TABLE IF NOT EXISTS snapshots (
 
 class JournalError(RuntimeError):
     pass
-
-
-def _input_line(inp: Input) -> str:
-    obj = inp.to_line()
-    if isinstance(obj.get(inp.kind), bytes):
-        obj[inp.kind] = obj[inp.kind].decode("latin-1")
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
 class Journal:
@@ -128,7 +128,7 @@ class Journal:
 
     def add_input(self, inp: Input) -> int:
         cur = self.conn.execute("INSERT INTO inputs (t_us, line) VALUES (?, ?)",
-                                (inp.t_us, _input_line(inp)))
+                                (inp.t_us, input_line(inp)))
         return int(cur.lastrowid or 0)
 
     def add_outputs(self, seq: int, records: list[dict[str, Any]],
@@ -195,12 +195,10 @@ class Journal:
         if note:
             header = TraceHeader(header.table, header.game, header.camera, header.settings, note)
         inputs = [inp for _, inp in self.inputs() if inp.kind != "tick"]
-        n = 0
-        with open(path, "w", encoding="utf-8") as f:
-            for line in iter_lines(header, inputs):
-                f.write(line + "\n")
-                n += 1
-        return n
+        with TraceWriter(path, header.to_line()) as w:
+            for inp in inputs:
+                w.write(inp.to_line())
+            return w.lines
 
     def close(self) -> None:
         self.conn.close()

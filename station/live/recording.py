@@ -4,12 +4,12 @@ from the file alone (`station replay FILE`)."""
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from firmware_bridge.tracefile import TraceWriter
 from station.core.inputs import Input, TraceHeader
 
 
@@ -18,24 +18,28 @@ class ShoeTraceRecorder:
         self.dir = Path(directory)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.header = header
-        self._file: IO[str] | None = None
+        self._writer: TraceWriter | None = None
         self._lock = threading.Lock()
         self.path: Path | None = None
         self.files: list[Path] = []
         self._t0_us = 0
 
-    def _rotate(self, label: str, t_us: int) -> None:
-        if self._file is not None:
-            self._file.close()
+    def _next_path(self, label: str) -> Path:
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        self.path = self.dir / f"{self.header.table}-{label}-{stamp}.jsonl"
+        path = self.dir / f"{self.header.table}-{label}-{stamp}.jsonl"
         n = 1
-        while self.path.exists():
+        while path.exists():
             n += 1
-            self.path = self.dir / f"{self.header.table}-{label}-{stamp}-{n}.jsonl"
-        self._file = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - rotated, closed later
+            path = self.dir / f"{self.header.table}-{label}-{stamp}-{n}.jsonl"
+        return path
+
+    def _rotate(self, label: str, t_us: int) -> None:
+        self.path = self._next_path(label)
+        if self._writer is None:
+            self._writer = TraceWriter(self.path, self.header.to_line())
+        else:
+            self._writer.rotate(self.path, self.header.to_line())
         self.files.append(self.path)
-        self._file.write(json.dumps(self.header.to_line()) + "\n")
         # times restart at the file's first line, so each shoe's trace stands alone
         self._t0_us = t_us
 
@@ -45,21 +49,18 @@ class ShoeTraceRecorder:
         new file, so a shoe's trace replays with the money the table had at that moment."""
         with self._lock:
             starts = [r for r in records if r["type"] == "shoe_start"]
-            if starts or self._file is None:
+            if starts or self._writer is None:
                 self._rotate(f"S{starts[0]['shoe']}" if starts else "preamble", inp.t_us)
-                assert self._file is not None
+                assert self._writer is not None
                 for account, balance in sorted((balances or {}).items()):
-                    self._file.write(json.dumps({"t": 0.0, "wallet": {"account": account,
-                                                                      "balance": balance}}) + "\n")
-            assert self._file is not None
-            obj = Input(inp.t_us - self._t0_us, inp.kind, inp.value, inp.user).to_line()
-            if isinstance(obj.get(inp.kind), bytes):
-                obj[inp.kind] = obj[inp.kind].decode("latin-1")
-            self._file.write(json.dumps(obj, ensure_ascii=False) + "\n")
-            self._file.flush()
+                    self._writer.write({"t": 0.0, "wallet": {"account": account,
+                                                             "balance": balance}})
+            assert self._writer is not None
+            self._writer.write(Input(inp.t_us - self._t0_us, inp.kind, inp.value, inp.user,
+                                     inp.extra).to_line())
 
     def close(self) -> None:
         with self._lock:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None

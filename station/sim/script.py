@@ -8,12 +8,12 @@ fault drill or a disputed round can be staged exactly and replayed through the t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from firmware_bridge.shoe.codec import encode_frame
+from firmware_bridge.tracefile import TraceWriter, text_of_bytes
 from station.games.pokdeng import POSITIONS
 
 PLAN = ("BURN", *POSITIONS, *POSITIONS)
@@ -69,7 +69,7 @@ class TraceScript:
     camera_alive = True
 
     def shoe_bytes(self, data: bytes) -> TraceScript:
-        self._add(shoe=data.decode("latin-1"))
+        self._add(shoe=text_of_bytes(data))
         self._last_shoe = self.t
         return self
 
@@ -183,10 +183,9 @@ class TraceScript:
     # ---- output
     def write(self, path: str | Path) -> Path:
         p = Path(path)
-        with open(p, "w", encoding="utf-8") as f:
-            f.write(json.dumps(self.header) + "\n")
+        with TraceWriter(p, self.header) as w:
             for line in self.lines:
-                f.write(json.dumps(line, ensure_ascii=False) + "\n")
+                w.write(line)
         return p
 
 
