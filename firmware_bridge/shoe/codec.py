@@ -11,7 +11,7 @@ from __future__ import annotations
 import binascii
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from station.cards import ALL_CARDS
@@ -114,48 +114,48 @@ def _valid_card_field(s: str) -> bool:
     return s in _WIRE_CARDS
 
 
-def _check_shoe_fields(type_: str, f: tuple[str, ...]) -> bool:
-    n = len(f)
-    if type_ == "HELLO":
-        return n == 5 and _is_uint(f[0]) and bool(_BOOT_ID_RE.fullmatch(f[4]))
-    if type_ in ("LOAD", "UNREAD", "CUT", "EMPTY"):
-        return n == 0
-    if type_ == "CARD":
-        return n in (1, 2) and _valid_card_field(f[0]) and (n == 1 or len(f[1]) > 0)
-    if type_ == "HB":
-        return n == 1 and _is_uint(f[0])
-    if type_ in ("FAULT", "CLEAR"):
-        return n == 1 and f[0] in FAULT_CODES
-    if type_ == "OK":
-        return n == 1 and _is_uint(f[0], 65535)
-    if type_ == "ERR":
-        return n == 2 and _is_uint(f[0], 65535) and f[1] in ERR_REASONS
-    if type_ == "STATUS":
-        return (
-            n == 4
-            and _is_uint(f[0], 65535)
-            and f[1] in GATES
-            and _is_uint(f[2])
-            and f[3] in LED_COLOURS
-        )
-    return False
+FieldCheck = Callable[[tuple[str, ...]], bool]
 
 
-def _check_station_fields(type_: str, f: tuple[str, ...]) -> bool:
-    n = len(f)
-    if type_ in ("ACK", "RESEND"):
-        return n == 1 and _is_uint(f[0], 65535)
-    if type_ in ("LOCK", "UNLOCK", "STATUS"):
-        return n == 0
-    if type_ == "LED":
-        return n == 1 and f[0] in LED_COLOURS
-    return False
+def _no_fields(f: tuple[str, ...]) -> bool:
+    return not f
 
 
-SHOE_TYPES = frozenset(
-    {"HELLO", "LOAD", "CARD", "UNREAD", "CUT", "EMPTY", "FAULT", "CLEAR", "HB", "OK", "ERR", "STATUS"}
-)
-STATION_TYPES = frozenset({"ACK", "RESEND", "LOCK", "UNLOCK", "LED", "STATUS"})
+def _one_of(allowed: frozenset[str]) -> FieldCheck:
+    return lambda f: len(f) == 1 and f[0] in allowed
+
+
+def _seq_field(f: tuple[str, ...]) -> bool:
+    return len(f) == 1 and _is_uint(f[0], 65535)
+
+
+# ---- every frame type, declared once per direction: type -> the check of its fields -----
+# (SHOE_PROTOCOL.md §3 and §5; events.py maps each shoe frame to its event by this table)
+SHOE_FRAMES: dict[str, FieldCheck] = {
+    "HELLO": lambda f: len(f) == 5 and _is_uint(f[0]) and bool(_BOOT_ID_RE.fullmatch(f[4])),
+    "LOAD": _no_fields,
+    "CARD": lambda f: len(f) in (1, 2) and _valid_card_field(f[0]) and (len(f) == 1 or len(f[1]) > 0),
+    "UNREAD": _no_fields,
+    "CUT": _no_fields,
+    "EMPTY": _no_fields,
+    "FAULT": _one_of(FAULT_CODES),
+    "CLEAR": _one_of(FAULT_CODES),
+    "HB": lambda f: len(f) == 1 and _is_uint(f[0]),
+    "OK": _seq_field,
+    "ERR": lambda f: len(f) == 2 and _is_uint(f[0], 65535) and f[1] in ERR_REASONS,
+    "STATUS": lambda f: (len(f) == 4 and _is_uint(f[0], 65535) and f[1] in GATES
+                         and _is_uint(f[2]) and f[3] in LED_COLOURS),
+}
+STATION_FRAMES: dict[str, FieldCheck] = {
+    "ACK": _seq_field,
+    "RESEND": _seq_field,
+    "LOCK": _no_fields,
+    "UNLOCK": _no_fields,
+    "LED": _one_of(LED_COLOURS),
+    "STATUS": _no_fields,
+}
+SHOE_TYPES = frozenset(SHOE_FRAMES)
+STATION_TYPES = frozenset(STATION_FRAMES)
 
 
 class FrameDecoder:
@@ -169,9 +169,9 @@ class FrameDecoder:
 
     def __init__(self, direction: str = "shoe") -> None:
         if direction == "shoe":
-            self._types, self._check = SHOE_TYPES, _check_shoe_fields
+            self._frames = SHOE_FRAMES
         elif direction == "station":
-            self._types, self._check = STATION_TYPES, _check_station_fields
+            self._frames = STATION_FRAMES
         else:
             raise ValueError("direction must be 'shoe' or 'station'")
         self.direction = direction
@@ -257,7 +257,7 @@ class FrameDecoder:
             self.counters["malformed"] += 1
             return None
         type_ = parts[1]
-        if type_ not in self._types:
+        if type_ not in self._frames:
             if _TYPE_RE.fullmatch(type_):
                 self.counters["unknown_type"] += 1
             else:
@@ -265,7 +265,7 @@ class FrameDecoder:
             return None
         fields = tuple(parts[2:])
         seq = int(parts[0])
-        if not self._check(type_, fields) or (
+        if not self._frames[type_](fields) or (
             self.direction == "shoe" and (seq == 0) != (type_ == "HELLO")
         ):
             self.counters["malformed"] += 1

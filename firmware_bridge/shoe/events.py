@@ -6,8 +6,11 @@ shoe's frame number (None for the link-state events the station derives itself).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
+
+from firmware_bridge.shoe.codec import SHOE_TYPES
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,32 +112,31 @@ class ReaderDied(ShoeEvent):
     event: ClassVar[str] = "reader_died"
 
 
+#: shoe frame type -> its event, from the frame's validated fields (the codec's SHOE_FRAMES
+#: declares the types; the table below must cover exactly those)
+_EVENT_OF: dict[str, Callable[[float, int, tuple[str, ...], bool], ShoeEvent]] = {
+    "HELLO": lambda t, seq, f, rb: Hello(t, seq, f[0], f[1], f[2], f[3], f[4].upper(), rb),
+    "LOAD": lambda t, seq, f, rb: Load(t, seq),
+    "CARD": lambda t, seq, f, rb: CardRead(t, seq, f[0], f[1] if len(f) > 1 else None),
+    "UNREAD": lambda t, seq, f, rb: Unread(t, seq),
+    "CUT": lambda t, seq, f, rb: Cut(t, seq),
+    "EMPTY": lambda t, seq, f, rb: Empty(t, seq),
+    "FAULT": lambda t, seq, f, rb: Fault(t, seq, f[0]),
+    "CLEAR": lambda t, seq, f, rb: Clear(t, seq, f[0]),
+    "HB": lambda t, seq, f, rb: Heartbeat(t, seq, int(f[0])),
+    "OK": lambda t, seq, f, rb: Reply(t, seq, "OK", int(f[0])),
+    "ERR": lambda t, seq, f, rb: Reply(t, seq, "ERR", int(f[0]), reason=f[1]),
+    "STATUS": lambda t, seq, f, rb: Reply(t, seq, "STATUS", int(f[0]), gate=f[1],
+                                          cards_out=int(f[2]), led=f[3]),
+}
+if set(_EVENT_OF) != SHOE_TYPES:  # pragma: no cover - a frame type declared without its event
+    raise ImportError(f"shoe frame types without an event: {sorted(SHOE_TYPES ^ set(_EVENT_OF))}")
+
+
 def event_from_frame(frame_type: str, fields: tuple[str, ...], seq: int, t: float,
                      rebooted: bool = False) -> ShoeEvent:
     """Map a valid, in-order shoe frame to its event (fields already validated by the codec)."""
-    f = fields
-    if frame_type == "HELLO":
-        return Hello(t, seq, f[0], f[1], f[2], f[3], f[4].upper(), rebooted)
-    if frame_type == "LOAD":
-        return Load(t, seq)
-    if frame_type == "CARD":
-        return CardRead(t, seq, f[0], f[1] if len(f) > 1 else None)
-    if frame_type == "UNREAD":
-        return Unread(t, seq)
-    if frame_type == "CUT":
-        return Cut(t, seq)
-    if frame_type == "EMPTY":
-        return Empty(t, seq)
-    if frame_type == "FAULT":
-        return Fault(t, seq, f[0])
-    if frame_type == "CLEAR":
-        return Clear(t, seq, f[0])
-    if frame_type == "HB":
-        return Heartbeat(t, seq, int(f[0]))
-    if frame_type == "OK":
-        return Reply(t, seq, "OK", int(f[0]))
-    if frame_type == "ERR":
-        return Reply(t, seq, "ERR", int(f[0]), reason=f[1])
-    if frame_type == "STATUS":
-        return Reply(t, seq, "STATUS", int(f[0]), gate=f[1], cards_out=int(f[2]), led=f[3])
-    raise ValueError(f"no event for frame type {frame_type}")
+    make = _EVENT_OF.get(frame_type)
+    if make is None:
+        raise ValueError(f"no event for frame type {frame_type}")
+    return make(t, seq, fields, rebooted)
