@@ -168,11 +168,7 @@ class FrameDecoder:
     """
 
     def __init__(self, direction: str = "shoe") -> None:
-        if direction == "shoe":
-            self._frames = SHOE_FRAMES
-        elif direction == "station":
-            self._frames = STATION_FRAMES
-        else:
+        if direction not in ("shoe", "station"):
             raise ValueError("direction must be 'shoe' or 'station'")
         self.direction = direction
         self._buf = bytearray()
@@ -257,7 +253,9 @@ class FrameDecoder:
             self.counters["malformed"] += 1
             return None
         type_ = parts[1]
-        if type_ not in self._frames:
+        # looked up, not held: a decoder is part of the table's snapshots, which pickle
+        frames = SHOE_FRAMES if self.direction == "shoe" else STATION_FRAMES
+        if type_ not in frames:
             if _TYPE_RE.fullmatch(type_):
                 self.counters["unknown_type"] += 1
             else:
@@ -265,7 +263,7 @@ class FrameDecoder:
             return None
         fields = tuple(parts[2:])
         seq = int(parts[0])
-        if not self._frames[type_](fields) or (
+        if not frames[type_](fields) or (
             self.direction == "shoe" and (seq == 0) != (type_ == "HELLO")
         ):
             self.counters["malformed"] += 1

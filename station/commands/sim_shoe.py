@@ -18,8 +18,7 @@ import threading
 
 from firmware_bridge.shoe.simulator import FaultPlan, ShoeRefused, ShoeSimulator
 from station.cards import parse_card
-
-_BURN_VALUES = {"A": 1, "T": 10, "J": 10, "Q": 10, "K": 10}
+from station.games.pokdeng import PokDeng
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -122,8 +121,7 @@ def deal(sim: ShoeSimulator, stop: threading.Event, *, every: float, pause: floa
     if first in ("??", "CUT"):
         burn = 10
     else:
-        card = parse_card(first)
-        burn = _BURN_VALUES.get(card.rank) or int(card.rank)
+        burn = PokDeng.burn_count(parse_card(first))
     say(f"first card {first}: burning {burn}")
     for _ in range(burn):
         if stop.wait(every) or draw() is None:
@@ -136,7 +134,7 @@ def deal(sim: ShoeSimulator, stop: threading.Event, *, every: float, pause: floa
         played += 1
         dealt = 0
         drawn: list[str] = []
-        while dealt < 13:  # the round's burn card, then P1..P5 B twice
+        while dealt < PokDeng().cards_per_round:  # the round's burn card, then P1..P5 B twice
             if stop.wait(every):
                 return
             item = draw()

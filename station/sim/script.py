@@ -14,9 +14,12 @@ from typing import Any
 
 from firmware_bridge.shoe.codec import encode_frame
 from firmware_bridge.tracefile import TraceWriter, text_of_bytes
-from station.games.pokdeng import POSITIONS
+from station.games.pokdeng import PokDeng
 
-PLAN = ("BURN", *POSITIONS, *POSITIONS)
+GAME = PokDeng()  # the game this script stages: its plan, positions and zones
+PLAN = GAME.deal_plan
+POSITIONS = GAME.positions
+CARDS_PER_ROUND = GAME.cards_per_round
 DEAL_GAP = 0.7  # the dealer deals about a card every 0.7 s
 CAMERA_LAG = 0.4  # the camera sees a card about 0.4 s after the shoe read it
 
@@ -31,7 +34,7 @@ class TraceScript:
         note: str = "",
         boot_id: str = "5EED0001",
     ) -> None:
-        self.header = {"trace": 1, "table": table, "game": "pokdeng", "camera": camera,
+        self.header = {"trace": 1, "table": table, "game": GAME.name, "camera": camera,
                        "settings": settings or {"betting_seconds": 15}, "note": note}
         self.camera_on = camera
         self.betting_seconds = float(self.header["settings"].get("betting_seconds", 15))
@@ -40,7 +43,7 @@ class TraceScript:
         self.seq = 0
         self._last_shoe = 0.0
         self._last_camera = 0.0
-        self.zones: dict[str, list[str]] = {z: [] for z in (*POSITIONS, "BURN")}
+        self.zones: dict[str, list[str]] = {z: [] for z in GAME.zones}
         self.link_silent = False
         self.hello(boot_id)
 
@@ -171,7 +174,7 @@ class TraceScript:
 
     def full_round(self, cards13: Sequence[str], bets: Sequence[tuple[str, str, int]] = ()) -> TraceScript:
         """A clean round: open, bets, burn + 12 cards, close, reveal P1–P5 then B, clear."""
-        assert len(cards13) == 13
+        assert len(cards13) == CARDS_PER_ROUND
         self.open_round()
         for a, s, amt in bets:
             self.bet(a, s, amt).wait(0.1)

@@ -23,10 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from station.cards import parse_card
 from station.core.inputs import US, Input, parse_input
 from station.core.settings import TableSettings
-from station.games.pokdeng import POSITIONS
-from station.sim.script import PLAN, TraceScript, hands_of
+from station.sim.script import CARDS_PER_ROUND, GAME, PLAN, POSITIONS, TraceScript, hands_of
+
+SPOTS = sorted(GAME.spots)  # sorted: the soak is seeded, its draws must not depend on set order
 
 
 @dataclass
@@ -198,11 +200,11 @@ class Soak:
             for a in accounts:
                 if rng.random() < (1.0 if rounds == 0 else 0.05):
                     script.wallet(a, rng.choice([5_000, 20_000, 100_000]))
-            deck = [f"{r}{s}" for r in "A23456789TJQK" for s in "SHDC"] * 8
+            deck = sorted(str(c) for c in GAME.deck.elements())
             rng.shuffle(deck)
             cut = rng.randint(300, 360)
             first = deck.pop()
-            burns = [deck.pop() for _ in range(_burn(first))]
+            burns = [deck.pop() for _ in range(GAME.burn_count(parse_card(first)))]
             script.start_shoe(first, burns)
             self.report.shoes += 1
             pos = 1 + len(burns)
@@ -210,14 +212,14 @@ class Soak:
             cut_done = False
             fed = self._feed(script, 0)
             while rounds < o.rounds:
-                if not cut_done and pos + 13 > cut:
+                if not cut_done and pos + CARDS_PER_ROUND > cut:
                     script.card("CUT").wait(0.7)
                     cut_done = True
                     last = True
                 else:
                     last = False
-                cards = [deck.pop() for _ in range(13)]
-                pos += 13
+                cards = [deck.pop() for _ in range(CARDS_PER_ROUND)]
+                pos += CARDS_PER_ROUND
                 self._round(script, cards, accounts)
                 rounds += 1
                 shoe_rounds += 1
@@ -245,7 +247,7 @@ class Soak:
         o, rng = self.o, self.rng
         s.open_round()
         for _ in range(o.bets_per_round):
-            spot = rng.choice([*POSITIONS[:5], *(p + "PAIR" for p in POSITIONS[:5])])
+            spot = rng.choice(SPOTS)
             s.bet(rng.choice(accounts), spot, rng.choice([10, 20, 50, 100, 500])).wait(0.05)
         misplace = rng.random() < o.misplace
         unplug = rng.random() < o.unplug
@@ -259,7 +261,7 @@ class Soak:
             k = rng.randrange(3, 12)
             s.deal(cards[:k])
             s.card(cards[k]).wait(0.4)
-            wrong = POSITIONS[(POSITIONS.index(PLAN[k]) + 1) % 6]
+            wrong = POSITIONS[(POSITIONS.index(PLAN[k]) + 1) % len(POSITIONS)]
             s.camera({wrong: [*s.zones[wrong], "??"]}).wait(2.0)
             s.camera({wrong: s.zones[wrong][:-1], PLAN[k]: [*s.zones[PLAN[k]], "??"]}).wait(1.0)
             s.supervisor("resume").wait(0.5)
@@ -340,11 +342,6 @@ class Soak:
                 "max": round(lat[-1], 3),
             }
         self.ledger.close()
-
-
-def _burn(card: str) -> int:
-    r = card[0]
-    return 1 if r == "A" else 10 if r in "TJQK" else int(r)
 
 
 def write_report(rep: SoakReport, opts: SoakOptions, out: Path, latencies: Any,
