@@ -26,7 +26,7 @@ from firmware_bridge.camera.layout import Layout, default_layout
 from firmware_bridge.camera.recogniser import Recogniser
 from firmware_bridge.camera.scene import CUT, FACE_DOWN, UNREADABLE, TableScene
 from firmware_bridge.camera.synthetic import PRESETS, STRESS_PRESETS, SyntheticCamera
-from station.cards import ALL_CARDS
+from firmware_bridge.cards import ALL_CARDS
 
 HAND_ZONES = ("P1", "P2", "P3", "P4", "P5", "B")
 

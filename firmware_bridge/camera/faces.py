@@ -23,7 +23,7 @@ from firmware_bridge.camera.layout import (
     QR_QUIET_MODULES,
     QR_WIDTH_MM,
 )
-from station.cards import CardError, parse_card
+from firmware_bridge.cards import CardError, parse_card
 
 # Printed code on serialized decks: what the shoe sends as CARD's optional field. A frame
 # field cannot carry `$ * ,` and the slash separates it from the card, so neither may it.

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from firmware_bridge.camera.faces import face_text
 from firmware_bridge.camera.layout import POKDENG_ZONES
-from station.cards import parse_card
+from firmware_bridge.cards import parse_card
 
 FACE_DOWN = "??"
 UNREADABLE = "XX"

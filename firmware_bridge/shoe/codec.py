@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from station.cards import ALL_CARDS
+from firmware_bridge.cards import ALL_CARDS
 
 MAX_FRAME = 96  # bytes from `$` to `\n` inclusive
 _HEX = frozenset(b"0123456789ABCDEF")

@@ -40,8 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from firmware_bridge.cards import RANKS, SUITS, parse_card
 from firmware_bridge.shoe.codec import FAULT_CODES, LED_COLOURS, FrameDecoder, encode_frame
-from station.cards import RANKS, SUITS, parse_card
 
 BUFFER_FRAMES = 64
 RESEND_AFTER = 0.250

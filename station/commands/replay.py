@@ -20,7 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from station.core.replay import replay_settled
+    from station.settlement.replay import replay_settled
 
     try:
         records, problem = replay_settled(args.trace, ledger=args.ledger, settle=not args.no_settle)

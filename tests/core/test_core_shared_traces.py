@@ -92,8 +92,8 @@ def test_replay_is_deterministic():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_replay_settles_through_the_settlement_core(tmp_path, name):
-    from station.core.replay import replay_settled
     from station.settlement.core import SettlementCore
+    from station.settlement.replay import replay_settled
 
     records, problem = replay_settled(TRACES / name / "trace.jsonl", ledger=tmp_path / "l.sqlite")
     assert problem is None

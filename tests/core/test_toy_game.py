@@ -12,9 +12,10 @@ import pytest
 from station.console import UserStore, make_console_app, serve_console, stop_console
 from station.core.diagram import mermaid
 from station.core.inputs import US, read_trace
-from station.core.replay import replay_settled, settings_from_header
+from station.core.replay import settings_from_header
 from station.games import GAMES, get_game
 from station.live.table_station import TableStation
+from station.settlement.replay import replay_settled
 from station.sim.script import TraceScript
 from tests.core.staging import faults, of
 from tests.core.toy_game import HighCard
