@@ -52,17 +52,16 @@ def dumps(obj: dict[str, Any]) -> str:
 
 
 def open_text(path: str | Path, mode: str = "r") -> IO[str]:
-    """A trace file as text: gzip when the name ends in `.gz`. Written files are created
-    owner-only."""
+    """A trace file as text (mode "r" or "w"): gzip when the name ends in `.gz`. Written
+    files are created owner-only."""
     p = Path(path)
-    if "w" in mode or "a" in mode or "x" in mode:
-        fd = os.open(p, os.O_WRONLY | os.O_CREAT | (os.O_APPEND if "a" in mode else os.O_TRUNC)
-                     | (os.O_EXCL if "x" in mode else 0), FILE_MODE)
-        raw = os.fdopen(fd, "ab" if "a" in mode else "wb")
+    if "w" in mode:
+        # created owner-only before anything is written to it
+        os.close(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE))
+        os.chmod(p, FILE_MODE)
         if p.suffix == ".gz":
-            return io.TextIOWrapper(gzip.GzipFile(fileobj=raw, mode="wb"), encoding="utf-8",
-                                    write_through=True)
-        return io.TextIOWrapper(raw, encoding="utf-8", write_through=True)
+            return gzip.open(p, "wt", encoding="utf-8")
+        return open(p, "w", encoding="utf-8")  # noqa: SIM115 - the caller closes it
     if p.suffix == ".gz":
         return io.TextIOWrapper(gzip.open(p, "rb"), encoding="utf-8")
     return open(p, encoding="utf-8")  # noqa: SIM115 - the caller closes it

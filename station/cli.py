@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sim-shoe": ("station.commands.sim_shoe", "run the shoe simulator on a pty or TCP port"),
     "camera": ("station.commands.camera", "overhead camera: snapshot, read stills"),
     "ledger": ("station.commands.ledger", "settlement ledger: check the books"),
+    "journal": ("station.commands.journal", "a table's journal: migrate one from before the kernel"),
     "settlement": ("station.commands.settlement", "run the settlement service"),
     "run": ("station.commands.run", "run the station at a table from a config file"),
     "demo": ("station.commands.demo", "a whole simulated studio table on this machine"),

@@ -332,7 +332,9 @@ class ShoeDriver:
                 # The table core's bug must not stop the shoe; the event is not acknowledged
                 # by auto_ack, so the journal and the shoe stay consistent.
                 self._count("callback_errors")
-                log.exception("shoe event handler failed on %r", ev)
+                # the event's kind and seq only: a CARD event names a card that may lie face
+                # down on the table (PROCEDURE.md §4)
+                log.exception("shoe event handler failed on %s (seq %s)", ev.event, ev.seq)
                 continue
             self._count("events_delivered")
             if self._auto_ack and ev.seq is not None:

@@ -14,7 +14,7 @@ from firmware_bridge.shoe.codec import Frame
 
 SEQ_MAX = 65535
 DUPLICATE_WINDOW = 1024
-RESEND_MIN_INTERVAL = 0.100
+RESEND_MIN_INTERVAL_S = 0.100
 
 
 def next_seq(seq: int) -> int:
@@ -50,9 +50,10 @@ class ShoeSequencer:
     boot_id: str | None = None
     last_processed: int | None = None
     counters: Counter[str] = field(default_factory=Counter)
-    _last_resend_at: float | None = None
+    _last_resend_at_s: float | None = None
 
-    def accept(self, frame: Frame, now: float) -> Verdict:
+    def accept(self, frame: Frame, now_s: float) -> Verdict:
+        """Sort one valid frame; `now_s` is the station clock in seconds (it paces RESEND)."""
         if frame.type == "HELLO":
             boot = frame.fields[4].upper()
             if boot == self.boot_id:
@@ -70,7 +71,7 @@ class ShoeSequencer:
             self.boot_id = boot
             self.expected = 1
             self.last_processed = 0
-            self._last_resend_at = None
+            self._last_resend_at_s = None
             return Verdict(True, rebooted=rebooted, kind="hello")
         if self.expected is None:
             self.expected = frame.seq
@@ -83,7 +84,8 @@ class ShoeSequencer:
             self.counters["duplicate"] += 1
             return Verdict(False, reack=True, kind="duplicate")
         self.counters["gap"] += 1
-        if self._last_resend_at is None or now - self._last_resend_at >= RESEND_MIN_INTERVAL:
-            self._last_resend_at = now
+        if (self._last_resend_at_s is None
+                or now_s - self._last_resend_at_s >= RESEND_MIN_INTERVAL_S):
+            self._last_resend_at_s = now_s
             return Verdict(False, resend_from=self.expected, kind="gap")
         return Verdict(False, kind="gap")

@@ -1,7 +1,7 @@
 """The receive side of the shoe link as one pure object: bytes in, events and replies out.
 
-`ShoeStream.feed(data, t)` runs the frame decoder and the sequencer over bytes that arrived
-at time `t` and returns the in-order events plus what the station must send back (RESEND
+`ShoeStream.feed(data, t_s)` runs the frame decoder and the sequencer over bytes that arrived
+at time `t_s` and returns the in-order events plus what the station must send back (RESEND
 requests). The live driver and trace replay both use it, which is why a recorded trace
 replays to exactly the events the station saw live.
 
@@ -31,21 +31,22 @@ class ShoeStream:
     def __init__(self, expected: int | None = None, boot_id: str | None = None) -> None:
         self.decoder = FrameDecoder("shoe")
         self.sequencer = ShoeSequencer(expected=expected, boot_id=boot_id)
-        self.last_valid_at: float | None = None
+        self.last_valid_at_s: float | None = None
 
-    def feed(self, data: bytes, t: float) -> FeedResult:
+    def feed(self, data: bytes, t_s: float) -> FeedResult:
+        """Bytes that arrived at `t_s` (seconds, on the caller's clock)."""
         out = FeedResult()
         for frame in self.decoder.feed(data):
             out.valid_frames += 1
-            self.last_valid_at = t
-            verdict = self.sequencer.accept(frame, t)
+            self.last_valid_at_s = t_s
+            verdict = self.sequencer.accept(frame, t_s)
             if verdict.resend_from is not None:
                 out.resend_from.append(verdict.resend_from)
             if verdict.reack:
                 out.reack = True
             if verdict.process:
                 out.events.append(
-                    event_from_frame(frame.type, frame.fields, frame.seq, t, verdict.rebooted)
+                    event_from_frame(frame.type, frame.fields, frame.seq, t_s, verdict.rebooted)
                 )
         return out
 

@@ -200,16 +200,38 @@ def read_trace(path: str | Path) -> tuple[TraceHeader, list[Input]]:
     inputs: list[Input] = []
     header: TraceHeader | None = None
     prev: int | None = None
+    takes: tuple[frozenset[str], bool] | None = None
     for line_no, obj in iter_objects(path):
         if header is None:
             header = parse_header(obj, line_no)
+            takes = _inputs_of_game(header.game, line_no)
             continue
         inp = parse_input(obj, line_no, prev)
+        assert takes is not None
+        dealer_actions, takes_players = takes
+        if inp.kind == "dealer" and inp.value not in dealer_actions:
+            raise TraceError(line_no, f"no dealer action {inp.value!r} at a {header.game} table")
+        if inp.kind == "player" and not takes_players:
+            raise TraceError(line_no, f"a {header.game} table takes no 'player' lines")
         prev = inp.t_us
         inputs.append(inp)
     if header is None:
         raise TraceError(1, "empty trace: no header")
     return header, inputs
+
+
+def _inputs_of_game(game: str, line_no: int) -> tuple[frozenset[str], bool]:
+    """The dealer actions a game's table takes, and whether players act at it."""
+    from station.games import get_game  # the games plug into the core: looked up by name
+    from station.games.base import Procedure
+
+    try:
+        proc = get_game(game).procedure_class
+    except ValueError as e:
+        raise TraceError(line_no, str(e)) from None
+    if proc is None:
+        raise TraceError(line_no, f"{game}: rules only, no table procedure to replay")
+    return frozenset(proc.dealer_actions), proc.player_handler is not Procedure.player_handler
 
 
 def input_line(inp: Input) -> str:

@@ -80,6 +80,10 @@ class Journal:
                 self.conn.execute("INSERT INTO meta VALUES ('header', ?)",
                                   (json.dumps(header.to_line()),))
                 self.conn.execute("INSERT INTO meta VALUES ('epoch', ?)", (repr(epoch),))
+                # the journal's own id: settlement keys and round ids carry it, so a new
+                # journal at the same table never reuses a key
+                self.conn.execute("INSERT INTO meta VALUES ('journal_id', ?)",
+                                  (uuid.uuid4().hex[:12],))
             self.epoch = epoch
             self.is_new = True
         else:
@@ -94,13 +98,10 @@ class Journal:
                     f"({header.game}, camera {header.camera})"
                 )
             self.epoch = float(self.conn.execute("SELECT value FROM meta WHERE key='epoch'").fetchone()[0])
-        # the journal's own id: settlement keys carry it, so a new journal at the same table
-        # (or a journal from before ids were kept, which gets one now) never reuses a key
-        with self.conn:
-            self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('journal_id', ?)",
-                              (uuid.uuid4().hex[:12],))
-        self.journal_id: str = self.conn.execute(
-            "SELECT value FROM meta WHERE key='journal_id'").fetchone()[0]
+        row = self.conn.execute("SELECT value FROM meta WHERE key='journal_id'").fetchone()
+        #: None for a journal written before journals had ids: it keeps the key scheme its
+        #: outbox already used (unprefixed), so its bets and its hands still meet in the ledger
+        self.journal_id: str | None = row[0] if row else None
 
     def inputs(self, after: int = 0) -> Iterator[tuple[int, Input]]:
         prev = None

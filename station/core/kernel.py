@@ -49,12 +49,14 @@ class TableKernel:
 
     HISTORY_KEPT = 200  # recent rounds kept in memory for the views; the journal has them all
 
-    def __init__(self, settings: TableSettings | None = None, *, journal_id: str = "replay") -> None:
+    def __init__(self, settings: TableSettings | None = None, *,
+                 journal_id: str | None = "replay") -> None:
         self.settings = settings or TableSettings()
         self.game = get_game(self.settings.game)
         self.table = self.settings.table
-        #: outbox keys start with this: unique per table and per journal
-        self.key_prefix = f"{self.table}/{journal_id}/"
+        #: outbox keys and round ids start with this: unique per table and per journal
+        #: (none for a journal from before journals had ids: its outbox's scheme goes on)
+        self.key_prefix = "" if journal_id is None else f"{self.table}/{journal_id}/"
         self.now_us = 0
         self._records: list[dict[str, Any]] = []
         self._messages: list[dict[str, Any]] = []
@@ -66,6 +68,8 @@ class TableKernel:
         self.faults: list[ActiveFault] = []
         self.fault_counts: Counter[str] = Counter()
         self.last_camera_us: int | None = None
+        #: the latest camera observation as it came: the zones it named
+        self.observation: dict[str, list[Any]] = {}
         self.rounds_settled = 0
         self.history: list[dict[str, Any]] = []  # settled / cancelled rounds, newest last
         self.proc = self.game.procedure(self)
@@ -147,7 +151,7 @@ class TableKernel:
         per table and journal (`PD-01/<journal id>/PD-01-S1-R2`): round numbers restart
         with a new journal, and a studio's tables share one ledger. `table_round` keeps the
         round id the records and the floor know."""
-        if "round_id" in fields:
+        if "round_id" in fields and self.key_prefix:
             fields["table_round"] = fields["round_id"]
             fields["round_id"] = self.key_prefix + fields["round_id"]
         self._messages.append({"key": self.key_prefix + key, "kind": kind,
@@ -316,6 +320,7 @@ class TableKernel:
     # ---- camera
     def _on_camera(self, inp: Input) -> None:
         self.last_camera_us = self.now_us
+        self.observation = inp.value
         changed = False
         for zone, seen in inp.value.items():
             if zone in self.zones and self.zones[zone] != seen:
@@ -365,8 +370,9 @@ class TableKernel:
                                        proc.is_cancel_only(kind, in_round)))
         self.fault_counts[kind] += 1
         self.emit("fault", round_id=rid, kind=kind, detail=detail)
-        if self.state not in ("paused", "closed"):
+        if self.state != "paused":
             self.trigger("fault")
+            self.proc.on_pause()
 
     def condition_holds(self, f: ActiveFault) -> str | None:
         """Why a decision cannot clear this fault yet (None: it can)."""
@@ -430,7 +436,7 @@ class TableKernel:
             # round to void. The checks of resume apply; a fault only cancel can clear ends
             # the shoe, anything else ends the pause and nothing is dealt from it
             for f in self.faults:
-                why = self.condition_holds(f)
+                why = None if f.cancel_only else self.condition_holds(f)
                 if why:
                     return self.refuse("cancel_round", user, f"{f.kind}: {why}")
             ends_shoe = proc.cancel_outside_round(user)
@@ -479,6 +485,10 @@ class TableKernel:
     def credit(self, account: str, amount: int) -> None:
         self.purse.credit(account, amount)
 
+    def debit(self, account: str, amount: int) -> None:
+        """Take money from a wallet (an ante, a pot bet): the procedure checked the funds."""
+        self.purse.debit(account, amount)
+
     def _on_wallet(self, inp: Input) -> None:
         acct, bal = inp.value["account"], inp.value["balance"]
         self.purse.balances[acct] = bal
@@ -509,11 +519,13 @@ class TableKernel:
             return window, 0
         if self.state == "paused":
             return "paused", 0
+        held = self.proc.bets_held(account)
         try:
-            deducted = self.game.check_bet(spot, amount, self.proc.bets_held(account))
+            deducted = self.game.check_bet(spot, amount, held)
         except BetError as e:
             return e.reason, 0
-        if amount < self.settings.min_bet or (self.settings.max_bet and amount > self.settings.max_bet):
+        limited = self.game.limited_amount(spot, amount, held)
+        if amount < self.settings.min_bet or (self.settings.max_bet and limited > self.settings.max_bet):
             return "limit", 0
         if self.purse.balance(account) < deducted:
             return "insufficient_funds", 0

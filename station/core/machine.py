@@ -26,12 +26,13 @@ def transition_table(proc: Procedure) -> list[dict[str, Any]]:
     t: list[dict[str, Any]] = [
         {"trigger": trig, "source": src, "dest": dst} for (src, dst), trig in proc.follow.items()
     ]
-    t.append({"trigger": "new_shoe", "source": ["idle", "closed"], "dest": "shuffling"})
+    t.append({"trigger": "new_shoe", "source": list(proc.new_shoe_sources), "dest": "shuffling"})
     for trig, sources, dest in proc.dealer_transitions:
         t.append({"trigger": trig, "source": list(sources), "dest": dest})
     t += [
-        {"trigger": "fault", "source": [s for s in states if s not in ("paused", "closed")],
-         "dest": "paused"},
+        # a fault pauses the table from anywhere, a closed table included (a card drawn
+        # from the shoe of a closed table is `early_card`): PROCEDURE.md §3
+        {"trigger": "fault", "source": [s for s in states if s != "paused"], "dest": "paused"},
         {"trigger": "round_cancelled", "source": ["paused", *proc.round_phases],
          "dest": "between_rounds", "unless": "is_last_round"},
         {"trigger": "round_cancelled", "source": ["paused", *proc.round_phases], "dest": "idle",

@@ -10,7 +10,7 @@ A game is two things:
   (`station.core.kernel.TableKernel`) owns time, the shoe link, faults and the supervisor's
   decisions, money and the state machine; it calls the procedure through the handler tables
   and hooks declared here, and the procedure calls back through the kernel's small API
-  (`emit`, `fault`, `arm`, `disarm`, `credit`, `debit`, `message`).
+  (`emit`, `raise_fault`, `arm`, `disarm`, `credit`, `debit`, `message`; docs/core.md).
 
 Nothing here knows a particular game.
 """
@@ -87,6 +87,16 @@ class Game(ABC):
     def returned(self, spot: str, amount: int, hands: Mapping[str, Sequence[Card]]) -> int:
         """What settlement gives back for an accepted bet."""
 
+    def limited_amount(self, spot: str, amount: int, held: Sequence[tuple[str, int]]) -> int:
+        """The amount the table's `min_bet`/`max_bet` apply to: the bet itself by default; a
+        game whose bets on one spot add up for the limits returns the spot's new total."""
+        return amount
+
+    def road_entry(self, hand: Mapping[str, Any]) -> dict[str, Any]:
+        """What a validated hand (its `hand` record) puts on the game's road or results
+        history, for the console: by default its results."""
+        return {"round_id": hand.get("round_id"), "results": hand.get("results")}
+
     # ------------------------------------------------------------------ table procedure
     #: the procedure class run at a table of this game (None: rules only, no table yet)
     procedure_class: type[Procedure] | None = None
@@ -112,6 +122,8 @@ class Procedure(ABC):
     round_phases: tuple[str, ...]
     #: states from which close_table is taken (besides paused)
     closable: tuple[str, ...]
+    #: states from which the dealer's new_shoe starts a shoe (Si Zhi Dao shuffles inside a game)
+    new_shoe_sources: tuple[str, ...] = ("idle", "closed")
     #: states in which the shoe must give cards (its gate is unlocked)
     cards_due_states: frozenset[str] = frozenset()
     #: states in which bets are taken (the shoe's LED shows amber)
@@ -198,7 +210,9 @@ class Procedure(ABC):
 
     # ---- camera
     def on_camera(self, changed: bool) -> None:
-        """A camera observation was applied to the kernel's zones (`changed`: a zone moved)."""
+        """A camera observation was applied to the kernel's zones (`changed`: a zone moved).
+        The observation itself — the zones it named, `{}` for "seen, nothing changed" — is
+        `table.observation` (e.g. a DICE tray reported again after the close counts)."""
 
     def camera_watched(self) -> bool:
         """`camera_lost` applies now (a round is open and not yet settled or cancelled)."""
@@ -214,6 +228,10 @@ class Procedure(ABC):
         if kind == "shoe_rebooted":
             return in_round
         return kind in self.cancel_only
+
+    def on_pause(self) -> None:
+        """The table has just paused (a fault): stop the game's own clocks if it has any
+        that a pause stops (Si Zhi Dao's decision, arrange and buy-in clocks)."""
 
     def resuming(self, faults: list[ActiveFault]) -> None:
         """The supervisor resumes these faults (all conditions clear), before they go."""

@@ -133,6 +133,15 @@ class TableStation:
             for r in records:
                 want = next(stored, None)
                 if want != r:
+                    if self.journal.journal_id is None:
+                        raise JournalError(
+                            f"{self.journal.path} was written by a station before the table "
+                            f"kernel, and today's procedure makes another record from its "
+                            f"input {seq} than the one it stored (record {made}: "
+                            f"{(want or {}).get('type')} then, {r.get('type')} now): its history "
+                            f"touched behaviour corrected since. Carry the table over with "
+                            f"`station journal migrate {self.journal.path} --ledger LEDGER` "
+                            f"(between rounds; docs/operator.md)")
                     raise JournalError(
                         f"{self.journal.path}: re-applying input {seq} made a record that "
                         f"differs from the stored one (record {made}); they first differ there"

@@ -96,3 +96,19 @@ def test_unknown_setting_in_header_is_ignored_with_a_warning(tmp_path, caplog):
     p.write_text("\n".join(lines) + "\n")
     with pytest.raises(ValueError, match="betting_seconds"):
         replay_records(p)
+
+
+def test_lines_of_another_game_are_refused_with_their_line(tmp_path):
+    from station.core.inputs import TraceError, read_trace
+
+    head = '{"trace": 1, "table": "PD-01", "game": "pokdeng"}\n'
+    for line, words in (('{"t": 1, "dealer": "dice", "dice": [3, 4]}', "no dealer action 'dice'"),
+                        ('{"t": 1, "player": {"account": "u1", "action": "fold"}}',
+                         "takes no 'player' lines")):
+        p = tmp_path / "t.jsonl"
+        p.write_text(head + '{"t": 0.5, "dealer": "new_shoe"}\n' + line + "\n")
+        with pytest.raises(TraceError, match=f"line 3: .*{words}"):
+            read_trace(p)
+    p.write_text('{"trace": 1, "table": "XX-01", "game": "baccarat"}\n')
+    with pytest.raises(TraceError, match="line 1: unknown game 'baccarat'"):
+        read_trace(p)

@@ -204,3 +204,40 @@ def test_the_gate_locks_once_the_round_has_all_its_cards(tmp_path):
     gates = [c[0] for _, c in commands if c[0] in ("LOCK", "UNLOCK")]
     assert gates[-1] == "LOCK", gates
     assert not of(records, "betting_closed")
+
+
+def test_a_card_from_the_shoe_of_a_closed_table_pauses_it(tmp_path):
+    """PROCEDURE §3: a fault pauses the table at once — a closed one too (early_card after
+    the shoe ended); the fault does not linger into the next shoe."""
+    s = started()
+    s.supervisor("close_table").wait(1)
+    s.card("5H").wait(1)
+    s.dealer("new_shoe").wait(1)  # refused: paused on the early card
+    s.supervisor("resume").wait(1)
+    s.dealer("new_shoe").wait(1).end()
+    path = s.write(tmp_path / "trace.jsonl")
+    core, recs, _, _ = drive(path)
+    assert faults(recs) == ["early_card"]
+    assert [r["reason"] for r in refused(recs, "new_shoe")] == [
+        "paused: the supervisor must decide first"]
+    assert [r["shoe"] for r in of(recs, "shoe_start")] == [1, 2]
+    assert core.state == "shuffling" and core.faults == []
+
+
+def test_degraded_unread_first_card_is_cancelled_and_ends_the_shoe(tmp_path):
+    """Without a camera nothing can name an unread first card: cancel ends the shoe."""
+    s = started(camera=False)
+    s.lines.clear()
+    s.t = 0.0
+    s.hello("5EED0001")
+    s.dealer("new_shoe").wait(1).supervisor("confirm_shuffle").wait(1).shoe("LOAD").wait(1)
+    s.card("??").wait(1)
+    s.supervisor("resume").wait(1)  # refused: only cancel clears it
+    s.supervisor("cancel_round").wait(1)
+    s.dealer("new_shoe").wait(1).end()
+    recs = run(s, tmp_path)
+    assert faults(recs) == ["unread_card"]
+    assert "can only be cancelled" in refused(recs, "resume")[0]["reason"]
+    assert not refused(recs, "cancel_round")
+    assert [r["shoe"] for r in of(recs, "shoe_start")] == [1, 2]
+    assert len(of(recs, "shoe_end")) == 1

@@ -153,3 +153,41 @@ def test_a_journal_keeps_the_settings_it_was_started_with(tmp_path):
     st = TableStation(TableSettings(betting_seconds=5), tmp_path / "j.sqlite")
     assert st.core.settings.betting_seconds == 15
     st.journal.close()
+
+
+def test_station_time_never_goes_backwards_and_only_the_core_moves_it(tmp_path, monkeypatch):
+    """Station time runs on the monotonic clock from where the start sits on the journal's
+    time line; the wall clock is read once, at start. A clock that steps back, a wall clock
+    that jumps, and other threads asking the time move nothing."""
+    import inspect
+    import threading
+    import time as time_module
+
+    from station.core.journal import Journal
+    from station.core.settings import TableSettings
+
+    assert inspect.signature(TableStation).parameters["clock"].default is time_module.monotonic
+    clk = Clock()
+    st = TableStation(TableSettings(camera=False), tmp_path / "j.sqlite", clock=clk)
+    st.start()
+    stop = threading.Event()
+
+    def ask() -> None:  # the console asks the time all along
+        while not stop.is_set():
+            st.now_us()
+
+    asker = threading.Thread(target=ask)
+    asker.start()
+    try:
+        for t, step in ((1001.0, None), (1002.5, None), (1000.2, "back"), (1003.0, "jump")):
+            clk.t = t
+            if step == "jump":  # the wall clock is stepped an hour ahead (NTP)
+                monkeypatch.setattr(time_module, "time", lambda: 10.0**10)
+            st.submit("wallet", {"account": "u1", "balance": int(t)})
+    finally:
+        stop.set()
+        asker.join()
+        st.stop()
+    times = [inp.t_us for _, inp in Journal(tmp_path / "j.sqlite").inputs()]
+    assert times == sorted(times)
+    assert [round(t / US, 1) for t in times] == [1.0, 2.5, 2.5, 3.0]

@@ -444,6 +444,12 @@ class PokDengProcedure(Procedure):
         return None
 
     # ------------------------------------------------------------------ decisions
+    def is_cancel_only(self, kind: str, in_round: bool) -> bool:
+        # without a camera nothing can supply an unread card: only cancel clears it
+        if kind == "unread_card" and not self.camera:
+            return True
+        return super().is_cancel_only(kind, in_round)
+
     def condition_holds(self, f: ActiveFault) -> str | None:
         t = self.table
         k = f.kind
@@ -573,6 +579,10 @@ class PokDengProcedure(Procedure):
         if r.finished or r.closed or self.table.now_us >= r.closes_us:
             return "betting_closed"
         return None
+
+    def bets_held(self, account: str) -> list[tuple[str, int]]:
+        r = self.round
+        return [] if r is None else [(b.spot, b.amount) for b in r.bets if b.account == account]
 
     def place_bet(self, account: str, spot: str, amount: int, deducted: int) -> dict[str, Any]:
         t = self.table
