@@ -60,3 +60,17 @@ def public_view(core: Any) -> dict[str, Any]:
     # the game's part (shoe, round, seats...): the game's procedure decides what is public
     view.update(core.proc.view())
     return view
+
+
+#: records written for one account alone (PROCEDURE.md §7.3: a seat's cards, to its player)
+PRIVATE_RECORDS = frozenset({"private"})
+
+
+def record_visible(record: dict[str, Any], viewer: str) -> bool:
+    """May this viewer see this output record? `viewer` is "public", "dealer",
+    "supervisor", or "account:<id>" for one player. A private record goes to its own account
+    alone; every other record names no hidden card by construction (a face-down card is
+    never in a record until it is public) and goes to everyone."""
+    if record.get("type") in PRIVATE_RECORDS:
+        return viewer == f"account:{record.get('account')}"
+    return True
