@@ -143,6 +143,7 @@ def learn_back(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> t
         # a face's stock is white through and through; a back's white pattern, averaged with
         # its ground at quarter resolution, keeps a tint
         paper = (s < 30) & (v > 150)
+        ink = v < colours.DARK_MAX_VAL  # the codes' black modules
         nonfelt = cv2.morphologyEx((~felt_m).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         k, labels, stats, _ = cv2.connectedComponentsWithStats(nonfelt, connectivity=8)
         found = 0
@@ -155,7 +156,7 @@ def learn_back(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> t
             (_, _), (rw, rh), _ = cv2.minAreaRect(max(cs, key=cv2.contourArea))
             if area < 0.85 * rw * rh:
                 continue  # not one whole card lying alone
-            if np.count_nonzero(paper & comp) > 0.5 * area:
+            if np.count_nonzero(paper & comp) > 0.5 * area and np.count_nonzero(ink & comp) > 0.02 * area:
                 notes.append(f"still {n}: a face-up card was left out (lay the cards face down)")
                 continue
             interior = cv2.erode(comp.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
@@ -166,7 +167,8 @@ def learn_back(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> t
         if not found:
             notes.append(f"still {n}: no face-down card lying on its own was found")
     if not cards:
-        raise CalibrationError("no face-down card found in the back stills: " + "; ".join(notes))
+        raise CalibrationError("no face-down card found in the back stills (a back the colour of the felt "
+                               "cannot be seen at all): " + "; ".join(notes))
     hist: Counter = Counter()
     total = 0
     felt_like = 0

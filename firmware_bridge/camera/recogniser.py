@@ -202,7 +202,12 @@ class Recogniser:
         deck's back were calibrated, and zones holding a back the calibration does not know."""
         unknown = sorted(self.unknown_back_zones)
         message = None
-        if not self.back_calibrated:
+        felt_ok = self._felt_matches()
+        if not felt_ok:
+            message = (f"the felt measures (B,G,R) = {self.felt_measured}, not the calibrated "
+                       f"{tuple(int(v) for v in self._felt_ref)}: another felt or the camera's white balance "
+                       "changed (recalibrate with station camera calibrate)")
+        elif not self.back_calibrated:
             message = "deck back not calibrated: face-down cards cannot be read (station camera calibrate)"
         elif unknown:
             message = (f"unknown card back in {', '.join(unknown)}: not the calibrated deck set "
@@ -211,8 +216,18 @@ class Recogniser:
             "felt_calibrated": self.calibration.felt is not None,
             "back_calibrated": self.back_calibrated,
             "unknown_back_zones": unknown,
+            "felt_matches": felt_ok,
             "message": message,
         }
+
+    def _felt_matches(self) -> bool:
+        """Is the felt in the last frame read the calibrated one? (Light may dim or warm it,
+        which the gains undo; another hue is another felt.)"""
+        if self.felt_measured is None:
+            return True
+        h, s, _ = colours.felt_hsv(self.felt_measured)
+        d = abs(h - self._felt_hsv[0])
+        return min(d, 180 - d) <= 15 and s >= 0.4 * self._felt_hsv[1]
 
     def process(self, t: float, frame: np.ndarray) -> dict[str, list] | None:
         """Feed one frame taken at time t. Returns every zone's stable state, or None until
@@ -363,8 +378,10 @@ class Recogniser:
         cardish = cv2.morphologyEx(cardish, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(cardish, connectivity=8)
         unexplained = ~cls.explained()
-        # what hides a code: a back, the cut card (the hand holds the whole zone)
-        occluder = cls.back | cls.dark
+        # what hides a code: a back, the cut card (the hand holds the whole zone); a code's
+        # own black modules are dark too, but only the cut card is dark over a wide area
+        solid_dark = cv2.morphologyEx(cls.dark.astype(np.uint8), cv2.MORPH_OPEN, np.ones((7, 7), np.uint8)) > 0
+        occluder = cls.back | solid_dark
 
         items: list[str] = []
         blobs: list[BlobView] = []

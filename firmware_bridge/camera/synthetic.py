@@ -157,6 +157,14 @@ class TableRenderer:
         return np.exp(-(xx**2 + yy**2) / (2 * (r / 2.5) ** 2))
 
     # ---- card placement ------------------------------------------------------------
+    def background(self) -> Frame:
+        """The empty table (felt and markings), a copy to draw on."""
+        return self._background.copy()
+
+    def draw_card(self, img: Frame, tile: np.ndarray, cx: float, cy: float, angle_deg: float) -> None:
+        """Lay a card image (`artist.face(...)`, `artist.back()`) at a chosen pose (in place)."""
+        self._paste(img, tile, cx, cy, angle_deg)
+
     def _paste(self, img: Frame, tile: np.ndarray, cx: float, cy: float, angle_deg: float) -> None:
         """Put `tile` centred at (cx, cy), turned by angle_deg, onto img (in place)."""
         th, tw = tile.shape[:2]
