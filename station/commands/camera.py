@@ -30,6 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     snap.add_argument("--out", default="camera_snapshot.png", help="PNG to write (default %(default)s)")
     snap.add_argument("--frames", type=int, default=6, help="frames to watch before saving, so zones settle (default %(default)s)")
     snap.add_argument("--timeout", type=float, default=10.0, help="give up after this many seconds without frames")
+    snap.add_argument("--raw", action="store_true",
+                      help="save the frame as the camera gave it, nothing drawn (a still for `calibrate`)")
     rd = sub.add_parser(
         "read", help="read still images: one JSON line per image",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -146,7 +148,7 @@ def _snapshot(args: argparse.Namespace) -> int:
     if len(states) < len(cfg.layout.zones):
         # too few frames for every zone to settle (a single still): show this frame's reading
         states, _ = rec.read_still(frame)
-    out = draw_view(frame, cfg.layout, rec, states)
+    out = frame if args.raw else draw_view(frame, cfg.layout, rec, states)
     if not cv2.imwrite(args.out, out):
         print(f"station camera snapshot: cannot write {args.out}", file=sys.stderr)
         return 1
