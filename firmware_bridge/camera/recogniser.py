@@ -482,10 +482,10 @@ class Recogniser:
         instances = self._group(reads, covered_at, (w, h))
         # Most symbols read at once. When fewer cards are named than lie face up, look
         # again harder: enlarged and sharpened (blur, JPEG), then binarised (glare, dim).
-        for attempt in self._harder_views(crop):
+        for make_view in self._harder_views(crop):
             if len([n for n, _ in instances if n != UNREADABLE]) >= face_up:
                 break
-            view, scale = attempt
+            view, scale = make_view()  # drawn only when needed
             more = [r.scaled(1.0 / scale).shifted(x0, y0) for r in self.decoder.decode(view)]
             reads = _merge_reads(reads, more)
             instances = self._group(reads, covered_at, (w, h))
@@ -498,12 +498,23 @@ class Recogniser:
 
     @staticmethod
     def _harder_views(crop: np.ndarray):
-        big = cv2.resize(crop, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC)
-        soft = cv2.GaussianBlur(big, (0, 0), 2.0)
-        sharp = cv2.addWeighted(big, 2.0, soft, -1.0, 0)
-        yield sharp, 2.0
-        binary = cv2.adaptiveThreshold(big, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, 31, 5)
-        yield binary, 2.0
+        """Views to decode again, each made only when asked for: enlarged and sharpened,
+        then binarised."""
+        big: list[np.ndarray] = []
+
+        def enlarged() -> np.ndarray:
+            if not big:
+                big.append(cv2.resize(crop, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC))
+            return big[0]
+
+        def sharpened() -> tuple[np.ndarray, float]:
+            soft = cv2.GaussianBlur(enlarged(), (0, 0), 2.0)
+            return cv2.addWeighted(enlarged(), 2.0, soft, -1.0, 0), 2.0
+
+        def binarised() -> tuple[np.ndarray, float]:
+            return cv2.adaptiveThreshold(enlarged(), 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, 31, 5), 2.0
+
+        return (sharpened, binarised)
 
     def _pair_distance(self, a: QrRead, b: QrRead) -> float:
         """How far b lies from where a card's other code should be, seen from a: distance

@@ -55,7 +55,7 @@ class _Watched:
                 del self.latencies_ms[:300], self.frame_times[:300]
         self._latency.observe(now - started, table=self.table)
         self._fps_gauge.set(self.fps(), table=self.table)
-        status = self.status()
+        status = self.status
         self._back_gauge.set(0 if status.get("message") else 1, table=self.table)
         if status.get("message") != self._warned:
             self._warned = status.get("message")  # type: ignore[assignment]
@@ -63,6 +63,7 @@ class _Watched:
                 log.warning("camera: %s", self._warned)
         return out
 
+    @property
     def status(self) -> dict[str, Any]:
         """The recogniser's status (felt and back calibrated, unknown backs seen)."""
         get = getattr(self.recogniser, "status", None)
@@ -107,7 +108,7 @@ class CameraFeed:
         """What the console's camera panel shows besides the figures: `back_calibrated`,
         `unknown_back_zones` and `message` (e.g. "deck back not calibrated: ..."), plus the
         frames read and frames rejected."""
-        return {**self.watched.status(), "frames": self.observer.frames, "errors": self.observer.errors,
+        return {**self.observer.status, "frames": self.observer.frames, "errors": self.observer.errors,
                 "last_error": self.observer.last_error}
 
     @property
