@@ -22,6 +22,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+from firmware_bridge.camera.calibration import calibrate
+from firmware_bridge.camera.decks import DeckStyle
 from firmware_bridge.camera.layout import Layout, default_layout
 from firmware_bridge.camera.recogniser import Recogniser
 from firmware_bridge.camera.scene import CUT, FACE_DOWN, UNREADABLE, TableScene
@@ -34,6 +36,7 @@ HAND_ZONES = ("P1", "P2", "P3", "P4", "P5", "B")
 @dataclass
 class PresetScore:
     preset: str
+    style: str = "studio"
     frames: int = 0
     counts: Counter = field(default_factory=Counter)
     cut_flag_wrong: int = 0
@@ -50,6 +53,7 @@ class PresetScore:
 
     def as_dict(self) -> dict[str, object]:
         return {
+            "style": self.style,
             "preset": self.preset,
             "frames": self.frames,
             "zone_states": self.scored,
@@ -107,24 +111,56 @@ def score_zone(truth: list[str], seen: list[str] | None) -> str:
     return "xx" if shape(truth) == shape(seen) else "miscount"
 
 
+def calibration_stills(layout: Layout, style: str | DeckStyle, seed: int = 1) -> tuple[list, list]:
+    """What a studio engineer photographs to calibrate a deck: the empty felt, and a still
+    with three face-down cards of the deck lying apart (studio light, sensor noise)."""
+    felt = SyntheticCamera(TableScene(), layout, perturbations="noise", style=style, seed=seed).read()
+    scene = TableScene(seed=seed)
+    for zone in ("P1", "P4", "B"):
+        scene.deal(zone, "2C")
+    back = SyntheticCamera(scene, layout, perturbations="noise", style=style, seed=seed + 1).read()
+    assert felt is not None and back is not None  # the noise preset drops no frames
+    return [felt[1]], [back[1]]
+
+
+def calibrated_recogniser(layout: Layout, style: str | DeckStyle, decoder: str = "auto", seed: int = 1) -> Recogniser:
+    """A recogniser calibrated from the style's own stills, as at a table with that deck."""
+    felt, back = calibration_stills(layout, style, seed)
+    return Recogniser(layout, decoder=decoder, calibration=calibrate(felt, back, layout.mm_per_px))
+
+
 def run(
     presets: list[str] | None = None,
     frames: int = 250,
     seed: int = 1,
     decoder: str = "auto",
     layout: Layout | None = None,
+    styles: list[str] | None = None,
 ) -> list[PresetScore]:
+    """Score every (deck style, perturbation): each style is calibrated from its own stills
+    first. Without `styles`: the studio deck with the layout's own calibration."""
     layout = layout or default_layout()
-    recogniser = Recogniser(layout, decoder=decoder)
+    results = []
+    for style in styles or [None]:
+        if style is None:
+            recogniser = Recogniser(layout, decoder=decoder)
+        else:
+            recogniser = calibrated_recogniser(layout, style, decoder, seed)
+        results.extend(_run_style(recogniser, layout, style, presets, frames, seed))
+    return results
+
+
+def _run_style(recogniser: Recogniser, layout: Layout, style: str | None, presets: list[str] | None,
+               frames: int, seed: int) -> list[PresetScore]:
     results = []
     for preset in presets or list(PRESETS):
         known = sorted({**PRESETS, **STRESS_PRESETS})
         if preset not in known:
             raise ValueError(f"no perturbation preset {preset!r}; presets: {', '.join(known)}")
-        score = PresetScore(preset)
+        score = PresetScore(preset, style or "studio")
         base = seed * 1_000_003 + known.index(preset) * 10_007
         # one camera per preset: its felt, card art and noise field are drawn once
-        camera = SyntheticCamera(TableScene(), layout, perturbations=preset, seed=base)
+        camera = SyntheticCamera(TableScene(), layout, perturbations=preset, seed=base, style=style)
         for i in range(frames):
             rng = random.Random(base + i)
             scene = random_table(rng, base + i)
@@ -149,6 +185,14 @@ def run(
                     score.examples.append(f"frame {i}: cut card in view {scene.cut_card_visible}, seen {cut}")
         results.append(score)
     return results
+
+
+def by_style(results: list[PresetScore]) -> dict[str, dict[str, object]]:
+    """Totals per deck style (the bar holds for every style on its own)."""
+    out: dict[str, list[PresetScore]] = {}
+    for r in results:
+        out.setdefault(r.style, []).append(r)
+    return {style: totals(rs) for style, rs in out.items()}
 
 
 def totals(results: list[PresetScore]) -> dict[str, object]:

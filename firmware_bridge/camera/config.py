@@ -18,6 +18,7 @@ class CameraConfig:
     stable_frames: int = 3
     decoder: str = "auto"
     heartbeat: float = 0.5
+    source_given: bool = False  # the file has a [source] (else the default synthetic camera)
 
 
 def load_camera_config(path: str | Path | None) -> CameraConfig:
@@ -31,6 +32,7 @@ def load_camera_config(path: str | Path | None) -> CameraConfig:
     except tomllib.TOMLDecodeError as exc:
         raise LayoutError(f"{p}: not valid TOML: {exc}") from exc
     layout = layout_from_dict(data, source=str(p)) if "zones" in data else default_layout()
+    source_given = "source" in data
     source = data.get("source", {"kind": "synthetic"})
     if isinstance(source, str):
         source = {"spec": source}
@@ -49,4 +51,10 @@ def load_camera_config(path: str | Path | None) -> CameraConfig:
     if not 0 < heartbeat <= 1.0:
         raise LayoutError(f"{p}: heartbeat {heartbeat} s: the camera must report at least once a second")
     decoder = str(rec.get("decoder", "auto"))
-    return CameraConfig(layout, dict(source), stable, decoder, heartbeat)
+    if decoder not in ("auto", "zbar", "zxing"):
+        raise LayoutError(f"{p}: [recogniser] decoder {decoder!r}: choose auto, zbar or zxing")
+    unknown = set(rec) - {"stable_frames", "decoder", "heartbeat"}
+    if unknown:
+        raise LayoutError(f"{p}: [recogniser] unknown key(s) {', '.join(sorted(unknown))} "
+                          "(stable_frames, decoder, heartbeat)")
+    return CameraConfig(layout, dict(source), stable, decoder, heartbeat, source_given)

@@ -118,8 +118,10 @@ class CardArtist:
     """Card images at `mm_per_px`, drawn 4× larger and averaged down like a printed card
     photographed by a sharp lens. Images are cached: a table needs at most 52 faces."""
 
-    def __init__(self, mm_per_px: float) -> None:
+    def __init__(self, mm_per_px: float, *, qr_margin_mm: float = QR_MARGIN_MM, back_design=None) -> None:
         self.mm_per_px = mm_per_px
+        self.qr_margin_mm = qr_margin_mm
+        self.back_design = back_design  # a decks.BackDesign, None: our blue lattice
         self.size = (round(CARD_W_MM / mm_per_px), round(CARD_H_MM / mm_per_px))  # (w, h)
         self._cache: dict[tuple[str, ...], np.ndarray] = {}
 
@@ -150,7 +152,7 @@ class CardArtist:
             sym = cv2.resize(qr_modules(text), (side, side), interpolation=cv2.INTER_NEAREST)
             sym = cv2.cvtColor(sym, cv2.COLOR_GRAY2BGR)
             sym[sym > 127] = FACE_WHITE[0]
-            m = round(QR_MARGIN_MM * k)
+            m = round(self.qr_margin_mm * k)
             if corner == "tl":
                 img[m : m + side, m : m + side] = sym
             else:
@@ -158,11 +160,14 @@ class CardArtist:
         colour = _RED if c.suit in "HD" else _BLACK
         rank = "10" if c.rank == "T" else c.rank
         font = cv2.FONT_HERSHEY_DUPLEX
-        # Centre print: big rank over a big suit, for the people at the table.
-        scale = 0.16 * k
+        # Centre print: big rank over a big suit, for the people at the table; codes set
+        # further in leave less room between them, and the print never runs over a code.
+        compact = self.qr_margin_mm > 3.0
+        scale = (0.10 if compact else 0.16) * k
         (tw, th), _ = cv2.getTextSize(rank, font, scale, max(1, int(0.12 * k * 10)))
-        cv2.putText(img, rank, (int(w / 2 - tw / 2), int(h * 0.47)), font, scale, colour, max(1, int(1.2 * k)), cv2.LINE_AA)
-        _suit_glyph(img, c.suit, w / 2, h * 0.62, 16 * k)
+        cv2.putText(img, rank, (int(w / 2 - tw / 2), int(h * (0.465 if compact else 0.47))), font, scale, colour,
+                    max(1, int((0.8 if compact else 1.2) * k)), cv2.LINE_AA)
+        _suit_glyph(img, c.suit, w / 2, h * (0.565 if compact else 0.62), (9 if compact else 16) * k)
         # Corner indices in the two corners without a symbol.
         small = 0.07 * k
         cv2.putText(img, rank, (int(w - 11 * k), int(8 * k)), font, small, colour, max(1, int(0.6 * k)), cv2.LINE_AA)
@@ -178,6 +183,11 @@ class CardArtist:
         white border; never a code."""
         key = ("back",)
         if key in self._cache:
+            return self._cache[key]
+        if self.back_design is not None:
+            from firmware_bridge.camera.decks import paint_back
+
+            self._cache[key] = paint_back(self.back_design, self.mm_per_px)
             return self._cache[key]
         img, k = self._canvas(BACK_BLUE)
         h, w = img.shape[:2]

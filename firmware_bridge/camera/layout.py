@@ -27,7 +27,9 @@ CARD_H_MM = 88.0
 QR_MODULES = 21  # version 1
 QR_QUIET_MODULES = 2
 QR_WIDTH_MM = 22.0  # the 21 modules, quiet zone excluded
-QR_MARGIN_MM = 2.0  # from the card edge to the quiet zone
+QR_MARGIN_MM = 2.0  # from the card edge to the quiet zone, on our studio deck
+# CARD_FACES.md lets printers set the codes 2-6 mm in from the card's edge
+QR_MARGIN_RANGE_MM = (2.0, 6.0)
 
 
 class LayoutError(ValueError):
@@ -72,6 +74,9 @@ class Layout:
     felt_bgr: tuple[int, int, int] = (40, 112, 34)
     game: str = "pokdeng"
     extra: dict[str, object] = field(default_factory=dict)
+    # the felt and the deck's back as `station camera calibrate` measured them
+    # (calibration.Calibration); None: not calibrated
+    calibration: object | None = None
 
     @property
     def zone_names(self) -> tuple[str, ...]:
@@ -107,6 +112,7 @@ class Layout:
             felt_bgr=self.felt_bgr,
             game=self.game,
             extra=dict(self.extra),
+            calibration=self.calibration,
         )
 
     def zone_at(self, x: float, y: float) -> str | None:
@@ -137,6 +143,13 @@ def _default_pokdeng_1080p() -> dict[str, object]:
             "felt_bgr": [40, 112, 34],
         },
         "zones": {name: {"polygon": poly} for name, poly in zones.items()},
+        # our studio deck (blue lattice back) on the green felt, as `station camera
+        # calibrate` measured them; a table with another deck set calibrates its own
+        "calibration": {
+            "felt": {"bgr": [40, 112, 34]},
+            "back": {"cells": [[26, 5], [27, 5], [27, 6]], "level": 0.5, "white_edge": 0.037,
+                     "mean_bgr": [162, 85, 36], "texture": 21.3, "coverage": 1.0, "cards": 3},
+        },
     }
 
 
@@ -188,6 +201,9 @@ def layout_from_dict(data: dict, *, source: str = "<dict>") -> Layout:
         missing = [z for z in POKDENG_ZONES if z not in zones]
         if missing:
             raise LayoutError(f"{source}: a Pok Deng layout needs zones {', '.join(missing)}")
+    from firmware_bridge.camera.calibration import calibration_from_dict
+
+    calibration = calibration_from_dict(data["calibration"], source=source) if "calibration" in data else None
     layout = Layout(
         name=str(head.get("name", Path(source).stem)),
         width=width,
@@ -196,6 +212,7 @@ def layout_from_dict(data: dict, *, source: str = "<dict>") -> Layout:
         mm_per_px=mm_per_px,
         felt_bgr=(int(felt[0]), int(felt[1]), int(felt[2])),
         game=game,
+        calibration=calibration,
     )
     if layout.module_px < 2.0:
         raise LayoutError(
@@ -203,6 +220,24 @@ def layout_from_dict(data: dict, *, source: str = "<dict>") -> Layout:
             "the card faces need at least 3 (CARD_FACES.md): move the camera closer or use 4K"
         )
     return layout
+
+
+def check_zones(layout: Layout, game_zones: tuple[str, ...] | list[str], game: str, *, source: str = "") -> None:
+    """Refuse a layout whose zones are not exactly the game's (its zone tuple is the truth:
+    Pok Deng's P1-P5 B BURN, another game's its own). Names the missing and the extra ones."""
+    want, have = list(game_zones), set(layout.zones)
+    missing = [z for z in want if z not in have]
+    extra = sorted(have - set(want))
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"missing {', '.join(missing)}")
+        if extra:
+            parts.append(f"extra {', '.join(extra)}")
+        where = f"{source}: " if source else ""
+        raise LayoutError(
+            f"{where}camera layout {layout.name!r} does not fit the table's game {game!r}: {'; '.join(parts)} "
+            f"(the game's zones are {' '.join(want)})")
 
 
 def default_layout() -> Layout:

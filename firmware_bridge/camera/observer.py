@@ -73,6 +73,13 @@ class CameraObserver:
         self.errors = 0
         self.last_error: str | None = None
 
+    @property
+    def status(self) -> dict[str, object]:
+        """The recogniser's status (calibration, unknown backs) and this thread's counts."""
+        rec = getattr(self.recogniser, "status", None)
+        return {**(rec if isinstance(rec, dict) else {}), "frames": self.frames, "errors": self.errors,
+                "last_error": self.last_error}
+
     def step(self) -> bool:
         """Read and handle one frame; False when the source gave none."""
         got = self.source.read()

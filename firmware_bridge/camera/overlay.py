@@ -13,6 +13,7 @@ DOWN_COLOUR = (255, 160, 0)
 UP_COLOUR = (255, 255, 255)
 CUT_COLOUR = (0, 0, 255)
 QR_COLOUR = (255, 0, 255)
+UNKNOWN_COLOUR = (0, 128, 255)  # orange: a back the calibration does not know
 
 
 def draw_view(frame: np.ndarray, layout: Layout, recogniser: Recogniser | None = None,
@@ -28,9 +29,11 @@ def draw_view(frame: np.ndarray, layout: Layout, recogniser: Recogniser | None =
         view = recogniser.views.get(name) if recogniser is not None else None
         if view is not None:
             for blob in view.blobs:
-                colour = CUT_COLOUR if blob.cut else (UP_COLOUR if blob.face_up else DOWN_COLOUR)
+                colour = UNKNOWN_COLOUR if blob.unknown else (
+                    CUT_COLOUR if blob.cut else (UP_COLOUR if blob.face_up else DOWN_COLOUR))
                 cv2.polylines(out, [blob.contour.round().astype(np.int32)], True, colour, max(1, int(2 * scale)), cv2.LINE_AA)
-                label = f"{blob.cards} card(s), {blob.face_up} up" + (", CUT" if blob.cut else "")
+                label = (f"{blob.cards} card(s), unknown back" if blob.unknown
+                         else f"{blob.cards} card(s), {blob.face_up} up" + (", CUT" if blob.cut else ""))
                 cv2.putText(out, label, (blob.box[0], max(12, blob.box[1] - 6)), font, 0.55 * scale, colour, 1, cv2.LINE_AA)
             for q in view.qr:
                 poly = np.asarray(q.polygon, np.float32).round().astype(np.int32)
@@ -43,7 +46,8 @@ def draw_view(frame: np.ndarray, layout: Layout, recogniser: Recogniser | None =
             reading = None if view.reading is None else list(view.reading)
         else:
             reading = "not read"
-        text = f"{name}: " + ("covered (held)" if reading is None else (reading if isinstance(reading, str) else " ".join(reading) or "empty"))
+        held = "unknown back (not read)" if view is not None and view.unknown_back else "covered (held)"
+        text = f"{name}: " + (held if reading is None else (reading if isinstance(reading, str) else " ".join(reading) or "empty"))
         x0, y0, _, _ = zone.bbox
         org = (x0 + int(8 * scale), y0 + int(28 * scale))
         cv2.putText(out, text, org, font, 0.8 * scale, (0, 0, 0), int(5 * scale), cv2.LINE_AA)

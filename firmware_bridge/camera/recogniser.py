@@ -9,34 +9,45 @@ How a frame is read, cheapest first:
    changed keeps its reading; nothing else is done for it (steady frames cost a resize and
    seven small differences). A zone still moving since the previous frame (a hand, a card
    being turned) is not read until it settles.
-3. A changed zone is read at quarter resolution: the felt's colour is measured in the frame
-   and used to undo dim or warm light; pixels are sorted into felt, card face (white), card
-   back (our blue), black (the cut card) and skin (the dealer's hand). Skin in a zone means
-   the zone is covered: it keeps its last state. Each blob of card pixels is one card when it
-   has the size and shape of one, else two (or more) overlapping cards.
+3. A changed zone is read by its zone's reader (cards here; another game's dice tray can
+   bring its own, see `zone_readers`). For cards, at quarter resolution: the felt's colour is
+   measured in the frame and used to undo dim or warm light; pixels are sorted into felt,
+   card face (white), card back (the colours `station camera calibrate` learned for the deck
+   in use, windowed so patterned backs read as backs), black (the cut card) and skin (the
+   dealer's hand). Skin in a zone means the zone is covered: it keeps its last state. Each
+   blob of card pixels is one card when it has the size and shape of one, else two (or more)
+   overlapping cards. A blob that is neither face, nor calibrated back, nor cut card is a
+   deck the camera does not know: the zone is held and `status` says so.
 4. Only for blobs holding face-up cards is the full-resolution picture decoded, with
-   zxing-cpp (or pyzbar) restricted to QR codes. Each card carries two symbols a fixed distance apart and turned
-   180° to each other; symbols that fit that geometry are one card. A card is named only from
-   a symbol whose text is a card in our notation; two symbols on one card that disagree, more
-   names than face-up cards, or no readable symbol all give `XX`: never a guess.
+   zxing-cpp (or pyzbar) restricted to QR codes, over the blob's box: the codes are found
+   where they are printed. Two codes are one card when they face opposite ways and lie where
+   a card's two corners put them for a margin of 2-6 mm (CARD_FACES.md). The one-code rule:
+   a card is named from one code only when its other code is covered (by a back, the cut
+   card, a face-up card lying on top, the hand) or outside the picture; when both are in full
+   view both must decode and agree. A text not in our notation, a disagreeing pair, a code in
+   full view that does not decode beside one that does, or more names than face-up cards:
+   `XX`, never a guess.
 5. A zone's reported state changes only after the same reading for `stable_frames` frames.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
+from firmware_bridge.camera import colours
+from firmware_bridge.camera.calibration import Calibration
 from firmware_bridge.camera.decoders import QrDecoder, QrRead, make_decoder
 from firmware_bridge.camera.faces import parse_face_text
 from firmware_bridge.camera.layout import (
     CARD_H_MM,
     CARD_W_MM,
-    QR_MARGIN_MM,
+    QR_MARGIN_RANGE_MM,
     QR_MODULES,
     QR_QUIET_MODULES,
     QR_WIDTH_MM,
@@ -46,20 +57,15 @@ from firmware_bridge.camera.scene import CUT, FACE_DOWN, UNREADABLE
 
 SHRINK = 4  # quarter resolution for everything but QR decoding
 
-# Colour classes, in OpenCV HSV (H 0-180) after the felt-based light correction.
-BACK_HUE = (95, 132)
-SKIN_HUE = (3, 26)
-WHITE_MAX_SAT = 70
-WHITE_MIN_VAL = 135
-DARK_MAX_VAL = 60
-
 # Change detection at quarter resolution: a pixel has changed when it differs by more than
 # CHANGE_LEVEL grey levels; a zone has changed when more than CHANGE_FRACTION of its pixels
 # have (sensor noise and JPEG stay well below either; a card is ~25% of a zone).
 CHANGE_LEVEL = 28
 CHANGE_FRACTION = 0.006
 
-Reading = tuple[str, ...]  # one zone's contents, canonical order
+Reading = tuple  # one zone's contents, canonical order (card zones: strings)
+
+QR_SIDE_MM = QR_WIDTH_MM / QR_MODULES * (QR_MODULES + 2 * QR_QUIET_MODULES)  # quiet zone included
 
 
 @dataclass(slots=True)
@@ -71,16 +77,23 @@ class BlobView:
     cards: int
     face_up: int
     cut: bool
+    unknown: bool = False  # neither face, calibrated back nor cut card
 
 
 @dataclass(slots=True)
 class ZoneView:
     """What the recogniser made of one zone in the last frame it read it."""
 
-    reading: Reading | None  # None: covered by the hand
+    reading: Reading | None  # None: not readable now (covered by the hand, unknown back)
     blobs: list[BlobView] = field(default_factory=list)
     qr: list[QrRead] = field(default_factory=list)
     covered: bool = False
+    unknown_back: bool = False
+    ms: float = 0.0  # time this zone took to read
+
+
+ZoneReader = Callable[[str, np.ndarray, np.ndarray, np.ndarray], ZoneView]
+"""(zone name, full frame, quarter frame, light gains) -> ZoneView"""
 
 
 def _merge_reads(have: list[QrRead], more: list[QrRead]) -> list[QrRead]:
@@ -114,25 +127,55 @@ class _ZoneGeometry:
         self.area = int(np.count_nonzero(self.mask))
 
 
-class Recogniser:
-    """Frames → stable zone states. Not thread-safe: one recogniser per camera thread."""
+def _axes(orientation: float | None) -> tuple[np.ndarray, np.ndarray]:
+    ang = math.radians(orientation or 0.0)
+    return np.array([math.cos(ang), math.sin(ang)]), np.array([-math.sin(ang), math.cos(ang)])
 
-    def __init__(self, layout: Layout, *, stable_frames: int = 3, decoder: str | QrDecoder = "auto") -> None:
+
+class Recogniser:
+    """Frames → stable zone states. Not thread-safe: one recogniser per camera thread.
+
+    `calibration` (default: the layout's) gives the felt and the deck's back; without a
+    calibrated back, face-up cards are still read but a zone holding anything else is held
+    and `status` says the back is not calibrated. `zone_readers` maps a zone name to a reader
+    of another kind (a dice tray); every other zone is read for cards."""
+
+    def __init__(self, layout: Layout, *, stable_frames: int = 3, decoder: str | QrDecoder = "auto",
+                 calibration: Calibration | None = None,
+                 zone_readers: dict[str, ZoneReader] | None = None) -> None:
         if stable_frames < 1:
             raise ValueError("stable_frames must be at least 1")
         self.layout = layout
         self.stable_frames = stable_frames
         self.decoder = make_decoder(decoder) if isinstance(decoder, str) else decoder
+        cal = calibration if calibration is not None else layout.calibration
+        self.calibration: Calibration = cal if isinstance(cal, Calibration) else Calibration()
+        felt_bgr = self.calibration.felt.bgr if self.calibration.felt is not None else layout.felt_bgr
+        self._felt_ref = np.array(felt_bgr, np.float32)
+        self._felt_hsv = colours.felt_hsv(felt_bgr)
+        back = self.calibration.back
+        self._back_lut = colours.back_lut(back.cells) if back is not None else None
+        self._back_level = back.level if back is not None else 1.0
+        self._white_edge = back.white_edge if back is not None else 0.0
         self._geo = {n: _ZoneGeometry(layout, n) for n in layout.zones}
-        self._felt_ref = np.array(layout.felt_bgr, np.float32)
+        self.zone_readers: dict[str, ZoneReader] = {n: self._read_card_zone for n in layout.zones}
+        for name, reader in (zone_readers or {}).items():
+            if name not in layout.zones:
+                raise ValueError(f"no zone {name!r} in layout {layout.name!r} for its reader")
+            self.zone_readers[name] = reader
         cw, ch = layout.card_px
         self._card_w, self._card_h = cw / SHRINK, ch / SHRINK
         self._card_area = self._card_w * self._card_h
-        # Where the two symbols of one card lie relative to each other, in the symbol's own
-        # axes (right, down), full-resolution pixels.
-        qr_side = QR_WIDTH_MM / QR_MODULES * (QR_MODULES + 2 * QR_QUIET_MODULES)
-        c0 = QR_MARGIN_MM + qr_side / 2
-        self._pair_offset = np.array([CARD_W_MM - 2 * c0, CARD_H_MM - 2 * c0]) / layout.mm_per_px
+        self._window = colours.window_px(self._card_w)
+        # Where a card's second code lies from its first, in the first code's own axes (right,
+        # down), full-resolution pixels, for the nearest and the farthest margin the sheet allows.
+        mm = layout.mm_per_px
+        self._pair_near = np.array([CARD_W_MM - 2 * (QR_MARGIN_RANGE_MM[1] + QR_SIDE_MM / 2),
+                                    CARD_H_MM - 2 * (QR_MARGIN_RANGE_MM[1] + QR_SIDE_MM / 2)]) / mm
+        self._pair_far = np.array([CARD_W_MM - 2 * (QR_MARGIN_RANGE_MM[0] + QR_SIDE_MM / 2),
+                                   CARD_H_MM - 2 * (QR_MARGIN_RANGE_MM[0] + QR_SIDE_MM / 2)]) / mm
+        self._pair_tol = 7.0 / mm  # print skew, a card's warp, the decoder's corners
+        self._qr_side = QR_SIDE_MM / mm
         # temporal state
         self._ref_gray: dict[str, np.ndarray] = {}
         self._prev_gray: dict[str, np.ndarray] = {}
@@ -145,9 +188,48 @@ class Recogniser:
         self._cut_ref_gray: np.ndarray | None = None
         self.frames = 0
         self.zones_read = 0  # how many zone readings were actually computed (cost gauge)
+        self.unknown_back_zones: set[str] = set()
+        self.felt_measured: tuple[int, int, int] | None = None  # felt in the last frame read
 
     # ---- public -------------------------------------------------------------------
-    def process(self, t: float, frame: np.ndarray) -> dict[str, list[str]] | None:
+    @property
+    def back_calibrated(self) -> bool:
+        return self.calibration.back is not None
+
+    @property
+    def status(self) -> dict[str, object]:
+        """What the console shows beside the camera's figures: whether the felt and the
+        deck's back were calibrated, and zones holding a back the calibration does not know."""
+        unknown = sorted(self.unknown_back_zones)
+        message = None
+        felt_ok = self._felt_matches()
+        if not felt_ok:
+            message = (f"the felt measures (B,G,R) = {self.felt_measured}, not the calibrated "
+                       f"{tuple(int(v) for v in self._felt_ref)}: another felt or the camera's white balance "
+                       "changed (recalibrate with station camera calibrate)")
+        elif not self.back_calibrated:
+            message = "deck back not calibrated: face-down cards cannot be read (station camera calibrate)"
+        elif unknown:
+            message = (f"unknown card back in {', '.join(unknown)}: not the calibrated deck set "
+                       "(recalibrate with station camera calibrate)")
+        return {
+            "felt_calibrated": self.calibration.felt is not None,
+            "back_calibrated": self.back_calibrated,
+            "unknown_back_zones": unknown,
+            "felt_matches": felt_ok,
+            "message": message,
+        }
+
+    def _felt_matches(self) -> bool:
+        """Is the felt in the last frame read the calibrated one? (Light may dim or warm it,
+        which the gains undo; another hue is another felt.)"""
+        if self.felt_measured is None:
+            return True
+        h, s, _ = colours.felt_hsv(self.felt_measured)
+        d = abs(h - self._felt_hsv[0])
+        return min(d, 180 - d) <= 15 and s >= 0.4 * self._felt_hsv[1]
+
+    def process(self, t: float, frame: np.ndarray) -> dict[str, list] | None:
         """Feed one frame taken at time t. Returns every zone's stable state, or None until
         every zone has had one (the first `stable_frames` frames)."""
         small = self._shrink(frame)
@@ -167,11 +249,10 @@ class Recogniser:
             else:
                 if gains is None:
                     gains = self._light_gains(small)
-                view = self._read_zone(name, frame, small, gains)
-                self.views[name] = view
+                view = self._read(name, frame, small, gains)
                 reading = view.reading
                 self._raw[name] = reading
-                # A covered zone must be read again once uncovered: keep no reference.
+                # A zone not readable now must be read again once it changes: keep no reference.
                 if reading is None:
                     self._ref_gray.pop(name, None)
                 else:
@@ -189,21 +270,20 @@ class Recogniser:
             return None
         return {n: list(self._stable[n]) for n in self._geo}
 
-    def read_still(self, frame: np.ndarray) -> tuple[dict[str, list[str] | None], bool]:
-        """Read one still picture on its own (no history): zone → cards (None where the
-        dealer's hand covers it), and whether the cut card is in view."""
+    def read_still(self, frame: np.ndarray) -> tuple[dict[str, list | None], bool]:
+        """Read one still picture on its own (no history): zone → contents (None where the
+        dealer's hand covers it or an unknown back lies), and whether the cut card is in view."""
         small = self._shrink(frame)
         gains = self._light_gains(small)
-        out: dict[str, list[str] | None] = {}
+        out: dict[str, list | None] = {}
         for name in self._geo:
-            view = self._read_zone(name, frame, small, gains)
-            self.views[name] = view
+            view = self._read(name, frame, small, gains)
             out[name] = None if view.reading is None else list(view.reading)
         self.cut_card_visible = self._cut_in_view(small, gains)
         return out, self.cut_card_visible
 
     @property
-    def stable(self) -> dict[str, list[str]]:
+    def stable(self) -> dict[str, list]:
         return {n: list(r) for n, r in self._stable.items()}
 
     # ---- temporal -----------------------------------------------------------------
@@ -243,7 +323,7 @@ class Recogniser:
     @staticmethod
     def _zone_patch(frame: np.ndarray, geo: _ZoneGeometry) -> np.ndarray:
         """The zone at quarter resolution, each pixel the mean of its 4×4 block (noise,
-        the back's lattice and the face's print average out)."""
+        the back's pattern and the face's print partly average out)."""
         x0, y0, x1, y1 = geo.box
         full = frame[y0 * SHRINK : y1 * SHRINK, x0 * SHRINK : x1 * SHRINK]
         return cv2.resize(full, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA)
@@ -253,25 +333,16 @@ class Recogniser:
         most of the picture, so the median of a sparse grid of pixels is the felt."""
         sample = small[::4, ::4].reshape(-1, 3)
         felt = np.median(sample, axis=0).astype(np.float32)
+        self.felt_measured = (int(felt[0]), int(felt[1]), int(felt[2]))
         return self._felt_ref / np.maximum(felt, 8.0)
 
-    def _classes(self, patch: np.ndarray, gains: np.ndarray) -> dict[str, np.ndarray]:
+    def _classes(self, patch: np.ndarray, gains: np.ndarray) -> colours.Classes:
         corrected = cv2.transform(patch, np.diag(gains).astype(np.float32))
-        hsv = cv2.cvtColor(corrected, cv2.COLOR_BGR2HSV)
-        h, s, v = cv2.split(hsv)
-        fh, fs, _ = cv2.cvtColor(np.uint8([[self.layout.felt_bgr]]), cv2.COLOR_BGR2HSV)[0, 0]
-        hue_d = cv2.absdiff(h, np.full_like(h, fh))
-        hue_d = np.minimum(hue_d, 180 - hue_d)
-        felt = (hue_d < 22) & (s > max(40, int(fs) // 3)) & (v > 25)
-        skin = (h >= SKIN_HUE[0]) & (h <= SKIN_HUE[1]) & (s > 55) & (v > 70)
-        back = (h >= BACK_HUE[0]) & (h <= BACK_HUE[1]) & (s > 70) & (v > 40)
-        white = (s < WHITE_MAX_SAT) & (v > WHITE_MIN_VAL)
-        dark = (v < DARK_MAX_VAL) & ~skin
-        return {"felt": felt, "skin": skin, "back": back, "white": white, "dark": dark}
+        return colours.classify(corrected, self._felt_hsv, self._back_lut, self._window, self._back_level)
 
     def _cut_in_view(self, small: np.ndarray, gains: np.ndarray) -> bool:
         cls = self._classes(small, gains)
-        dark = cls["dark"].astype(np.uint8) * 255
+        dark = cls.dark.astype(np.uint8) * 255
         dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         n, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
         found = False
@@ -285,62 +356,91 @@ class Recogniser:
         return found
 
     # ---- one zone -----------------------------------------------------------------
-    def _read_zone(self, name: str, frame: np.ndarray, small: np.ndarray, gains: np.ndarray) -> ZoneView:
+    def _read(self, name: str, frame: np.ndarray, small: np.ndarray, gains: np.ndarray) -> ZoneView:
+        t0 = time.perf_counter()
         self.zones_read += 1
+        view = self.zone_readers[name](name, frame, small, gains)
+        view.ms = (time.perf_counter() - t0) * 1000.0
+        self.views[name] = view
+        return view
+
+    def _read_card_zone(self, name: str, frame: np.ndarray, small: np.ndarray, gains: np.ndarray) -> ZoneView:
         geo = self._geo[name]
         x0, y0, x1, y1 = geo.box
         cls = self._classes(self._zone_patch(frame, geo), gains)
         inside = geo.mask > 0
-        skin_px = int(np.count_nonzero(cls["skin"] & inside))
+        skin_px = int(np.count_nonzero(cls.skin & inside))
         if skin_px > 0.02 * self._card_area:
+            self.unknown_back_zones.discard(name)
             return ZoneView(reading=None, covered=True)
-        cardish = ((~cls["felt"]) & inside).astype(np.uint8) * 255
+        cardish = ((~cls.felt) & inside).astype(np.uint8) * 255
         # Opening removes the zone markings, printed labels and noise; cards are far wider.
         cardish = cv2.morphologyEx(cardish, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(cardish, connectivity=8)
-        back = cls["back"]
-
-        def hidden_by_back(x: float, y: float) -> bool:
-            # is the full-resolution point (x, y) under a face-down card?
-            sx, sy = int(x / SHRINK) - x0, int(y / SHRINK) - y0
-            r = 3
-            win = back[max(0, sy - r) : sy + r + 1, max(0, sx - r) : sx + r + 1]
-            return win.size > 0 and np.count_nonzero(win) > 0.5 * win.size
+        unexplained = ~cls.explained()
+        # what hides a code: a back, the cut card (the hand holds the whole zone); a code's
+        # own black modules are dark too, but only the cut card is dark over a wide area
+        solid_dark = cv2.morphologyEx(cls.dark.astype(np.uint8), cv2.MORPH_OPEN, np.ones((7, 7), np.uint8)) > 0
+        occluder = cls.back | solid_dark
 
         items: list[str] = []
         blobs: list[BlobView] = []
         qr_all: list[QrRead] = []
+        unknown_zone = False
         for i in range(1, n):
             area = float(stats[i, cv2.CC_STAT_AREA])
             if area < 0.2 * self._card_area:
                 continue  # a crumb: chip edge, fluff, a corner poking in from the next zone
             comp = labels == i
-            dark_a = float(np.count_nonzero(cls["dark"] & comp))
-            back_a = float(np.count_nonzero(cls["back"] & comp))
-            white_a = float(np.count_nonzero(cls["white"] & comp))
+            dark_a = float(np.count_nonzero(cls.dark & comp))
+            back_a = float(np.count_nonzero(cls.back & comp))
+            white_a = float(np.count_nonzero(cls.white & comp))
+            odd_a = float(np.count_nonzero(unexplained & comp))
             cut = dark_a >= 0.5 * self._card_area
             rest = area - (dark_a if cut else 0.0)
             contour = self._contour(comp)
             cards = self._count_cards(contour, rest, cut)
-            face_up = 0
-            if cards:
-                has_back = back_a >= 0.15 * self._card_area
-                has_face = white_a >= 0.12 * self._card_area
-                if cards == 1:
-                    face_up = 1 if (has_face and back_a < white_a) else 0
-                else:
-                    face_up = cards if not has_back else (0 if not has_face else max(1, min(cards - 1, round(white_a / (0.7 * self._card_area)))))
             bx, by, bw, bh = (int(stats[i, k]) for k in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
             box = ((x0 + bx) * SHRINK, (y0 + by) * SHRINK, (x0 + bx + bw) * SHRINK, (y0 + by + bh) * SHRINK)
             full_contour = (contour + [x0, y0]) * SHRINK
+            if cards and odd_a >= 0.4 * self._card_area:
+                # Most of a card here is neither face, nor the calibrated back, nor the cut
+                # card: another deck set (or none calibrated). Never read it as anything.
+                unknown_zone = True
+                blobs.append(BlobView(box, full_contour, cards, 0, cut, unknown=True))
+                continue
+            face_up = 0
+            if cards:
+                # white that a back shows itself (its border, its pattern) is no face
+                face_white = max(0.0, white_a - self._white_edge * back_a)
+                has_back = back_a >= 0.15 * self._card_area
+                has_face = face_white >= 0.12 * self._card_area
+                if cards == 1:
+                    face_up = 1 if (has_face and back_a < face_white) else 0
+                else:
+                    face_up = cards if not has_back else (0 if not has_face else max(1, min(cards - 1, round(face_white / (0.7 * self._card_area)))))
             blobs.append(BlobView(box, full_contour, cards, face_up, cut))
             if cut:
                 items.append(CUT)
             items.extend([FACE_DOWN] * (cards - face_up))
             if face_up:
-                names, reads = self._identify(frame, box, face_up, hidden_by_back)
+                def covered_at(x: float, y: float, half: float, _occ=occluder) -> float:
+                    # share of the square (full-resolution centre, half side) that a back or
+                    # the cut card covers; -1 when it lies outside this zone's picture
+                    sx0, sy0 = int((x - half) / SHRINK) - x0, int((y - half) / SHRINK) - y0
+                    sx1, sy1 = int((x + half) / SHRINK) - x0 + 1, int((y + half) / SHRINK) - y0 + 1
+                    if sx1 <= 0 or sy1 <= 0 or sx0 >= _occ.shape[1] or sy0 >= _occ.shape[0]:
+                        return -1.0
+                    win = _occ[max(0, sy0) : sy1, max(0, sx0) : sx1]
+                    return float(np.count_nonzero(win)) / win.size if win.size else -1.0
+
+                names, reads = self._identify(frame, box, face_up, covered_at)
                 items.extend(names)
                 qr_all.extend(reads)
+        if unknown_zone:
+            self.unknown_back_zones.add(name)
+            return ZoneView(reading=None, blobs=blobs, qr=qr_all, unknown_back=True)
+        self.unknown_back_zones.discard(name)
         return ZoneView(reading=canonical(items), blobs=blobs, qr=qr_all)
 
     @staticmethod
@@ -373,22 +473,22 @@ class Recogniser:
 
     # ---- identities ---------------------------------------------------------------
     def _identify(self, frame: np.ndarray, box: tuple[int, int, int, int], face_up: int,
-                  hidden_by_back: Callable[[float, float], bool] | None = None) -> tuple[list[str], list[QrRead]]:
+                  covered_at: Callable[[float, float, float], float] | None = None) -> tuple[list[str], list[QrRead]]:
         h, w = frame.shape[:2]
         m = 12
         x0, y0, x1, y1 = max(0, box[0] - m), max(0, box[1] - m), min(w, box[2] + m), min(h, box[3] + m)
         crop = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
         reads = [r.shifted(x0, y0) for r in self.decoder.decode(crop)]
-        instances = self._group(reads, hidden_by_back, (w, h))
+        instances = self._group(reads, covered_at, (w, h))
         # Most symbols read at once. When fewer cards are named than lie face up, look
         # again harder: enlarged and sharpened (blur, JPEG), then binarised (glare, dim).
-        for attempt in self._harder_views(crop):
+        for make_view in self._harder_views(crop):
             if len([n for n, _ in instances if n != UNREADABLE]) >= face_up:
                 break
-            view, scale = attempt
+            view, scale = make_view()  # drawn only when needed
             more = [r.scaled(1.0 / scale).shifted(x0, y0) for r in self.decoder.decode(view)]
             reads = _merge_reads(reads, more)
-            instances = self._group(reads, hidden_by_back, (w, h))
+            instances = self._group(reads, covered_at, (w, h))
         names = [n for n, _ in instances]
         if len(names) > face_up:
             # More cards named than face-up cards seen: something is off (a foreign QR, a
@@ -398,40 +498,63 @@ class Recogniser:
 
     @staticmethod
     def _harder_views(crop: np.ndarray):
-        big = cv2.resize(crop, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC)
-        soft = cv2.GaussianBlur(big, (0, 0), 2.0)
-        sharp = cv2.addWeighted(big, 2.0, soft, -1.0, 0)
-        yield sharp, 2.0
-        binary = cv2.adaptiveThreshold(big, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, 31, 5)
-        yield binary, 2.0
+        """Views to decode again, each made only when asked for: enlarged and sharpened,
+        then binarised."""
+        big: list[np.ndarray] = []
 
-    def _group(self, reads: list[QrRead], hidden_by_back: Callable[[float, float], bool] | None = None,
+        def enlarged() -> np.ndarray:
+            if not big:
+                big.append(cv2.resize(crop, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC))
+            return big[0]
+
+        def sharpened() -> tuple[np.ndarray, float]:
+            soft = cv2.GaussianBlur(enlarged(), (0, 0), 2.0)
+            return cv2.addWeighted(enlarged(), 2.0, soft, -1.0, 0), 2.0
+
+        def binarised() -> tuple[np.ndarray, float]:
+            return cv2.adaptiveThreshold(enlarged(), 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, 31, 5), 2.0
+
+        return (sharpened, binarised)
+
+    def _pair_distance(self, a: QrRead, b: QrRead) -> float:
+        """How far b lies from where a card's other code should be, seen from a: distance
+        (full-res px) from b's centre to the segment of partner positions for margins 2-6 mm."""
+        right, down = _axes(a.orientation)
+        d = np.array(b.centre) - np.array(a.centre)
+        local = np.array([float(d @ right), float(d @ down)])
+        seg = self._pair_far - self._pair_near
+        u = float(np.clip((local - self._pair_near) @ seg / float(seg @ seg), 0.0, 1.0))
+        return float(np.hypot(*(local - (self._pair_near + u * seg))))
+
+    def _group(self, reads: list[QrRead], covered_at: Callable[[float, float, float], float] | None = None,
                frame_size: tuple[int, int] | None = None) -> list[tuple[str, tuple[float, float]]]:
-        """Symbols → cards. Two symbols are one card when each lies where the other card
-        corner's symbol should be, seen in its own axes, and they face opposite ways.
+        """Codes → cards. Two codes are one card when they face opposite ways and each lies
+        where the other corner's code should be for some margin of 2-6 mm.
 
-        A card is named from a lone symbol only when its other symbol cannot be in view:
-        outside the picture, under a face-down card, or under a face-up card whose own two
-        symbols were both read (so that card is whole and on top). Otherwise the unread
-        symbol might say something else (a misprint): the card is XX."""
+        The one-code rule (CARD_FACES.md): a card is named from a lone code only when the
+        card's other code is covered (a back, the cut card, a face-up card lying on top whose
+        own two codes were read) or outside the picture. If the other code's place is in full
+        view, that code did not decode (or says something unreadable): the card is XX."""
         n = len(reads)
         partner = [-1] * n
-        tol = 0.35 * float(np.hypot(*self._pair_offset))
+        cands = []
         for i in range(n):
             for j in range(i + 1, n):
-                if partner[i] >= 0 or partner[j] >= 0:
-                    continue
                 if reads[i].orientation is None or reads[j].orientation is None:
                     continue
                 turn = abs((reads[i].orientation - reads[j].orientation) % 360.0 - 180.0)
-                if turn > 30.0:
+                if turn > 25.0:
                     continue
-                if self._fits(reads[i], reads[j], tol) and self._fits(reads[j], reads[i], tol):
-                    partner[i], partner[j] = j, i
+                dist = max(self._pair_distance(reads[i], reads[j]), self._pair_distance(reads[j], reads[i]))
+                if dist < self._pair_tol:
+                    cands.append((dist, i, j))
+        for _, i, j in sorted(cands):  # closest fits first
+            if partner[i] < 0 and partner[j] < 0:
+                partner[i], partner[j] = j, i
         whole = [(i, partner[i]) for i in range(n) if partner[i] > i]
         out: list[tuple[str, tuple[float, float]]] = []
         done: set[int] = set()
-        # names of which some card showed both its symbols; only those may appear twice
+        # names of which some card showed both its codes; only those may appear twice
         paired = {reads[i].text.split("/")[0] for i in range(n) if partner[i] >= 0}
         for i in range(n):
             if i in done:
@@ -444,7 +567,7 @@ class Recogniser:
             faces = [parse_face_text(t) for t in texts]
             if any(f is None for f in faces) or len(set(texts)) > 1:
                 out.append((UNREADABLE, reads[i].centre))  # foreign text or a disagreeing pair
-            elif partner[i] < 0 and not self._partner_hidden(reads[i], reads, whole, hidden_by_back, frame_size):
+            elif partner[i] < 0 and not self._partner_hidden(reads[i], reads, whole, covered_at, frame_size):
                 out.append((UNREADABLE, reads[i].centre))
             else:
                 out.append((faces[0].card, reads[i].centre))  # type: ignore[union-attr]
@@ -458,40 +581,33 @@ class Recogniser:
             merged.append((name, centre))
         return merged
 
-    def _expected_partner(self, a: QrRead) -> np.ndarray:
-        ang = math.radians(a.orientation or 0)
-        right = np.array([math.cos(ang), math.sin(ang)])
-        down = np.array([-math.sin(ang), math.cos(ang)])
-        return np.array(a.centre) + right * self._pair_offset[0] + down * self._pair_offset[1]
+    def partner_places(self, r: QrRead) -> list[np.ndarray]:
+        """Where a lone code's twin can be, for margins from 2 to 6 mm (full-res centres)."""
+        right, down = _axes(r.orientation)
+        return [np.array(r.centre) + right * p[0] + down * p[1]
+                for p in (self._pair_near + u * (self._pair_far - self._pair_near) for u in (0.0, 0.25, 0.5, 0.75, 1.0))]
 
     def _partner_hidden(self, r: QrRead, reads: list[QrRead], whole: list[tuple[int, int]],
-                        hidden_by_back: Callable[[float, float], bool] | None,
+                        covered_at: Callable[[float, float, float], float] | None,
                         frame_size: tuple[int, int] | None) -> bool:
         if r.orientation is None:
             return False
-        px, py = self._expected_partner(r)
-        if frame_size is not None:
-            w, h = frame_size
-            margin = 0.5 * self.layout.module_px * QR_MODULES
-            if not (margin <= px <= w - margin and margin <= py <= h - margin):
-                return True
-        if hidden_by_back is not None and hidden_by_back(px, py):
-            return True
+        half = 0.5 * self._qr_side
         cw, ch = self.layout.card_px
-        for i, j in whole:
-            a, b = reads[i], reads[j]
-            centre = (np.array(a.centre) + np.array(b.centre)) / 2
-            ang = math.radians(a.orientation or 0)
-            right = np.array([math.cos(ang), math.sin(ang)])
-            down = np.array([-math.sin(ang), math.cos(ang)])
-            d = np.array([px, py]) - centre
-            if abs(float(d @ right)) < cw / 2 - 4 and abs(float(d @ down)) < ch / 2 - 4:
-                return True
+        for p in self.partner_places(r):
+            px, py = float(p[0]), float(p[1])
+            if frame_size is not None:
+                w, h = frame_size
+                if not (half <= px <= w - half and half <= py <= h - half):
+                    return True  # (partly) outside the picture
+            if covered_at is not None and covered_at(px, py, 0.8 * half) >= 0.1:
+                return True  # under a back or the cut card
+            for i, j in whole:
+                a, b = reads[i], reads[j]
+                centre = (np.array(a.centre) + np.array(b.centre)) / 2
+                right, down = _axes(a.orientation)
+                d = np.array([px, py]) - centre
+                # within a face-up card whose two codes were read: that card lies on top
+                if abs(float(d @ right)) < cw / 2 + 0.5 * half and abs(float(d @ down)) < ch / 2 + 0.5 * half:
+                    return True
         return False
-
-    def _fits(self, a: QrRead, b: QrRead, tol: float) -> bool:
-        ang = math.radians(a.orientation or 0)
-        right = np.array([math.cos(ang), math.sin(ang)])
-        down = np.array([-math.sin(ang), math.cos(ang)])
-        expected = np.array(a.centre) + right * self._pair_offset[0] + down * self._pair_offset[1]
-        return float(np.hypot(*(expected - np.array(b.centre)))) < tol

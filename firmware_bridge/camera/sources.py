@@ -186,6 +186,7 @@ def open_source(
             seed=int(spec.get("seed", 0)),
             fps=spec.get("fps"),
             clock=clock,
+            style=spec.get("style"),
         )
     if kind == "device":
         dev = spec.get("device", 0)

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, fields, replace
 import cv2
 import numpy as np
 
+from firmware_bridge.camera.decks import DeckStyle, style_from
 from firmware_bridge.camera.faces import CardArtist
 from firmware_bridge.camera.layout import Layout, default_layout
 from firmware_bridge.camera.scene import PlacedCard, SceneState, TableScene
@@ -104,12 +105,27 @@ SKIN_TONES = ((118, 158, 212), (96, 136, 190), (80, 115, 165), (105, 150, 205))
 FELT_LINE = 34  # markings are the felt printed a little lighter
 
 
+def make_artist(style: DeckStyle, mm_per_px: float):
+    """The artist that prints `style`'s deck (classic: faces.CardArtist; press: press_art)."""
+    if style.art == "classic":
+        return CardArtist(mm_per_px, qr_margin_mm=style.qr_margin_mm,
+                          back_design=None if style.name == "studio" else style.back)
+    if style.art == "press":
+        from firmware_bridge.camera.press_art import PressArtist
+
+        return PressArtist(mm_per_px, qr_margin_mm=style.qr_margin_mm, back_design=style.back,
+                           skew_deg=style.qr_skew_deg)
+    raise ValueError(f"no card art {style.art!r} (classic, press)")
+
+
 class TableRenderer:
     """Draws frames of a scene. Static parts (felt, markings) are drawn once."""
 
-    def __init__(self, layout: Layout, seed: int = 0) -> None:
+    def __init__(self, layout: Layout, seed: int = 0, style: str | DeckStyle | None = None) -> None:
         self.layout = layout
-        self.artist = CardArtist(layout.mm_per_px)
+        self.style = style_from(style)
+        self.felt_bgr = self.style.felt_bgr or layout.felt_bgr
+        self.artist = make_artist(self.style, layout.mm_per_px)
         self._rng = np.random.default_rng(seed)
         self._background = self._draw_background()
         self._noise: np.ndarray | None = None
@@ -118,13 +134,13 @@ class TableRenderer:
     def _draw_background(self) -> Frame:
         lay = self.layout
         img = np.empty((lay.height, lay.width, 3), np.uint8)
-        img[:] = lay.felt_bgr
+        img[:] = self.felt_bgr
         # Felt has a slight weave: low, smooth variation.
         tex = self._rng.normal(0.0, 3.0, (lay.height // 8 + 1, lay.width // 8 + 1)).astype(np.float32)
         tex = cv2.resize(cv2.GaussianBlur(tex, (0, 0), 1.5), (lay.width, lay.height))
         img = cv2.add(img.astype(np.int16), np.repeat(tex[:, :, None], 3, axis=2).astype(np.int16))
         img = np.clip(img, 0, 255).astype(np.uint8)
-        line = tuple(min(255, c + FELT_LINE) for c in lay.felt_bgr)
+        line = tuple(min(255, c + FELT_LINE) for c in self.felt_bgr)
         thick = max(1, round(1.0 / lay.mm_per_px))
         for name, zone in lay.zones.items():
             pts = np.asarray(zone.polygon, np.float32).round().astype(np.int32)
@@ -141,6 +157,14 @@ class TableRenderer:
         return np.exp(-(xx**2 + yy**2) / (2 * (r / 2.5) ** 2))
 
     # ---- card placement ------------------------------------------------------------
+    def background(self) -> Frame:
+        """The empty table (felt and markings), a copy to draw on."""
+        return self._background.copy()
+
+    def draw_card(self, img: Frame, tile: np.ndarray, cx: float, cy: float, angle_deg: float) -> None:
+        """Lay a card image (`artist.face(...)`, `artist.back()`) at a chosen pose (in place)."""
+        self._paste(img, tile, cx, cy, angle_deg)
+
     def _paste(self, img: Frame, tile: np.ndarray, cx: float, cy: float, angle_deg: float) -> None:
         """Put `tile` centred at (cx, cy), turned by angle_deg, onto img (in place)."""
         th, tw = tile.shape[:2]
@@ -159,7 +183,18 @@ class TableRenderer:
     def card_pose(self, zone: str, card: PlacedCard, p: Perturbations) -> tuple[float, float, float]:
         cx, cy = self.layout.zones[zone].centre
         k = 1.0 / self.layout.mm_per_px
-        return cx + card.dx_mm * k, cy + card.dy_mm * k, card.turn * p.card_rotation_deg
+        angle = card.turn * p.card_rotation_deg
+        # A dealer spreads a hand so the first card's corner code shows: a deck whose codes
+        # sit further in from the edge is spread further (the scene's steps suit 2 mm).
+        spread = max(0.0, self.style.qr_margin_mm - 2.0) * 0.6
+        dx, dy = card.dx_mm + math.copysign(spread * 0.3, card.dx_mm), card.dy_mm + math.copysign(spread, card.dy_mm)
+        return cx + dx * k, cy + dy * k, self._flip(card, angle)
+
+    def _flip(self, card: PlacedCard, angle: float) -> float:
+        # a deck dealt without care for its top and bottom: some cards lie the other way round
+        if self.style.upside_down and int(abs(card.dx_mm) * 1000) % 2:
+            angle += 180.0
+        return angle
 
     def _cut_spot(self) -> tuple[float, float]:
         """Somewhere in view but in no zone (next to the shoe) for a loose cut card."""
@@ -302,11 +337,12 @@ class SyntheticCamera:
         *,
         fps: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        style: str | DeckStyle | None = None,
     ) -> None:
         self.scene = scene
         self.layout = layout or default_layout()
         self.perturbations = perturbations_from(perturbations)
-        self.renderer = TableRenderer(self.layout, seed=seed)
+        self.renderer = TableRenderer(self.layout, seed=seed, style=style)
         self._rng = random.Random(seed)
         self._fps = fps
         self._clock = clock

@@ -27,6 +27,8 @@ class _Watched:
         self.source, self.recogniser = source, recogniser
         self.table = table
         self._fps_gauge = REGISTRY.gauge(CAMERA_FPS, "frames the recogniser read per second")
+        self._back_gauge = REGISTRY.gauge(BACK_CALIBRATED, "1 when the deck's back is calibrated and known")
+        self._warned: str | None = None
         self._latency = REGISTRY.summary(RECOGNITION_LATENCY, "recognition time per frame")
         self.last_frame = None
         self.latencies_ms: list[float] = []
@@ -53,7 +55,19 @@ class _Watched:
                 del self.latencies_ms[:300], self.frame_times[:300]
         self._latency.observe(now - started, table=self.table)
         self._fps_gauge.set(self.fps(), table=self.table)
+        status = self.status
+        self._back_gauge.set(0 if status.get("message") else 1, table=self.table)
+        if status.get("message") != self._warned:
+            self._warned = status.get("message")  # type: ignore[assignment]
+            if self._warned:
+                log.warning("camera: %s", self._warned)
         return out
+
+    @property
+    def status(self) -> dict[str, Any]:
+        """The recogniser's status (felt and back calibrated, unknown backs seen)."""
+        get = getattr(self.recogniser, "status", None)
+        return dict(get) if isinstance(get, dict) else {}
 
     def fps(self) -> float:
         with self._lock:
@@ -90,6 +104,14 @@ class CameraFeed:
         return self.watched.fps()
 
     @property
+    def status(self) -> dict[str, Any]:
+        """What the console's camera panel shows besides the figures: `back_calibrated`,
+        `unknown_back_zones` and `message` (e.g. "deck back not calibrated: ..."), plus the
+        frames read and frames rejected."""
+        return {**self.observer.status, "frames": self.observer.frames, "errors": self.observer.errors,
+                "last_error": self.observer.last_error}
+
+    @property
     def latencies_ms(self) -> list[float]:
         return list(self.watched.latencies_ms)
 
@@ -104,25 +126,52 @@ class CameraFeed:
                 cv2.imwrite(str(self.frames_dir / f"{r['round_id']}.png"), frame)
 
 
+BACK_CALIBRATED = "station_camera_back_calibrated"
+"""Gauge per table: 1 when the deck's back is calibrated and every back seen is that deck's,
+0 otherwise (the console shows `CameraFeed.status["message"]`'s warning beside it)."""
+
+
+def camera_source_spec(cfg: Any, cam: Any, *, perturbations: Any = None) -> Any:
+    """Where frames come from. The station config's `[camera] source` names the device at
+    this table and wins when it is not the default `synthetic`; otherwise the camera config
+    file's `[source]` is used as written (its fps, perturbations, style, seed), the station's
+    fps filling in only when the file gives none."""
+    if cfg.camera.source != "synthetic":
+        return cfg.camera.source
+    if cam.source_given:
+        spec: Any = dict(cam.source)
+        if spec.get("kind") == "synthetic":
+            spec.setdefault("fps", cfg.camera.fps)
+            if perturbations is not None:
+                spec["perturbations"] = perturbations
+        return spec
+    spec = {"kind": "synthetic", "fps": cfg.camera.fps}
+    if perturbations is not None:
+        spec["perturbations"] = perturbations
+    return spec
+
+
 def camera_factory_for(cfg: Any, scene: Any = None, *, perturbations: Any = None):
-    """A factory the runtime calls with the station once it runs (None: no camera)."""
+    """A factory the runtime calls with the station once it runs (None: no camera).
+
+    The camera config file (`[camera] layout`) is honoured whole: its zones (checked against
+    the table's game), calibration, `[recogniser]` tuning (stable_frames, decoder,
+    heartbeat) and `[source]`."""
     if not cfg.table.camera:
         return None
+    from station.live.config import load_table_camera_config
+
+    cam = load_table_camera_config(cfg)  # refuses a layout that does not fit the game
 
     def make(station: Any) -> CameraFeed:
-        from firmware_bridge.camera.layout import load_layout
         from firmware_bridge.camera.recogniser import Recogniser
         from firmware_bridge.camera.sources import open_source
 
-        layout = load_layout(cfg.camera.layout)
-        if cfg.camera.source == "synthetic":
-            spec: Any = {"kind": "synthetic", "fps": cfg.camera.fps}
-            if perturbations is not None:
-                spec["perturbations"] = perturbations
-        else:
-            spec = cfg.camera.source
-        source = open_source(spec, layout=layout, scene=scene)
+        source = open_source(camera_source_spec(cfg, cam, perturbations=perturbations),
+                             layout=cam.layout, scene=scene)
         frames_dir = cfg.camera.frames_dir or cfg.data_dir / "frames"
-        return CameraFeed(station, source, Recogniser(layout), frames_dir=frames_dir).start()
+        recogniser = Recogniser(cam.layout, stable_frames=cam.stable_frames, decoder=cam.decoder)
+        return CameraFeed(station, source, recogniser, frames_dir=frames_dir,
+                          heartbeat=cam.heartbeat).start()
 
     return make

@@ -178,10 +178,13 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
     rec = data.get("recording", {})
     record = _take(rec, "recording", "traces", bool, True)
     _leftover(rec, "recording")
-    return StationConfig(table=table, data_dir=data_dir, shoe=shoe, camera=camera,
-                         settlement=settlement, console=console, bet_api=bet_api,
-                         bet_api_keys_env=keys_env, users_file=users, record_traces=record,
-                         journal_sync=sync, source=source)
+    cfg = StationConfig(table=table, data_dir=data_dir, shoe=shoe, camera=camera,
+                        settlement=settlement, console=console, bet_api=bet_api,
+                        bet_api_keys_env=keys_env, users_file=users, record_traces=record,
+                        journal_sync=sync, source=source)
+    if camera.enabled:
+        load_table_camera_config(cfg)  # a camera layout that does not fit the game: refuse now
+    return cfg
 
 
 def load_config(path: str | Path) -> StationConfig:
@@ -202,3 +205,23 @@ def load_config(path: str | Path) -> StationConfig:
 def env_secret(name: str) -> str | None:
     v = os.environ.get(name)
     return v if v else None
+
+
+# ---- the camera config file, checked against the table ------------------------------------
+
+def load_table_camera_config(cfg: StationConfig) -> Any:
+    """The camera config file `[camera] layout` names (None: the embedded Pok Deng layout),
+    refused with a ConfigError when it cannot be read or when its zones are not exactly the
+    table's game's (`station.games.get_game(game).zones`): the message names the missing and
+    the extra zones."""
+    from firmware_bridge.camera.config import load_camera_config
+    from firmware_bridge.camera.layout import LayoutError, check_zones
+    from station.games import get_game
+
+    try:
+        cam = load_camera_config(cfg.camera.layout)
+        what = cfg.camera.layout or "the embedded Pok Deng layout (no camera.layout given)"
+        check_zones(cam.layout, get_game(cfg.table.game).zones, cfg.table.game, source=f"camera.layout: {what}")
+    except LayoutError as e:
+        raise ConfigError(str(e)) from None
+    return cam

@@ -61,3 +61,57 @@ def test_snapshot_of_a_single_still_shows_its_reading(tmp_path, capsys):
 def test_snapshot_of_a_missing_camera_fails_clearly(tmp_path, capsys):
     assert main(["camera", "snapshot", "--source", "/dev/video97", "--out", str(tmp_path / "x.png")]) == 2
     assert "cannot open camera device" in capsys.readouterr().err
+
+
+def test_read_help_explains_the_output(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit):
+        main(["camera", "read", "--help"])
+    text = capsys.readouterr().out
+    for words in ("null", "order within a zone carries no meaning", "cut_card", "ms", "XX", "??"):
+        assert words in text
+
+
+def test_calibrate_a_new_deck_from_stills_then_read_it(tmp_path, capsys):
+    cfg = tmp_path / "camera_t7.toml"
+    # the shipped config without its calibration: a table with a new deck set
+    cfg.write_text(Path(CONFIG).read_text().split("# Learned by `station camera calibrate`")[0])
+    felt, back, table = (str(tmp_path / n) for n in ("felt.png", "back.png", "table.png"))
+    assert main(["camera", "render", "--style", "crest", "--empty", "--perturbations", "noise", "--out", felt]) == 0
+    assert main(["camera", "render", "--style", "crest", "--backs", "3", "--perturbations", "noise", "--out", back]) == 0
+    assert main(["camera", "render", "--style", "crest", "--seed", "21", "--out", table]) == 0
+    truth = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert main(["camera", "read", "--config", str(cfg), table]) == 0
+    before = json.loads(capsys.readouterr().out)
+    assert "deck back not calibrated" in before["camera_status"]
+    assert main(["camera", "calibrate", "--config", str(cfg), "--felt", felt, "--back", back]) == 0
+    learned = json.loads(capsys.readouterr().out)
+    assert learned["written"] is True and learned["back"]["cards"] == 3
+    assert "patterned back" in learned["back_description"]
+    text = cfg.read_text()
+    assert "[calibration.back]" in text and "[zones.BURN]" in text and "[recogniser]" in text
+    assert main(["camera", "read", "--config", str(cfg), table]) == 0
+    after = json.loads(capsys.readouterr().out)
+    assert {z: sorted(v) for z, v in after["zones"].items()} == {z: sorted(v) for z, v in truth["zones"].items()}
+    assert "camera_status" not in after and after["ms"] > 0
+    # calibrating again replaces the calibration, it does not add a second one
+    assert main(["camera", "calibrate", "--config", str(cfg), "--felt", felt, "--back", back]) == 0
+    assert cfg.read_text().count("[calibration.back]") == 1
+    # a still of the empty felt is no back
+    capsys.readouterr()
+    assert main(["camera", "calibrate", "--config", str(cfg), "--felt", felt, "--back", felt]) == 2
+    assert "no face-down card" in capsys.readouterr().err
+
+
+def test_snapshot_prints_the_felt_the_back_and_zone_timings(tmp_path, capsys):
+    out = tmp_path / "snap.png"
+    assert main(["camera", "snapshot", "--config", CONFIG, "--out", str(out), "--frames", "3", "--raw"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["felt_calibrated_bgr"] == [40, 112, 34]
+    assert all(abs(a - b) < 12 for a, b in zip(info["felt_measured_bgr"], info["felt_calibrated_bgr"], strict=True))
+    assert "back" in info["back"] and info["camera_status"] is None
+    assert set(info["zone_ms"]) == {"P1", "P2", "P3", "P4", "P5", "B", "BURN"}
+    # --raw: the frame as the camera gave it, no zone outline drawn at the P1 corner
+    b, g, r = (int(v) for v in cv2.imread(str(out))[16, 100])
+    assert not (r > 200 and g > 150 and b < 80)

@@ -1,0 +1,263 @@
+"""Learning the felt and the deck's back from stills (`station camera calibrate`).
+
+CARD_FACES.md fixes no back colour ("a uniform pattern, one per deck set") and the felt is
+"one plain colour": both are measured at the table. From a still of the empty felt the felt's
+colour is taken; from stills with a face-down card (or a few) of the deck set in use, the
+back's colours (as (hue, saturation) cells at the recogniser's quarter resolution), how much
+of a back they fill, how much white its border and pattern show, and its texture. The result
+is written into the camera config as `[calibration.felt]` and `[calibration.back]`; the
+recogniser reads backs only by what was calibrated, and a layout without `[calibration.back]`
+makes it say so on its status instead of guessing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from firmware_bridge.camera import colours
+from firmware_bridge.camera.layout import CARD_H_MM, CARD_W_MM, LayoutError
+
+SHRINK = 4
+
+
+class CalibrationError(LayoutError):
+    """Stills that do not allow a calibration; the message says what to change."""
+
+
+@dataclass(frozen=True)
+class FeltModel:
+    bgr: tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class BackModel:
+    cells: tuple[tuple[int, int], ...]  # (hue // HUE_BIN, saturation // SAT_BIN)
+    level: float  # windowed share of back pixels above which a place is back
+    white_edge: float  # white pixels of a back (border, pattern) per back pixel
+    mean_bgr: tuple[int, int, int]
+    texture: float  # grey-level standard deviation over a back at full resolution
+    coverage: float  # share of a back's pixels that are of its cells
+    cards: int  # how many face-down cards the calibration saw
+
+    def describe(self) -> str:
+        b, g, r = self.mean_bgr
+        kind = "patterned" if self.texture > 12 else "flat"
+        return (f"{kind} back, mean colour (B,G,R) = ({b},{g},{r}), texture {self.texture:.1f} grey levels, "
+                f"{len(self.cells)} colour cells covering {100 * self.coverage:.0f}% of it, from {self.cards} card(s)")
+
+
+@dataclass(frozen=True)
+class Calibration:
+    felt: FeltModel | None = None
+    back: BackModel | None = None
+    warnings: tuple[str, ...] = field(default=())
+
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {}
+        if self.felt is not None:
+            out["felt"] = {"bgr": list(self.felt.bgr)}
+        if self.back is not None:
+            b = self.back
+            out["back"] = {
+                "cells": [list(c) for c in b.cells], "level": round(b.level, 3),
+                "white_edge": round(b.white_edge, 3), "mean_bgr": list(b.mean_bgr),
+                "texture": round(b.texture, 1), "coverage": round(b.coverage, 3), "cards": b.cards,
+            }
+        return out
+
+
+def calibration_from_dict(data: object, *, source: str = "<dict>") -> Calibration:
+    if data is None:
+        return Calibration()
+    if not isinstance(data, dict):
+        raise LayoutError(f"{source}: [calibration] must be a table")
+    felt = back = None
+    try:
+        if "felt" in data:
+            bgr = data["felt"]["bgr"]
+            if not (isinstance(bgr, list) and len(bgr) == 3 and all(isinstance(v, int) and 0 <= v <= 255 for v in bgr)):
+                raise ValueError("bgr must be three integers 0-255")
+            felt = FeltModel((bgr[0], bgr[1], bgr[2]))
+        if "back" in data:
+            d = data["back"]
+            cells = tuple((int(h), int(s)) for h, s in d["cells"])
+            if not cells or not all(0 <= h < 180 // colours.HUE_BIN and 0 <= s < 256 // colours.SAT_BIN for h, s in cells):
+                raise ValueError("cells must be [hue cell, saturation cell] pairs")
+            level = float(d["level"])
+            if not 0.05 <= level <= 1.0:
+                raise ValueError(f"level {level} outside 0.05..1")
+            back = BackModel(cells, level, float(d.get("white_edge", 0.0)),
+                             tuple(int(v) for v in d.get("mean_bgr", (0, 0, 0))),  # type: ignore[arg-type]
+                             float(d.get("texture", 0.0)), float(d.get("coverage", 0.0)), int(d.get("cards", 0)))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise LayoutError(f"{source}: [calibration]: {exc}; run `station camera calibrate` again") from exc
+    return Calibration(felt, back)
+
+
+def _quarter(frame: np.ndarray) -> np.ndarray:
+    h, w = frame.shape[:2]
+    return cv2.resize(frame, (w // SHRINK, h // SHRINK), interpolation=cv2.INTER_AREA)
+
+
+def _gains(small: np.ndarray, felt_bgr: tuple[int, int, int]) -> np.ndarray:
+    felt_now = np.median(small[::4, ::4].reshape(-1, 3), axis=0).astype(np.float32)
+    return np.array(felt_bgr, np.float32) / np.maximum(felt_now, 8.0)
+
+
+def learn_felt(frames: list[np.ndarray]) -> FeltModel:
+    """The felt's colour: the median of the empty table (the felt is most of the picture)."""
+    if not frames:
+        raise CalibrationError("no still of the empty felt")
+    samples = np.concatenate([f[::8, ::8].reshape(-1, 3) for f in frames])
+    bgr = tuple(int(v) for v in np.median(samples, axis=0))
+    _, s, v = colours.felt_hsv(bgr)  # type: ignore[arg-type]
+    if s < 45 or v < 30:
+        raise CalibrationError(
+            f"the felt measures (B,G,R) = {bgr}: too grey or too dark to tell from card faces, backs and "
+            "the cut card; the felt must be one plain colour (CARD_FACES.md)")
+    return FeltModel(bgr)  # type: ignore[arg-type]
+
+
+def learn_back(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> tuple[BackModel, list[str]]:
+    """The back of the deck set from stills holding face-down cards, each lying on its own."""
+    if not frames:
+        raise CalibrationError("no still with a face-down card: lay one (or a few, apart) on the felt")
+    fh = colours.felt_hsv(felt.bgr)
+    card_w, card_h = CARD_W_MM / mm_per_px / SHRINK, CARD_H_MM / mm_per_px / SHRINK
+    card_area = card_w * card_h
+    window = colours.window_px(card_w)
+    cards: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # hsv, comp, interior, full-res grey
+    notes: list[str] = []
+    for n, frame in enumerate(frames, 1):
+        small = _quarter(frame)
+        corrected = cv2.transform(small, np.diag(_gains(small, felt.bgr)).astype(np.float32))
+        hsv = cv2.cvtColor(corrected, cv2.COLOR_BGR2HSV)
+        h, s, v = cv2.split(hsv)
+        felt_m = colours.felt_mask(h, s, v, fh)
+        # a face's stock is white through and through; a back's white pattern, averaged with
+        # its ground at quarter resolution, keeps a tint
+        paper = (s < 30) & (v > 150)
+        ink = v < colours.DARK_MAX_VAL  # the codes' black modules
+        nonfelt = cv2.morphologyEx((~felt_m).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        k, labels, stats, _ = cv2.connectedComponentsWithStats(nonfelt, connectivity=8)
+        found = 0
+        for i in range(1, k):
+            area = stats[i, cv2.CC_STAT_AREA]
+            if not 0.6 * card_area <= area <= 1.4 * card_area:
+                continue
+            comp = labels == i
+            cs, _ = cv2.findContours(comp.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            (_, _), (rw, rh), _ = cv2.minAreaRect(max(cs, key=cv2.contourArea))
+            if area < 0.85 * rw * rh:
+                continue  # not one whole card lying alone
+            if np.count_nonzero(paper & comp) > 0.5 * area and np.count_nonzero(ink & comp) > 0.02 * area:
+                notes.append(f"still {n}: a face-up card was left out (lay the cards face down)")
+                continue
+            interior = cv2.erode(comp.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+            x, y, bw, bh = (int(stats[i, c]) for c in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
+            grey = cv2.cvtColor(frame[(y + 3) * SHRINK : (y + bh - 3) * SHRINK, (x + 3) * SHRINK : (x + bw - 3) * SHRINK], cv2.COLOR_BGR2GRAY)
+            cards.append((hsv, comp, interior, grey))
+            found += 1
+        if not found:
+            notes.append(f"still {n}: no face-down card lying on its own was found")
+    if not cards:
+        raise CalibrationError("no face-down card found in the back stills (a back the colour of the felt "
+                               "cannot be seen at all): " + "; ".join(notes))
+    hist: Counter = Counter()
+    total = 0
+    felt_like = 0
+    for hsv, _, interior, _ in cards:
+        planes = cv2.split(hsv)
+        felt_like += int(np.count_nonzero(colours.felt_mask(*planes, fh) & interior))
+        h, s, v = (c[interior] for c in planes)
+        total += h.size
+        chroma = (s >= colours.MIN_BACK_SAT) & (v > colours.MIN_BACK_VAL)
+        hist.update(zip((h[chroma] // colours.HUE_BIN).tolist(), (s[chroma] // colours.SAT_BIN).tolist(), strict=True))
+    if felt_like > 0.1 * total:
+        raise CalibrationError(
+            f"{100 * felt_like / total:.0f}% of the back looks like the felt: this deck cannot be told from "
+            "this felt; use a deck set or a felt of another colour")
+    cells = tuple(sorted(c for c, m in hist.items() if m >= 0.01 * total))
+    coverage = sum(hist[c] for c in cells) / total
+    if coverage < 0.35:
+        raise CalibrationError(
+            f"only {100 * coverage:.0f}% of the back is coloured: a white, grey or black back cannot be told "
+            "from card faces and the cut card; use a deck set with a coloured back")
+    lut = colours.back_lut(cells)
+    shares, regions, whites, backs = [], 0, 0, 0
+    for hsv, _comp, interior, _ in cards:
+        h, s, v = cv2.split(hsv)
+        back_px = lut[h, s] & (v > colours.MIN_BACK_VAL)
+        share = cv2.boxFilter(back_px.astype(np.float32), -1, (window, window), normalize=True,
+                              borderType=cv2.BORDER_REPLICATE)
+        shares.append(share[interior])
+    level = max(0.2, 0.5 * float(np.median(np.concatenate(shares))))
+    for (hsv, comp, _, _), _share in zip(cards, shares, strict=True):
+        corrected = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+        cls = colours.classify(corrected, fh, lut, window, level)
+        regions += int(np.count_nonzero(cls.back & comp))
+        whites += int(np.count_nonzero(cls.white & comp))
+        backs += int(np.count_nonzero(comp))
+    if regions < 0.6 * backs:
+        raise CalibrationError(
+            f"the learned colours cover only {100 * regions / backs:.0f}% of the backs: the back is too close "
+            "to white faces; use a deck set with a stronger back colour")
+    hsv_all = np.concatenate([c[0][c[2]] for c in cards]).reshape(-1, 1, 3)
+    mean_bgr = tuple(int(x) for x in cv2.cvtColor(hsv_all, cv2.COLOR_HSV2BGR).reshape(-1, 3).mean(axis=0))
+    texture = float(np.mean([float(np.std(c[3])) for c in cards if c[3].size]))
+    warnings = list(notes)
+    skin_cells = [c for c in cells if colours.SKIN_HUE[0] <= c[0] * colours.HUE_BIN <= colours.SKIN_HUE[1]]
+    if skin_cells:
+        warnings.append(f"{len(skin_cells)} of the back's colour cells are skin-coloured: a dealer's hand over a "
+                        "card of this deck may be read as back (the zone is not held)")
+    model = BackModel(cells, level, whites / max(1, regions), mean_bgr, texture, coverage, len(cards))  # type: ignore[arg-type]
+    return model, warnings
+
+
+def calibrate(felt_frames: list[np.ndarray], back_frames: list[np.ndarray], mm_per_px: float) -> Calibration:
+    felt = learn_felt(felt_frames)
+    back, warnings = learn_back(back_frames, felt, mm_per_px)
+    return Calibration(felt, back, tuple(warnings))
+
+
+_SECTION = re.compile(r"^\s*\[([^\]]+)\]\s*(#.*)?$")
+
+
+def toml_text(cal: Calibration) -> str:
+    d = cal.as_dict()
+    lines = ["# Learned by `station camera calibrate` from stills of the empty felt and of face-down",
+             "# cards of the deck set in use (docs/camera.md, \"Calibrating a new deck\")."]
+    felt = d.get("felt")
+    if felt:
+        lines += ["[calibration.felt]", f"bgr = {felt['bgr']}"]  # type: ignore[index]
+    back = d.get("back")
+    if back:
+        lines.append("[calibration.back]")
+        for k, v in back.items():  # type: ignore[union-attr]
+            lines.append(f"{k} = {v}")
+    return "\n".join(lines) + "\n"
+
+
+def write_calibration(path: str | Path, cal: Calibration) -> None:
+    """Replace the `[calibration.*]` tables of a camera config, keeping everything else."""
+    p = Path(path)
+    old = p.read_text(encoding="utf-8").splitlines() if p.exists() else []
+    kept: list[str] = []
+    skipping = False
+    for line in old:
+        m = _SECTION.match(line)
+        if m:
+            skipping = m.group(1).strip().startswith("calibration")
+        if skipping or line.startswith("# Learned by `station camera calibrate`") or line.startswith("# cards of the deck set in use"):
+            continue
+        kept.append(line)
+    while kept and not kept[-1].strip():
+        kept.pop()
+    text = "\n".join(kept) + ("\n\n" if kept else "") + toml_text(cal)
+    p.write_text(text, encoding="utf-8")

@@ -1,0 +1,132 @@
+"""Deck styles for the synthetic camera: what different printers make of CARD_FACES.md.
+
+The sheet fixes the codes (QR, their corners, their size) and leaves open the back (any
+colours, flat or patterned), the margin of the codes to the card's edge (2–6 mm), the card
+art around them and small print skew. A `DeckStyle` picks one of each, so the accuracy
+suite can check that the recogniser reads any deck that follows the sheet, not one look.
+
+Two independent card arts exist: `classic` (faces.CardArtist, OpenCV's QR encoder, square
+pixels drawn at 4× and averaged) and `press` (press_art.PressArtist: segno's QR encoder,
+ivory stock, a frame, pips, each code turned by its own small print skew, drawn at 3×).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from firmware_bridge.camera.layout import CARD_H_MM, CARD_W_MM
+
+
+@dataclass(frozen=True)
+class BackDesign:
+    """A card back: a ground colour and a pattern in an ink colour, in a border."""
+
+    kind: str  # "lattice" | "stripes" | "logo"
+    ground_bgr: tuple[int, int, int]
+    ink_bgr: tuple[int, int, int]
+    border_mm: float = 1.5
+    border_bgr: tuple[int, int, int] = (243, 244, 240)
+    step_mm: float = 5.0  # pattern pitch
+    line_mm: float = 0.5  # pattern line width
+
+
+@dataclass(frozen=True)
+class DeckStyle:
+    name: str
+    back: BackDesign
+    qr_margin_mm: float = 2.0  # card edge to the code's quiet zone
+    art: str = "classic"  # "classic" | "press"
+    qr_skew_deg: float = 0.0  # largest print skew of a code (press art)
+    felt_bgr: tuple[int, int, int] | None = None  # None: the layout's felt
+    upside_down: bool = False  # some cards lie turned 180° (either way round)
+
+
+SUPERSAMPLE = 4
+
+
+def paint_back(design: BackDesign, mm_per_px: float) -> np.ndarray:
+    """The back at the camera's scale (drawn larger and averaged down, like a photo)."""
+    w = round(CARD_W_MM / mm_per_px)
+    h = round(CARD_H_MM / mm_per_px)
+    k = SUPERSAMPLE / mm_per_px  # big pixels per mm
+    big = np.empty((h * SUPERSAMPLE, w * SUPERSAMPLE, 3), np.uint8)
+    big[:] = design.ground_bgr
+    bh, bw = big.shape[:2]
+    step, thick = design.step_mm * k, max(1, round(design.line_mm * k))
+    if design.kind == "lattice":
+        for i in range(-int(bh / step) - 2, int(bw / step) + int(bh / step) + 2):
+            x = i * step
+            cv2.line(big, (int(x), 0), (int(x + bh), bh), design.ink_bgr, thick, cv2.LINE_AA)
+            cv2.line(big, (int(x), 0), (int(x - bh), bh), design.ink_bgr, thick, cv2.LINE_AA)
+    elif design.kind == "stripes":
+        # broad diagonal bands: half the pitch ink, half ground
+        band = max(1, round(step / 2))
+        for i in range(-int(bh / step) - 2, int(bw / step) + 2):
+            x = i * step
+            pts = np.array([[x, 0], [x + band, 0], [x + band + bh, bh], [x + bh, bh]], np.int32)
+            cv2.fillPoly(big, [pts], design.ink_bgr, cv2.LINE_AA)
+    elif design.kind == "logo":
+        # a fine dot grid over the ground, and a crest in the middle: ring, star, banner
+        for y in np.arange(step / 2, bh, step):
+            for x in np.arange(step / 2, bw, step):
+                cv2.circle(big, (int(x), int(y)), thick, design.ink_bgr, -1, cv2.LINE_AA)
+        cx, cy = bw / 2, bh / 2
+        r = 16 * k
+        cv2.circle(big, (int(cx), int(cy)), int(r), design.ink_bgr, max(1, round(2.2 * k)), cv2.LINE_AA)
+        star = []
+        for j in range(10):
+            rr = (0.75 if j % 2 == 0 else 0.32) * r
+            a = math.pi / 2 + j * math.pi / 5
+            star.append([cx + rr * math.cos(a), cy - rr * math.sin(a)])
+        cv2.fillPoly(big, [np.array(star, np.int32)], design.ink_bgr, cv2.LINE_AA)
+        for sign in (-1, 1):
+            y0 = cy + sign * 1.55 * r
+            cv2.rectangle(big, (int(cx - 20 * k), int(y0 - 3 * k)), (int(cx + 20 * k), int(y0 + 3 * k)),
+                          design.ink_bgr, -1, cv2.LINE_AA)
+    else:
+        raise ValueError(f"no back pattern {design.kind!r} (lattice, stripes, logo)")
+    b = max(1, round(design.border_mm * k))
+    cv2.rectangle(big, (0, 0), (bw - 1, bh - 1), design.border_bgr, b)
+    return cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)
+
+
+# The styles of the accuracy suite. `studio` is the deck the station started with.
+STYLES: dict[str, DeckStyle] = {
+    "studio": DeckStyle(
+        "studio",
+        BackDesign("lattice", (150, 70, 25), (195, 125, 65)),
+        qr_margin_mm=2.0, art="classic",
+    ),
+    "bordeaux": DeckStyle(
+        "bordeaux",
+        # red with a white lattice and a wide white border, like the classic casino back
+        BackDesign("lattice", (38, 30, 178), (236, 236, 236), border_mm=4.0, step_mm=4.0, line_mm=0.7),
+        qr_margin_mm=4.0, art="press", qr_skew_deg=1.5, upside_down=True,
+    ),
+    "stripes": DeckStyle(
+        "stripes",
+        # purple with pink bands on a blue felt
+        BackDesign("stripes", (120, 30, 105), (150, 80, 230), border_mm=2.5, step_mm=6.0),
+        qr_margin_mm=6.0, art="classic", felt_bgr=(112, 72, 28), upside_down=True,
+    ),
+    "crest": DeckStyle(
+        "crest",
+        # navy with a silver dot grid and a crest (logo) in the middle
+        BackDesign("logo", (92, 40, 16), (215, 215, 220), border_mm=3.0, step_mm=3.5, line_mm=0.45),
+        qr_margin_mm=6.0, art="press", qr_skew_deg=2.0,
+    ),
+}
+
+
+def style_from(spec: str | DeckStyle | None) -> DeckStyle:
+    if spec is None:
+        return STYLES["studio"]
+    if isinstance(spec, DeckStyle):
+        return spec
+    if spec not in STYLES:
+        raise ValueError(f"no deck style {spec!r}; styles: {', '.join(STYLES)}")
+    return STYLES[spec]
