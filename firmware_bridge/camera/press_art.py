@@ -20,7 +20,7 @@ import segno
 from firmware_bridge.camera.decks import BackDesign, paint_back
 from firmware_bridge.camera.faces import face_text
 from firmware_bridge.camera.layout import CARD_H_MM, CARD_W_MM
-from station.cards import parse_card
+from firmware_bridge.cards import parse_card
 
 _OVERSAMPLE = 3
 IVORY = (226, 240, 248)
