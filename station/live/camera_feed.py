@@ -22,7 +22,7 @@ class _Watched:
     """Wraps the frame source and the recogniser to keep the last frame and the timings."""
 
     def __init__(self, source: Any, recogniser: Any, table: str) -> None:
-        from station.console.metrics import CAMERA_FPS, RECOGNITION_LATENCY, REGISTRY
+        from station.metrics import CAMERA_FPS, RECOGNITION_LATENCY, REGISTRY
 
         self.source, self.recogniser = source, recogniser
         self.table = table

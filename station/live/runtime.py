@@ -145,7 +145,7 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
     if with_bet_api:
         import os
 
-        from station.settlement.bet_api import make_bet_app
+        from station.live.bet_api import make_bet_app
 
         keys = api_keys if api_keys is not None else parse_api_keys(os.environ.get(config.bet_api_keys_env))
         if keys:
