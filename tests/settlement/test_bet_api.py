@@ -265,3 +265,78 @@ def test_when_the_station_cannot_record_the_platform_hears_nothing_was_placed(li
     assert answer.status_code == 503
     assert answer.json()["error"] == "unavailable" and "disk is full" in answer.json()["reason"]
     assert book.balances["u1"] == 1000
+
+
+def _restarts(live: LiveTable) -> dict[str, int]:
+    """Stop the table and start a new station on its journal: it must re-apply every input."""
+    live.station.stop()
+    again = TableStation(live.station.settings, live.journal, wall_clock=live.clock)
+    again.start()
+    try:
+        return dict(again.core.balances)
+    finally:
+        again.stop()
+
+
+def test_refs_are_bounded_nonempty_and_never_reused_for_another_bet(table):
+    client, book, journal = table
+    book.open_round()
+    before = journal_size(journal)
+    for ref in ("r" * 129, "r" * 200, "", 7):
+        answer = client.post("/v1/bets", json={"account": "u1", "spot": "P1", "amount": 10, "ref": ref})
+        assert answer.status_code == 422 and answer.json()["field"] == "ref", ref
+    assert journal_size(journal) == before
+    first = client.post("/v1/bets", json={"account": "u1", "spot": "P1", "amount": 100, "ref": "slip-1"})
+    assert first.status_code == 200 and first.json()["deducted"] == 200  # twice the stake
+    # the same bet again is a retry: the first answer, deducted once
+    again = client.post("/v1/bets", json={"account": "u1", "spot": "P1", "amount": 100, "ref": "slip-1"})
+    assert again.status_code == 200 and again.json() == first.json()
+    # the same ref for another bet is refused, and places nothing
+    for other in ({"spot": "P2", "amount": 100}, {"spot": "P1", "amount": 300}):
+        answer = client.post("/v1/bets", json={"account": "u1", "ref": "slip-1", **other})
+        assert answer.status_code == 409 and answer.json()["error"] == "ref_reused"
+        assert answer.json()["first"] == first.json()
+    batch = client.post("/v1/bets/batch", json=[
+        {"account": "u1", "spot": "P3", "amount": 50, "ref": "slip-1"},
+        {"account": "u1", "spot": "P3", "amount": 50, "ref": "slip-2"}]).json()["results"]
+    assert batch[0]["type"] == "ref_reused" and batch[1]["type"] == "bet_accepted"
+    assert book.balances["u1"] == 1000 - 200 - 100
+    # a ref of exactly 128 characters is fine, and the journal replays after all of it
+    long_ref = client.post("/v1/bets", json={"account": "u1", "spot": "P4", "amount": 10, "ref": "x" * 128})
+    assert long_ref.status_code == 200
+    book.close_betting()
+    late = client.post("/v1/bets", json={"account": "u2", "spot": "P4", "amount": 10, "ref": "y" * 128})
+    assert late.status_code == 409 and late.json()["reason"] == "betting_closed"
+    assert _restarts(book) == {"u1": 680, "u2": 100_000}
+
+
+@pytest.mark.parametrize("amount", [2**63, 2**62 + 1, 10**15 + 1, -(2**63), 10**30])
+def test_amounts_beyond_the_maximum_are_refused_before_the_journal(table, amount):
+    client, book, journal = table
+    book.open_round()
+    before = journal_size(journal)
+    answer = client.post("/v1/bets", json={"account": "u2", "spot": "P1", "amount": amount})
+    assert answer.status_code == 422 and answer.json()["field"] == "amount"
+    answer = client.post("/v1/wallets", json={"account": "u9", "balance": amount})
+    assert answer.status_code == 422 and answer.json()["field"] == "balance"
+    assert journal_size(journal) == before
+    assert client.post("/v1/wallets", json={"account": "u9", "balance": 10**15}).status_code == 200
+    assert _restarts(book)["u9"] == 10**15
+
+
+@pytest.mark.parametrize("body", [
+    b"[" * 100_000 + b"]" * 100_000,
+    b'{"account": "u1", "spot": "P1", "amount": NaN}',
+    b'{"account": "u1", "spot": "P1", "amount": Infinity}',
+    b'{"account": "' + b"a" * 5000 + b'", "spot": "P1", "amount": 1}',
+    b'{"account": {"a": {"b": {"c": {"d": 1}}}}, "spot": "P1", "amount": 1}',
+])
+def test_hostile_bodies_are_a_4xx_on_every_bet_endpoint(table, body):
+    client, book, journal = table
+    book.open_round()
+    before = journal_size(journal)
+    for path in ("/v1/bets", "/v1/bets/batch", "/v1/wallets"):
+        answer = client.post(path, content=body, headers={"Content-Type": "application/json"})
+        assert 400 <= answer.status_code < 500, (path, answer.status_code)
+        assert answer.json()["reason"]
+    assert journal_size(journal) == before
