@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from station.core.inputs import Input, TraceHeader
+from station.private_files import open_private, private_dir
 
 
 class ShoeTraceRecorder:
     def __init__(self, directory: str | Path, header: TraceHeader) -> None:
         self.dir = Path(directory)
-        self.dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.dir)
         self.header = header
         self._file: IO[str] | None = None
         self._lock = threading.Lock()
@@ -33,7 +34,7 @@ class ShoeTraceRecorder:
         while self.path.exists():
             n += 1
             self.path = self.dir / f"{self.header.table}-{label}-{stamp}-{n}.jsonl"
-        self._file = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - rotated, closed later
+        self._file = open_private(self.path, "w", encoding="utf-8")  # rotated, closed later
         self.files.append(self.path)
         self._file.write(json.dumps(self.header.to_line()) + "\n")
         # times restart at the file's first line, so each shoe's trace stands alone
