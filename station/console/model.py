@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from station.camera_view import LATEST
 from station.console.audit import AuditLog
 from station.console.auth import LoginGuard, RefusalAudit
+from station.console.decisions import decisions
 from station.console.errors import ApiError
 from station.console.sessions import Sessions
 from station.console.streams import Hub
@@ -48,6 +50,24 @@ class _Table:
     frames_lock: threading.Lock = field(default_factory=threading.Lock)
     ro: sqlite3.Connection | None = None
     ro_lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _summary(items: list[str]) -> str:
+    """A zone's reading without identities: how many cards, face down or up."""
+    if not items:
+        return "empty"
+    down = sum(1 for x in items if x == "??")
+    unreadable = sum(1 for x in items if x == "XX")
+    cut = any(x == "CUT" for x in items)
+    up = len(items) - down - unreadable - (1 if cut else 0)
+    parts = [f"{down} face down"] if down else []
+    if up:
+        parts.append(f"{up} face up (shown once the table reveals it)")
+    if unreadable:
+        parts.append(f"{unreadable} unreadable")
+    if cut:
+        parts.append("cut card")
+    return ", ".join(parts)
 
 
 class Console:
@@ -139,12 +159,78 @@ class Console:
                 "last_seen_age_s": None if last_seen is None else round(now - last_seen, 2),
             },
         }
+        # which decisions the table takes now, what they do, and why not the others
+        v["decisions"] = decisions(v)
+        v["faults"] = [self._explained(name, v, f) for f in v.get("faults") or []]
         r = v.get("round")
         hist = v.get("history") or []
         v["result"] = None
         if r and r.get("finished") and hist and hist[-1].get("round_id") == r.get("round_id"):
             v["result"] = hist[-1]
         return v
+
+    def _explained(self, name: str, v: dict[str, Any], fault: dict[str, Any]) -> dict[str, Any]:
+        """A fault as the floor reads it: for an order fault, which zone holds what and what
+        the deal order expects there (from the shoe's count per position and, when the camera
+        picture is here, the camera's count per zone: numbers of cards, never identities)."""
+        f = dict(fault)
+        if f.get("kind") != "order":
+            return f
+        r = v.get("round") or {}
+        expected = {p: int(n) for p, n in (r.get("dealt") or {}).items()}
+        if not expected:
+            return f
+        pic = LATEST.get(name)
+        seen = ({z: sum(1 for x in items if x != "CUT") for z, items in pic.readings.items()}
+                if pic is not None else self._zone_counts(name))
+        wrong = [z for z in expected if z in seen and seen[z] != expected[z]]
+        expect_text = ", ".join(f"{p} {n}" for p, n in expected.items())
+        if wrong:
+            parts = [f"{z} holds {seen[z]} card{'s' if seen[z] != 1 else ''}, the deal order puts "
+                     f"{expected[z]} there" for z in wrong]
+            f["explain"] = "; ".join(parts) + f" (expected now: {expect_text})"
+        else:
+            f["explain"] = f"Expected now by the deal order: {expect_text}"
+        f["zones"] = wrong
+        return f
+
+    def _zone_counts(self, name: str) -> dict[str, int]:
+        """How many cards the table core's camera readings put in each zone (counts only).
+
+        The public view does not carry them yet; until it does, they are read from the core's
+        zones (what the camera last reported), tolerating a read that races the core's thread
+        (then: no counts)."""
+        try:
+            zones = self.tables[name].station.core.zones
+            return {str(z): sum(1 for c in list(cs) if str(c) != "CUT") for z, cs in list(zones.items())}
+        except Exception:  # noqa: BLE001 - a best-effort explanation, never an error
+            return {}
+
+    def camera(self, name: str) -> dict[str, Any]:
+        """The camera's latest picture for this table, and what the viewer may know of each
+        zone: identities only where the table's public view has revealed them."""
+        t = self.table(name)
+        view = t.station.view or {}
+        if not (view.get("camera") or {}).get("fitted", True):
+            return {"available": False, "reason": "no camera at this table (degraded mode)"}
+        pic = LATEST.get(name)
+        if pic is None:
+            return {"available": False, "reason": "no picture from the camera yet"}
+        r = view.get("round") or {}
+        revealed = r.get("revealed") or {}
+        dealt = r.get("dealt") or {}
+        zones = []
+        for zone, polygon in pic.zones.items():
+            items = list(pic.readings.get(zone, ()))
+            shown = revealed.get(zone)
+            zones.append({"name": zone, "polygon": [list(p) for p in polygon],
+                          "count": sum(1 for x in items if x != "CUT"),
+                          "expected": dealt.get(zone),
+                          "shown": list(shown) if shown is not None else None,
+                          "summary": _summary(items) if shown is None else ", ".join(shown)})
+        return {"available": True, "age_s": round(pic.age_s(), 2), "width": pic.width,
+                "height": pic.height, "zones": zones,
+                "frame": f"/api/tables/{name}/camera.jpg"}
 
     @staticmethod
     def _sample(t: _Table, v: dict[str, Any]) -> None:

@@ -22,6 +22,7 @@ from starlette.responses import (
     Response,
 )
 
+from station.camera_view import LATEST
 from station.console.auth import client_address, console_of, need_csrf, need_session, session_of
 from station.console.beadroad import road, road_svg
 from station.console.bodies import json_object
@@ -146,6 +147,23 @@ async def api_frame(request: Request) -> Response:
     if p is None:
         raise ApiError(404, f"no camera frame was kept for {rid}")
     return FileResponse(p, media_type="image/png")
+
+
+async def api_camera(request: Request) -> Response:
+    need_session(request)
+    return JSONResponse(console_of(request).camera(request.path_params["table"]))
+
+
+async def api_camera_jpeg(request: Request) -> Response:
+    need_session(request)
+    c = console_of(request)
+    name = request.path_params["table"]
+    c.table(name)
+    pic = LATEST.get(name)
+    if pic is None:
+        raise ApiError(404, f"no camera picture of table {name} yet")
+    # masked by the camera feed: every zone the table has not revealed is pixelated
+    return Response(pic.jpeg, media_type="image/jpeg")
 
 
 async def api_roads(request: Request) -> Response:
