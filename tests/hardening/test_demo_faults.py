@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -57,6 +58,12 @@ def test_the_demo_runs_the_rounds_asked_under_each_fault(tmp_path: Path, faults:
         # the mistake was made, the table paused for it, and the dealer went on
         assert summary["faults"].get(SIGNS[faults], 0) >= 1, summary
         assert summary["decisions"], summary
+        # the auto-supervisor's decisions are in the console's audit log, like a person's
+        with sqlite3.connect(tmp_path / "demo" / "console_audit.sqlite") as conn:
+            rows = conn.execute("SELECT action, outcome FROM audit WHERE user = 'auto-supervisor' "
+                                "AND role = 'supervisor'").fetchall()
+        decided = {d for _, d in summary["decisions"]}
+        assert decided <= {a for a, _ in rows}, (decided, rows)
     link = summary["link"]
     if faults == "noise":
         assert sum(link.get(k, 0) for k in ("bad_crc", "gap", "duplicate", "noise_bytes", "malformed",
