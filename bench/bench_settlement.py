@@ -150,7 +150,7 @@ def bench_round(bets: int, baseline_bets: int, runs: int, workdir: Path) -> bool
 def _serve_bets(journal: str, port: int, accounts: int, ready: Any) -> None:
     import uvicorn
 
-    from station.settlement.bet_api import make_bet_app
+    from station.live.bet_api import make_bet_app
 
     book = BetBook(journal)
     for i in range(accounts):

@@ -22,8 +22,15 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "$@" >&2
 }
 
-# libzbar0: the QR decoder pyzbar loads at run time.
-if ! ldconfig -p 2>/dev/null | grep -q 'libzbar\.so\.0'; then
+# libzbar0: the QR decoder pyzbar loads at run time. The library list is captured first and
+# searched after: piped into `grep -q`, grep's early exit would make ldconfig die of SIGPIPE,
+# and under pipefail the check would fail (and reach the network) on every run.
+have_lib() {
+  local libs
+  libs="$(ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || true)"
+  [[ "$libs" == *"$1"* ]]
+}
+if ! have_lib 'libzbar.so.0'; then
   log "installing libzbar0"
   apt_install libzbar0
 fi

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # name -> (module, one-line help)
@@ -55,4 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.parse_args(argv or ["--help"])
         return 2
     args = build_parser(only).parse_args(argv)
+    # what the station writes (journal, traces, ledger, users, audit log, frames) is for the
+    # station's user only: docs/operator.md, "Files at rest"
+    os.umask(0o077)
     return int(args._run(args) or 0)

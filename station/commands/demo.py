@@ -14,7 +14,8 @@ from pathlib import Path
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--speed", type=float, default=1.0, help="dealer pace (2 = twice as fast)")
-    p.add_argument("--rounds", type=int, help="stop after this many rounds (default: run on)")
+    p.add_argument("--rounds", type=int, help="stop after this many rounds settled (a cancelled "
+                                              "round is dealt again; default: run on)")
     p.add_argument("--shoes", type=int, help="stop after this many shoes")
     p.add_argument("--no-camera", action="store_true", help="degraded mode: no camera")
     p.add_argument("--betting-seconds", type=float, default=15.0)
@@ -24,7 +25,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--faults", default="",
                    help="comma list of: misplace, early_turn, misprint, noise, unplug")
     p.add_argument("--fault-rate", type=float, default=0.15,
-                   help="chance per round of each dealer mistake named in --faults")
+                   help="chance per round of each dealer mistake named in --faults (noise: a "
+                        "fifth of it is the share of spoiled frames; unplug: every 13/rate cards)")
     p.add_argument("--bettors", type=int, default=6)
     p.add_argument("--port", type=int, default=8600, help="console port (bet API: port + 1)")
     p.add_argument("--host", default="127.0.0.1")
@@ -46,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
               f"known: {', '.join(sorted(known))}", file=sys.stderr)
         return 2
     rate = args.fault_rate
+    if not 0 <= rate <= 1:
+        print("station demo: --fault-rate is a chance, from 0 to 1", file=sys.stderr)
+        return 2
     mistakes = DealerMistakes(misplace=rate if "misplace" in faults else 0.0,
                               early_turn=rate if "early_turn" in faults else 0.0,
                               misprint=rate if "misprint" in faults else 0.0)
@@ -56,8 +61,11 @@ def run(args: argparse.Namespace) -> int:
                          decide_after=args.decide_after, bettors=args.bettors,
                          console_port=args.port, bet_port=args.port + 1 if args.port else 0,
                          host=args.host, seed=seed, mistakes=mistakes,
-                         link_noise=0.03 if "noise" in faults else 0.0,
-                         unplug_every=97 if "unplug" in faults else 0, password=args.password,
+                         # the link's faults scale with the rate too: at the default 0.15, 3 %
+                         # of frames are spoiled and the cable comes out every 87 cards
+                         link_noise=rate / 5 if "noise" in faults else 0.0,
+                         unplug_every=max(13, round(13 / rate)) if "unplug" in faults and rate > 0
+                         else 0, password=args.password,
                          # the camera keeps up with a faster dealer
                          camera_fps=max(4.0, 5.0 * args.speed))
     studio = Studio(opts)
@@ -84,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
     print("Ctrl-C stops it.", flush=True)
     studio.wait(stop)
     summary = studio.stop()
-    if studio.dealer and studio.dealer.error:
-        print(f"station demo: the scripted dealer stopped: {studio.dealer.error}", file=sys.stderr)
+    for problem in summary.get("problems", []):
+        print(f"station demo: {problem}", file=sys.stderr)
     print(json.dumps(summary, indent=2), flush=True)
-    return 0 if summary.get("ledger_check") == "clean" else 1
+    # a demo whose dealer or bettors died, or that ran fewer rounds than asked, failed
+    return 0 if summary.get("ledger_check") == "clean" and not summary.get("problems") else 1

@@ -5,7 +5,7 @@
 """
 
 from station.console.app import make_console_app, serve_console, stop_console
-from station.console.metrics import REGISTRY
 from station.console.users import ROLES, UserStore
+from station.metrics import REGISTRY
 
 __all__ = ["REGISTRY", "ROLES", "UserStore", "make_console_app", "serve_console", "stop_console"]

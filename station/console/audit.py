@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from station.private_files import private_file
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS audit (
     id       INTEGER PRIMARY KEY,
@@ -37,7 +39,7 @@ class AuditLog:
     def __init__(self, path: str | Path | None) -> None:
         self.path = Path(path) if path is not None else None
         if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_file(self.path, sqlite=True)
         self._conn = sqlite3.connect(str(self.path) if self.path else ":memory:",
                                      check_same_thread=False, isolation_level=None)
         if self.path is not None:

@@ -19,6 +19,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from station.private_files import private_file
+
 ROLES = ("supervisor", "dealer")
 #: which inputs each role may send to the table (PROCEDURE.md §1)
 ROLE_ACTIONS: dict[str, frozenset[str]] = {
@@ -74,7 +76,7 @@ class UserStore:
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else None
         if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_file(self.path, sqlite=True)  # password hashes: the station's user only
         self._conn = sqlite3.connect(str(self.path) if self.path else ":memory:",
                                      check_same_thread=False, isolation_level=None)
         self._conn.execute("PRAGMA busy_timeout=5000")

@@ -14,6 +14,7 @@ from typing import Any
 
 from firmware_bridge.tracefile import TraceFormatError, bytes_of_text, dumps, iter_objects
 from station.cards import CardError, parse_card
+from station.intake import IntakeError, check_bet, check_wallet
 
 US = 1_000_000
 #: every dealer action of every game (TRACES.md §1, §1.1); a game refuses the ones it has not
@@ -155,25 +156,12 @@ def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None, *,
         user = obj.get("user")
         if not isinstance(user, str) or not user:
             raise TraceError(line_no, "a supervisor action needs its 'user'")
-    elif kind == "wallet":
-        if not isinstance(value, dict) or not isinstance(value.get("account"), str):
-            raise TraceError(line_no, "'wallet' needs an account")
-        bal = value.get("balance")
-        if isinstance(bal, bool) or not isinstance(bal, int) or bal < 0:
-            raise TraceError(line_no, f"'wallet' balance must be a non-negative integer, got {bal!r}")
-        value = {"account": value["account"], "balance": bal}
-    elif kind == "bet":
-        if not isinstance(value, dict):
-            raise TraceError(line_no, "'bet' must be an object")
-        if not isinstance(value.get("account"), str) or not isinstance(value.get("spot"), str):
-            raise TraceError(line_no, "'bet' needs an account and a spot")
-        if "amount" not in value:
-            raise TraceError(line_no, "'bet' needs an amount")
-        ref = value.get("ref")
-        if ref is not None and (not isinstance(ref, str) or not ref or len(ref) > 128):
-            raise TraceError(line_no, "'bet' ref must be a non-empty string of at most 128 characters")
-        value = {"account": value["account"], "spot": value["spot"], "amount": value["amount"],
-                 **({"ref": ref} if ref is not None else {})}
+    elif kind in ("wallet", "bet"):
+        # the bet API's own check: what the intake journaled, replay takes (station.intake)
+        try:
+            value = check_wallet(value) if kind == "wallet" else check_bet(value)
+        except IntakeError as e:
+            raise TraceError(line_no, f"'{kind}': {e}") from None
     elif kind == "player":
         if not isinstance(value, dict):
             raise TraceError(line_no, "'player' must be an object")

@@ -27,6 +27,7 @@ from station.core.inputs import (
     parse_input,
 )
 from station.core.outbox import OUTBOX_SCHEMA, enqueue
+from station.private_files import private_file
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -62,7 +63,7 @@ class Journal:
         if sync not in ("full", "normal"):
             raise JournalError(f"journal sync must be 'full' or 'normal', got {sync!r}")
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_file(self.path, sqlite=True)  # it holds every card: the station's user only
         self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute(f"PRAGMA synchronous={sync.upper()}")

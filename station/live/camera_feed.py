@@ -5,15 +5,25 @@ whose stable reading changed (and `{}` at least once a second); here those obser
 into the station's journaled input path. Two things the station adds: the frame the camera
 last saw is kept as `<frames_dir>/<round_id>.png` when a hand is validated (game recall at
 the console), and the figures the console shows (frames per second, recognition latency).
+
+A recall frame is whole or absent: it is encoded, written to a temporary name beside its
+place, flushed to disk, and only then renamed to `<round_id>.png` — the console lists a
+round's frame only once that name exists. The console's live camera view gets the latest
+frame a few times a second through `station.camera_view.LATEST`, masked: a zone whose cards
+the table has not revealed is pixelated before the picture leaves this module.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from station.camera_view import LATEST, CameraPicture
+from station.private_files import FILE_MODE, private_dir
 
 log = logging.getLogger("station.camera")
 
@@ -22,7 +32,7 @@ class _Watched:
     """Wraps the frame source and the recogniser to keep the last frame and the timings."""
 
     def __init__(self, source: Any, recogniser: Any, table: str) -> None:
-        from station.console.metrics import CAMERA_FPS, RECOGNITION_LATENCY, REGISTRY
+        from station.metrics import CAMERA_FPS, RECOGNITION_LATENCY, REGISTRY
 
         self.source, self.recogniser = source, recogniser
         self.table = table
@@ -61,7 +71,11 @@ class _Watched:
             self._warned = status.get("message")  # type: ignore[assignment]
             if self._warned:
                 log.warning("camera: %s", self._warned)
+        if self.on_frame is not None:
+            self.on_frame()
         return out
+
+    on_frame: Any = None  # called after each frame is read (the console's picture)
 
     @property
     def status(self) -> dict[str, Any]:
@@ -76,21 +90,76 @@ class _Watched:
 
 
 class CameraFeed:
+    #: the console's live view: at most this many pictures a second, this many pixels wide
+    PICTURES_PER_S = 4.0
+    PICTURE_WIDTH_PX = 800
+
     def __init__(self, station: Any, source: Any, recogniser: Any, *,
                  frames_dir: str | Path | None = None, heartbeat: float = 0.5) -> None:
         from firmware_bridge.camera.observer import CameraObserver
 
         self.station = station
-        self.watched = _Watched(source, recogniser, station.settings.table)
+        self.table = station.settings.table
+        self.watched = _Watched(source, recogniser, self.table)
+        self.layout = getattr(recogniser, "layout", None)
+        self.readings: dict[str, tuple[str, ...]] = {}
+        self._last_picture = 0.0
         self.frames_dir = Path(frames_dir) if frames_dir else None
         self.observer = CameraObserver(self.watched, self.watched, self._observe,  # type: ignore[arg-type]
                                        heartbeat=heartbeat)
+        self.watched.on_frame = self._maybe_publish
         if self.frames_dir is not None:
-            self.frames_dir.mkdir(parents=True, exist_ok=True)
+            private_dir(self.frames_dir)
             station.add_listener(self._on_records)
 
     def _observe(self, t: float, changes: dict[str, list[str]]) -> None:
         self.station.submit("camera", changes, wait=False)
+        for zone, items in changes.items():
+            self.readings[zone] = tuple(items)
+
+    def _maybe_publish(self) -> None:
+        now = time.monotonic()
+        if self.layout is not None and now - self._last_picture >= 1.0 / self.PICTURES_PER_S:
+            self._last_picture = now
+            try:
+                self._publish_picture()
+            except Exception:  # noqa: BLE001 - the console's picture must never stop the camera
+                log.exception("could not make the console's camera picture")
+
+    def _publish_picture(self) -> None:
+        """The latest frame, small, with every unrevealed zone pixelated, for the console."""
+        import cv2
+
+        frame = self.watched.last_frame
+        if frame is None or self.layout is None:
+            return
+        lay = self.layout
+        r = (self.station.view or {}).get("round") or {}
+        revealed = set(r.get("revealed") or {})
+        h, w = frame.shape[:2]
+        scale = min(1.0, self.PICTURE_WIDTH_PX / w)
+        small = cv2.resize(frame, (max(1, int(w * scale)), max(1, int(h * scale))),
+                           interpolation=cv2.INTER_AREA)
+        sx, sy = small.shape[1] / lay.width, small.shape[0] / lay.height
+        for name, zone in lay.zones.items():
+            if name in revealed:
+                continue
+            x0, y0, x1, y1 = zone.bbox
+            x0, x1 = max(0, int(x0 * sx)), min(small.shape[1], int(x1 * sx) + 1)
+            y0, y1 = max(0, int(y0 * sy)), min(small.shape[0], int(y1 * sy) + 1)
+            if x1 - x0 < 2 or y1 - y0 < 2:
+                continue
+            block = small[y0:y1, x0:x1]
+            tiny = cv2.resize(block, (max(1, (x1 - x0) // 16), max(1, (y1 - y0) // 16)),
+                              interpolation=cv2.INTER_AREA)
+            small[y0:y1, x0:x1] = cv2.resize(tiny, (x1 - x0, y1 - y0), interpolation=cv2.INTER_NEAREST)
+        ok, jpeg = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 70])
+        if not ok:
+            return
+        zones = {n: tuple((x / lay.width, y / lay.height) for x, y in z.polygon)
+                 for n, z in lay.zones.items()}
+        LATEST.put(self.table, CameraPicture(jpeg.tobytes(), small.shape[1], small.shape[0], zones,
+                                             dict(self.readings)))
 
     def start(self) -> CameraFeed:
         self.observer.start()
@@ -98,6 +167,7 @@ class CameraFeed:
 
     def stop(self) -> None:
         self.observer.stop()
+        LATEST.clear(self.table)
 
     @property
     def fps(self) -> float:
@@ -121,9 +191,29 @@ class CameraFeed:
             return
         for r in records:
             if r.get("type") == "hand":
-                import cv2
+                write_frame(self.frames_dir / f"{r['round_id']}.png", frame)
 
-                cv2.imwrite(str(self.frames_dir / f"{r['round_id']}.png"), frame)
+
+def write_frame(path: Path, frame: Any) -> None:
+    """`frame` as a PNG at `path`, whole or not at all: encoded, written to a temporary name
+    in the same directory, flushed, then renamed into place (a reader never sees half a file)."""
+    import cv2
+
+    ok, png = cv2.imencode(".png", frame)
+    if not ok:
+        log.warning("could not encode the camera frame for %s", path.name)
+        return
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(png.tobytes())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 BACK_CALIBRATED = "station_camera_back_calibrated"

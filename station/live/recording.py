@@ -11,12 +11,13 @@ from typing import Any
 
 from firmware_bridge.tracefile import TraceWriter
 from station.core.inputs import Input, TraceHeader
+from station.private_files import private_dir
 
 
 class ShoeTraceRecorder:
     def __init__(self, directory: str | Path, header: TraceHeader) -> None:
         self.dir = Path(directory)
-        self.dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.dir)
         self.header = header
         self._writer: TraceWriter | None = None
         self._lock = threading.Lock()

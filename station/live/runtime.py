@@ -20,6 +20,7 @@ from station.live.http import ServedApp, serve_app
 from station.live.recording import ShoeTraceRecorder
 from station.live.shoe_port import ShoePort
 from station.live.table_station import TableStation
+from station.private_files import private_dir, private_file
 
 log = logging.getLogger("station.runtime")
 
@@ -94,7 +95,7 @@ def start_runtime(
     with_console: bool = True,
     with_bet_api: bool = True,
 ) -> Runtime:
-    config.data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(config.data_dir)
     station = TableStation(config.table, config.journal_path, journal_sync=config.journal_sync)
     rt = Runtime(config, station)
     try:
@@ -114,7 +115,7 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
     from station.settlement.transport import HttpTransport, InProcessTransport
 
     if config.settlement.mode == "embedded":
-        rt.settlement = SettlementCore(config.ledger_path)
+        rt.settlement = SettlementCore(private_file(config.ledger_path, sqlite=True))
         rt.transport = InProcessTransport(rt.settlement)
     else:
         secret = env_secret(config.settlement.secret_env)
@@ -148,7 +149,7 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
     if with_bet_api:
         import os
 
-        from station.settlement.bet_api import make_bet_app
+        from station.live.bet_api import make_bet_app
 
         keys = api_keys if api_keys is not None else parse_api_keys(os.environ.get(config.bet_api_keys_env))
         if keys:

@@ -11,7 +11,12 @@ supervisor actions go into the station through the same journaled input path as 
 Mistakes are data (`DealerMistakes`): a card put in the wrong zone, a card turned too early,
 a misprinted face. The supervisor confirms shuffles and, when the table pauses, waits
 `decide_after` seconds for a person at the console before deciding itself: resume when the
-fault allows it (after correcting the table), cancel otherwise.
+fault allows it (after correcting the table), cancel otherwise. Every decision it takes is
+handed to `on_decision` (the demo writes them to the console's audit log, like a person's).
+
+A round that ends under the dealer's hands — cancelled by the supervisor (this one or a person
+at the console) — is over: the dealer stops dealing it, clears the table and opens the next
+one. `max_rounds` counts rounds settled; a cancelled round is dealt again.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ class ScriptedDealer:
         max_rounds: int | None = None,
         max_shoes: int | None = None,
         on_round: Callable[[int], None] | None = None,
+        on_decision: Callable[[str, str, str, list[dict[str, Any]], str | None], None] | None = None,
     ) -> None:
         self.station = station
         self.shoe = shoe
@@ -67,7 +73,12 @@ class ScriptedDealer:
         self.max_rounds = max_rounds
         self.max_shoes = max_shoes
         self.on_round = on_round
+        #: (kind, action, user, records, round_id) of each action the scripted people take
+        self.on_decision = on_decision
         self.rounds_dealt = 0
+        self.rounds_settled = 0
+        self.rounds_cancelled = 0
+        self._round_id: str | None = None
         self.shoes_started = 0
         self.decisions: list[tuple[str, str]] = []
         self._stop = threading.Event()
@@ -93,7 +104,23 @@ class ScriptedDealer:
         return self.station.view
 
     def _act(self, kind: str, action: str, user: str | None = None) -> list[dict[str, Any]]:
-        return self.station.submit(kind, action, user)
+        r = self._view().get("round") or {}
+        round_id = r.get("round_id") if r and not r.get("finished") else None
+        records = self.station.submit(kind, action, user)
+        if self.on_decision is not None:
+            who = user or "scripted-dealer"
+            try:
+                self.on_decision(kind, action, who, records, round_id)
+            except Exception:  # noqa: BLE001 - an audit hiccup must not stop the table
+                log.exception("could not record the decision %s by %s", action, who)
+        return records
+
+    def _round_over(self, v: dict[str, Any]) -> bool:
+        """The round this dealer is dealing has ended (settled or cancelled)."""
+        if self._round_id is None:
+            return False
+        r = v.get("round")
+        return not r or r.get("round_id") != self._round_id or bool(r.get("finished"))
 
     def _wait_for(self, cond: Callable[[dict[str, Any]], bool], what: str, timeout: float = 600) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
@@ -108,6 +135,8 @@ class ScriptedDealer:
                 continue
             if cond(v):
                 return v
+            if self._round_over(v):
+                raise _RoundOver
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the scripted dealer waited too long for {what}")
 
@@ -173,7 +202,7 @@ class ScriptedDealer:
     def _run(self) -> None:
         try:
             while not self._stop.is_set():
-                if self.max_rounds is not None and self.rounds_dealt >= self.max_rounds:
+                if self.max_rounds is not None and self.rounds_settled >= self.max_rounds:
                     break
                 v = self._view()
                 phase = v.get("phase")
@@ -197,15 +226,21 @@ class ScriptedDealer:
             self.done.set()
 
     def _draw(self) -> str:
+        refused: Exception | None = None
         for _ in range(200):
             try:
                 return self.shoe.draw()
             except Exception as e:  # the gate is locked (paused) or jammed: wait, try again
                 log.debug("draw refused: %s", e)
+                refused = e
                 self._sleep(0.25)
                 v = self._view()
                 if v.get("paused"):
                     self._supervise(v)
+                    v = self._view()
+                if self._round_over(v):
+                    # cancelled under our hands: the gate stays locked
+                    raise _RoundOver from refused
         raise TimeoutError("the shoe would not give a card")
 
     def _new_shoe(self) -> None:
@@ -240,7 +275,34 @@ class ScriptedDealer:
         if any(r["type"] == "action_refused" for r in recs):
             self._sleep(1.0)
             return
+        opened = next((r for r in recs if r["type"] == "round_open"), None)
+        self._round_id = opened["round_id"] if opened else None
         self.rounds_dealt += 1
+        try:
+            self._deal_round()
+        except _RoundOver:
+            pass
+        finally:
+            round_id, self._round_id = self._round_id, None
+        v = self._view()
+        settled = any(h.get("round_id") == round_id and "cancelled" not in h
+                      for h in v.get("history") or [])
+        if settled:
+            self.rounds_settled += 1
+        else:
+            # cancelled (by the auto-supervisor or a person): the table is cleared, its bets
+            # were refunded, and the next round is dealt in its place
+            self.rounds_cancelled += 1
+            self._sleep(1.0)
+            if self.scene is not None:
+                self.scene.clear_all()
+                self.scene.hand_over(None)
+            self._sleep(1.5)
+            return
+        if self.on_round:
+            self.on_round(self.rounds_settled)
+
+    def _deal_round(self) -> None:
         self._on_table: dict[str, list[str]] = {p: [] for p in POSITIONS}
         self._revealed: set[str] = set()
         self._faults_this_round: dict[str, int] = {}
@@ -298,8 +360,10 @@ class ScriptedDealer:
         if self.scene is not None:
             self.scene.clear_all()
         self._sleep(1.5)
-        if self.on_round:
-            self.on_round(self.rounds_dealt)
+
+
+class _RoundOver(Exception):
+    """The round being dealt was cancelled: stop dealing it."""
 
 
 class _Stopped(Exception):

@@ -64,10 +64,14 @@ class Bettors:
         self.placed = 0
         self.accepted = 0
         self.errors = 0
+        #: answers the API should never give a well-formed bet (not 200, not 409), by status
+        self.bad_answers: dict[int, int] = {}
+        #: why a bettor's thread ended, if it ended before it was told to stop
+        self.died: list[str] = []
 
     def start(self) -> None:
         for i in range(self.n):
-            t = threading.Thread(target=self._run, args=(random.Random(self.rng.random()),),
+            t = threading.Thread(target=self._guarded, args=(random.Random(self.rng.random()),),
                                  name=f"bettor-{i}", daemon=True)
             t.start()
             self._threads.append(t)
@@ -76,6 +80,13 @@ class Bettors:
         self._stop.set()
         for t in self._threads:
             t.join(3)
+
+    def _guarded(self, rng: random.Random) -> None:
+        try:
+            self._run(rng)
+        except BaseException as e:  # noqa: BLE001 - reported in the demo's summary and exit code
+            self.died.append(f"{threading.current_thread().name}: {type(e).__name__}: {e}")
+            log.exception("a simulated bettor stopped")
 
     def _run(self, rng: random.Random) -> None:
         while not self._stop.wait(rng.uniform(0.3, 1.5)):
@@ -95,6 +106,7 @@ class Bettors:
                 e.read()
                 if e.code != 409:
                     self.errors += 1
+                    self.bad_answers[e.code] = self.bad_answers.get(e.code, 0) + 1
             except OSError:
                 self.errors += 1
             self.placed += 1
@@ -162,11 +174,47 @@ class Studio:
                 st.submit("wallet", {"account": a, "balance": rng.choice([2000, 5000, 20000, 100000])})
         self.dealer = ScriptedDealer(st, self.shoe, self.scene, speed=o.speed,
                                      decide_after=o.decide_after, mistakes=o.mistakes,
-                                     seed=o.seed, max_rounds=o.rounds, max_shoes=o.shoes)
+                                     seed=o.seed, max_rounds=o.rounds, max_shoes=o.shoes,
+                                     on_decision=self._audit_decision)
         self.dealer.start()
         if self.runtime.bet_api and o.bettors:
             self.bettors = Bettors(self.runtime.bet_api.url, key, st, accounts, o.bettors, o.seed)
             self.bettors.start()
+
+    def _audit_decision(self, kind: str, action: str, user: str, records: list[dict[str, Any]],
+                        round_id: str | None) -> None:
+        """The scripted dealer's and auto-supervisor's actions in the console's audit log,
+        written as the console writes a person's (docs/console.md, "Audit log")."""
+        served = self.runtime.console if self.runtime is not None else None
+        console = getattr(getattr(served.server.config.app, "state", None), "console", None) if served else None
+        if console is None:
+            return
+        refused = next((r for r in records if r["type"] == "action_refused"), None)
+        console.audit.write(user=user, role="supervisor" if kind == "supervisor" else "dealer",
+                            table=self.runtime.station.settings.table, action=action,
+                            round_id=round_id, outcome="refused" if refused else "done",
+                            reason=refused["reason"] if refused else None,
+                            records=[r["type"] for r in records])
+
+    def problems(self) -> list[str]:
+        """Why this demo did not run as asked: a dead dealer or bettor, rounds short."""
+        out = []
+        if self.dealer is not None and self.dealer.error is not None:
+            out.append(f"the scripted dealer stopped: {self.dealer.error}")
+        if self.bettors is not None:
+            out += [f"a bettor stopped: {d}" for d in self.bettors.died]
+            if self.bettors.bad_answers:
+                out.append(f"the bet API answered well-formed bets with {self.bettors.bad_answers}")
+        if self.runtime is not None and self.runtime.station.fatal is not None:
+            out.append(f"the table core stopped: {self.runtime.station.fatal}")
+        o = self.opts
+        if (o.rounds is not None and self.dealer is not None and not self.interrupted
+                and self.dealer.rounds_settled < o.rounds
+                and (o.shoes is None or self.dealer.shoes_started < o.shoes)):
+            out.append(f"{self.dealer.rounds_settled} of the {o.rounds} rounds asked were settled")
+        return out
+
+    interrupted = False
 
     def wait(self, stop: threading.Event) -> None:
         while not stop.wait(0.5):
@@ -174,6 +222,7 @@ class Studio:
                 return
             if self.runtime.station.fatal is not None:
                 return
+        self.interrupted = True  # stopped by the person running it (Ctrl-C, SIGTERM)
 
     def stop(self) -> dict[str, Any]:
         if self.bettors:
@@ -190,9 +239,15 @@ class Studio:
             report = core.check()
             summary = {
                 "rounds_settled": view.get("rounds_settled"),
+                "rounds_cancelled": self.dealer.rounds_cancelled if self.dealer else 0,
+                "link": dict((view.get("link") or {}).get("counters") or {}),
+                "shoe_unplugs": getattr(getattr(self.shoe, "stats", None), "unplugs", 0),
                 "faults": view.get("fault_counts"),
                 "decisions": self.dealer.decisions if self.dealer else [],
                 "ledger_check": "clean" if report.ok else report.problems,
+                "bets": {"placed": self.bettors.placed, "accepted": self.bettors.accepted,
+                         "errors": self.bettors.errors} if self.bettors else None,
+                "problems": self.problems(),
                 "journal": str(self.runtime.config.journal_path),
             }
             core.close()

@@ -115,8 +115,8 @@ def test_a_camera_file_without_a_back_calibration_is_said_on_status(tmp_path):
         status = feed.status
         assert status["back_calibrated"] is False
         assert "deck back not calibrated" in status["message"]
-        from station.console.metrics import REGISTRY
         from station.live.camera_feed import BACK_CALIBRATED
+        from station.metrics import REGISTRY
 
         assert REGISTRY.find(BACK_CALIBRATED).values  # the console's figure is set
     finally:

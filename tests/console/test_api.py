@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from station.console.metrics import CAMERA_FPS, RECOGNITION_LATENCY, REGISTRY
+from station.metrics import CAMERA_FPS, RECOGNITION_LATENCY, REGISTRY
 
 T = "PD-01"
 
@@ -77,8 +77,11 @@ def test_login_form_session_cookie_and_logout(make_table, serve) -> None:
     assert c.post("/api/logout", headers={"X-CSRF-Token": s["csrf"]}).status_code == 200
     assert c.get("/api/session").status_code == 401
     audit = con.console.audit.entries()
+    # refused requests are audited too: the forged cookie (401), logout without its token
+    # (403), and the session asked for after logging out (401)
     assert [(a["user"], a["outcome"]) for a in audit[::-1]] == [
-        ("sup1", "login_failed"), ("nobody", "login_failed"), ("sup1", "login"), ("sup1", "logout")]
+        ("sup1", "login_failed"), ("nobody", "login_failed"), ("sup1", "login"),
+        ("-", "unauthorized"), ("sup1", "bad_csrf"), ("sup1", "logout"), ("-", "unauthorized")]
 
 
 def test_sessions_expire(make_table, serve) -> None:

@@ -96,7 +96,69 @@ def test_password_guessing_is_slowed(make_table, serve) -> None:
     # another user is not held up by it
     assert c.post("/api/login", json={"user": "sup2", "password": "second-sup-pass"}).status_code == 200
     entries = con.console.audit.entries()
-    assert sum(1 for e in entries if e["outcome"] == "login_failed" and e["user"] == "sup1") == 7
+    assert sum(1 for e in entries if e["outcome"] == "login_failed" and e["user"] == "sup1") == 5
+    assert sum(1 for e in entries if e["outcome"] == "login_locked" and e["user"] == "sup1") == 2
+
+
+def _client_from(url: str, address: str) -> httpx.Client:
+    """A client whose connections come from this loopback address (127.0.0.0/8 is all ours)."""
+    return httpx.Client(base_url=url, timeout=15,
+                        transport=httpx.HTTPTransport(local_address=address))
+
+
+def test_a_stranger_guessing_cannot_lock_the_supervisor_out(make_table, serve) -> None:
+    con = serve(make_table("order_fault"))
+    stranger, floor = _client_from(con.url, "127.0.0.2"), _client_from(con.url, "127.0.0.3")
+    for _ in range(12):
+        stranger.post("/api/login", json={"user": "sup1", "password": "guess-guess"})
+    assert stranger.post("/api/login", json={"user": "sup1", "password": "floor-sup-pass"}).status_code == 429
+    # the supervisor at the floor's own screen logs in at once
+    assert floor.post("/api/login", json={"user": "sup1", "password": "floor-sup-pass"}).status_code == 200
+    # spraying many names from one address locks that address for every name
+    for i in range(25):
+        stranger.post("/api/login", json={"user": f"name{i}", "password": "guess-guess"})
+    r = stranger.post("/api/login", json={"user": "sup2", "password": "second-sup-pass"})
+    assert r.status_code == 429
+    # and the audit log does not grow with every try: locked attempts are written at most
+    # ten a minute per address
+    locked = [e for e in con.console.audit.entries(limit=1000) if e["outcome"] == "login_locked"]
+    assert 1 <= len(locked) <= 10
+
+
+def test_what_is_logged_of_a_login_is_bounded(make_table, serve) -> None:
+    con = serve(make_table("order_fault"))
+    c = httpx.Client(base_url=con.url, timeout=30)
+    huge = "u" * 100_000
+    r = c.post("/api/login", json={"user": huge[:1000], "password": "x"})
+    assert r.status_code == 401
+    # a body past the console's bound is refused before it is read
+    r = c.post("/api/login", json={"user": huge, "password": "x"})
+    assert r.status_code == 413
+    r = c.post("/login", content=b"user=" + b"a" * (32 * 2**20) + b"&password=x",
+               headers={"content-type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 413
+    names = [e["user"] for e in con.console.audit.entries(limit=1000)]
+    assert max(len(n) for n in names) <= 100
+    assert any(n.startswith("u" * 64 + "…") for n in names)
+
+
+def test_the_failure_table_forgets_and_is_bounded() -> None:
+    from station.console.auth import LoginGuard
+
+    now = [0.0]
+    guard = LoginGuard(clock=lambda: now[0])
+    for i in range(LoginGuard.MAX_KEYS + 500):
+        guard.failed(f"name{i}", f"10.0.{i // 250}.{i % 250}")
+    pairs, addresses = guard.sizes()
+    assert pairs <= LoginGuard.MAX_KEYS and addresses <= LoginGuard.MAX_KEYS
+    now[0] += LoginGuard.WINDOW_S + 1
+    guard.failed("sup1", "10.9.9.9")
+    assert guard.sizes() == (1, 1)
+    for _ in range(LoginGuard.PAIR_FAILURES):
+        guard.failed("sup1", "10.9.9.9")
+    assert guard.wait_s("sup1", "10.9.9.9") > 0 and guard.wait_s("sup1", "10.9.9.8") == 0
+    now[0] += LoginGuard.WINDOW_S + 1
+    assert guard.wait_s("sup1", "10.9.9.9") == 0
 
 
 def test_event_stream_ends_at_logout(make_table, serve) -> None:

@@ -1,4 +1,6 @@
-"""The betting platform's HTTP API, over a real uvicorn server, on a real journaled bet book."""
+"""The betting platform's HTTP API, over a real uvicorn server, on the real table station:
+a `TableStation` with its journal, fed a recorded shoe up to an open round (the bet API is an
+input of the table: what it sends is decided by the table core on its journaled input path)."""
 
 from __future__ import annotations
 
@@ -10,44 +12,94 @@ from pathlib import Path
 import httpx
 import pytest
 
-from station.settlement.bet_api import make_bet_app
+from station.core.inputs import US, read_trace
+from station.core.replay import settings_from_header
+from station.live.bet_api import make_bet_app
+from station.live.table_station import TableStation
 from station.settlement.core import SettlementCore
 from station.settlement.outbox import DeliveryWorker
-from station.settlement.sim import BetBook
 from station.settlement.transport import InProcessTransport
 from tests.settlement.helpers import serve_in_thread
 
 KEY = "k-platform-one-7c1d"
 AUTH = {"Authorization": f"Bearer {KEY}"}
+TRACE = Path(__file__).resolve().parents[1] / "data" / "traces" / "clean_shoe" / "trace.jsonl"
 
 
 class Clock:
     def __init__(self) -> None:
-        self.now = 100.0
+        self.now = 1000.0
 
     def __call__(self) -> float:
         return self.now
 
 
+class LiveTable:
+    """A real table station fed a recorded shoe; `open_round()` plays it to its first open
+    round (the trace's own bets and wallets left out), so the test's bets are the only ones."""
+
+    def __init__(self, journal: Path, *, max_bet: int = 5000) -> None:
+        self.clock = Clock()
+        header, inputs = read_trace(TRACE)
+        settings = settings_from_header(header).with_overrides({"max_bet": max_bet})
+        self.inputs = [i for i in inputs if i.kind not in ("bet", "wallet", "end")]
+        self.station = TableStation(settings, journal, clock=self.clock)
+        self.station.start()
+        self.journal = journal
+        self.closes_at: float | None = None
+
+    @property
+    def balances(self) -> dict[str, int]:
+        return dict(self.station.core.balances)
+
+    def set_wallet(self, account: str, balance: int) -> None:
+        self.station.submit("wallet", {"account": account, "balance": balance})
+
+    def open_round(self) -> None:
+        """Feed the shoe until its first round is open for bets."""
+        for pos, inp in enumerate(self.inputs):
+            self.clock.now = 1000.0 + inp.t_us / US
+            records = self.station.submit(inp.kind, inp.value, inp.user)
+            opened = next((r for r in records if r["type"] == "round_open"), None)
+            if opened is not None:
+                self.closes_at = 1000.0 + opened["closes_at"]
+                self.inputs = self.inputs[pos + 1:]
+                return
+        raise AssertionError("the trace opened no round")
+
+    def close_betting(self) -> None:
+        assert self.closes_at is not None
+        self.clock.now = self.closes_at
+
+    def stop(self) -> None:
+        self.station.stop()
+
+
 @pytest.fixture
-def table(tmp_path: Path):
-    clock = Clock()
-    book = BetBook(tmp_path / "journal.db", clock=clock, limit=5000)
-    book.set_wallet("u1", 1000)
-    book.set_wallet("u2", 100_000)
-    with serve_in_thread(make_bet_app(book.place_bets, {KEY: "platform-one"})) as url:
+def live(tmp_path: Path, request: pytest.FixtureRequest):
+    table = LiveTable(tmp_path / "journal.sqlite", **getattr(request, "param", {}))
+    yield table
+    table.stop()
+
+
+@pytest.fixture
+def table(live: LiveTable):
+    live.set_wallet("u1", 1000)
+    live.set_wallet("u2", 100_000)
+    with serve_in_thread(make_bet_app(live.station.place_bets, {KEY: "platform-one"},
+                                      set_wallet=live.set_wallet)) as url:
         with httpx.Client(base_url=url, headers=AUTH, timeout=10) as client:
-            yield client, book, clock, tmp_path / "journal.db"
+            yield client, live, live.journal
 
 
 def journal_size(path: Path) -> int:
     with sqlite3.connect(path) as conn:
-        return conn.execute("SELECT COUNT(*) FROM journal").fetchone()[0]
+        return conn.execute("SELECT COUNT(*) FROM inputs").fetchone()[0]
 
 
 def test_without_a_known_key_nothing_is_placed(table):
-    client, book, _, journal = table
-    book.open_round("PD-01-S1-R1", closes_at=115.0)
+    client, book, journal = table
+    book.open_round()
     before = journal_size(journal)
     bet = {"account": "u1", "spot": "P1", "amount": 100}
     for headers in ({"Authorization": ""}, {"Authorization": "Bearer wrong"},
@@ -58,15 +110,15 @@ def test_without_a_known_key_nothing_is_placed(table):
 
 
 def test_bets_are_decided_by_the_table_with_trace_reasons(table):
-    client, book, clock, _ = table
+    client, book, _ = table
     answer = client.post("/v1/bets", json={"account": "u1", "spot": "P1", "amount": 100})
     assert answer.status_code == 409 and answer.json()["reason"] == "no_round"
-    book.open_round("PD-01-S1-R1", closes_at=115.0)
+    book.open_round()
     answer = client.post("/v1/bets", json={"account": "u1", "spot": "P3", "amount": 100})
     assert answer.status_code == 200
     record = answer.json()
     assert record["type"] == "bet_accepted" and record["deducted"] == 200
-    assert record["round_id"] == "PD-01-S1-R1"
+    assert record["round_id"].startswith("PD-01-S") and record["round_id"].endswith("-R1")
     cases = [({"account": "u1", "spot": "P9", "amount": 100}, "bad_spot"),
              ({"account": "u1", "spot": "P1", "amount": 0}, "bad_amount"),
              ({"account": "u2", "spot": "P1", "amount": 6000}, "limit"),
@@ -77,7 +129,7 @@ def test_bets_are_decided_by_the_table_with_trace_reasons(table):
         assert answer.status_code == 409, bet
         assert answer.json()["type"] == "bet_rejected"
         assert answer.json()["error"] == "bet_rejected" and answer.json()["reason"] == reason
-    clock.now = 115.0  # at closes_at betting is over
+    book.close_betting()  # at closes_at betting is over
     answer = client.post("/v1/bets", json={"account": "u2", "spot": "P1", "amount": 10})
     assert answer.status_code == 409 and answer.json()["reason"] == "betting_closed"
     assert book.balances == {"u1": 800, "u2": 100_000}
@@ -97,8 +149,8 @@ def test_bets_are_decided_by_the_table_with_trace_reasons(table):
     ],
 )
 def test_malformed_single_bets_get_json_errors_and_place_nothing(table, body, status, error):
-    client, book, _, journal = table
-    book.open_round("PD-01-S1-R1", closes_at=115.0)
+    client, book, journal = table
+    book.open_round()
     before = journal_size(journal)
     answer = client.post("/v1/bets", content=body, headers={"Content-Type": "application/json"})
     assert answer.status_code == status
@@ -107,8 +159,8 @@ def test_malformed_single_bets_get_json_errors_and_place_nothing(table, body, st
 
 
 def test_a_batch_is_decided_bet_by_bet_but_rejected_whole_if_malformed(table):
-    client, book, _, journal = table
-    book.open_round("PD-01-S1-R1", closes_at=115.0)
+    client, book, journal = table
+    book.open_round()
     before = journal_size(journal)
     bad = [{"account": "u1", "spot": "P1", "amount": 100}, {"account": "u1", "spot": "P2"}]
     answer = client.post("/v1/bets/batch", json=bad)
@@ -133,8 +185,8 @@ def test_a_batch_is_decided_bet_by_bet_but_rejected_whole_if_malformed(table):
 
 
 def test_accepted_bets_reach_the_ledger_and_concurrent_bets_never_overdraw(table, tmp_path):
-    client, book, _, journal = table
-    book.open_round("PD-01-S1-R1", closes_at=115.0)
+    client, book, journal = table
+    book.open_round()
     url = str(client.base_url)
     accepted: list[dict] = []
     lock = threading.Lock()
@@ -164,21 +216,22 @@ def test_accepted_bets_reach_the_ledger_and_concurrent_bets_never_overdraw(table
         assert report.ok and report.figures["bets_open"] == 10
 
 
-def test_bets_arriving_together_share_a_commit_and_keep_their_answers(tmp_path):
-    book = BetBook(tmp_path / "journal.db")
+@pytest.mark.parametrize("live", [{"max_bet": 0}], indirect=True)
+def test_bets_arriving_together_share_a_commit_and_keep_their_answers(live):
+    book = live
     for i in range(20):
         book.set_wallet(f"p{i}", 1000 * (i + 1))
-    book.open_round("PD-01-S1-R1", closes_at=1e12)
+    book.open_round()
     calls: list[int] = []
 
     def slow_place_bets(bets: list[dict]) -> list[dict]:
         calls.append(len(bets))
         time.sleep(0.3)  # a slow disk: requests pile up meanwhile
-        return book.place_bets(bets)
+        return book.station.place_bets(bets)
 
     answers: dict[int, httpx.Response] = {}
     start = threading.Barrier(20)
-    with serve_in_thread(make_bet_app(slow_place_bets, {KEY: "p"})) as url:
+    with serve_in_thread(make_bet_app(slow_place_bets, {KEY: "p"}, max_batch=1000)) as url:
         def one(i: int) -> None:
             with httpx.Client(base_url=url, headers=AUTH, timeout=30) as client:
                 start.wait(30)
@@ -193,15 +246,15 @@ def test_bets_arriving_together_share_a_commit_and_keep_their_answers(tmp_path):
             th.join(60)
     assert sum(calls) == 20 and len(calls) < 20, calls
     for i, answer in answers.items():
-        assert answer.status_code == 200
+        assert answer.status_code == 200, answer.text
         assert answer.json()["account"] == f"p{i}" and answer.json()["deducted"] == 600 * (i + 1)
     assert all(book.balances[f"p{i}"] == 400 * (i + 1) for i in range(20))
 
 
-def test_when_the_station_cannot_record_the_platform_hears_nothing_was_placed(tmp_path):
-    book = BetBook(tmp_path / "journal.db")
+def test_when_the_station_cannot_record_the_platform_hears_nothing_was_placed(live):
+    book = live
     book.set_wallet("u1", 1000)
-    book.open_round("PD-01-S1-R1", closes_at=1e12)
+    book.open_round()
 
     def full_disk(bets: list[dict]) -> list[dict]:
         raise sqlite3.OperationalError("database or disk is full")
@@ -212,3 +265,78 @@ def test_when_the_station_cannot_record_the_platform_hears_nothing_was_placed(tm
     assert answer.status_code == 503
     assert answer.json()["error"] == "unavailable" and "disk is full" in answer.json()["reason"]
     assert book.balances["u1"] == 1000
+
+
+def _restarts(live: LiveTable) -> dict[str, int]:
+    """Stop the table and start a new station on its journal: it must re-apply every input."""
+    live.station.stop()
+    again = TableStation(live.station.settings, live.journal, clock=live.clock)
+    again.start()
+    try:
+        return dict(again.core.balances)
+    finally:
+        again.stop()
+
+
+def test_refs_are_bounded_nonempty_and_never_reused_for_another_bet(table):
+    client, book, journal = table
+    book.open_round()
+    before = journal_size(journal)
+    for ref in ("r" * 129, "r" * 200, "", 7):
+        answer = client.post("/v1/bets", json={"account": "u1", "spot": "P1", "amount": 10, "ref": ref})
+        assert answer.status_code == 422 and answer.json()["field"] == "ref", ref
+    assert journal_size(journal) == before
+    first = client.post("/v1/bets", json={"account": "u1", "spot": "P1", "amount": 100, "ref": "slip-1"})
+    assert first.status_code == 200 and first.json()["deducted"] == 200  # twice the stake
+    # the same bet again is a retry: the first answer, deducted once
+    again = client.post("/v1/bets", json={"account": "u1", "spot": "P1", "amount": 100, "ref": "slip-1"})
+    assert again.status_code == 200 and again.json() == first.json()
+    # the same ref for another bet is refused, and places nothing
+    for other in ({"spot": "P2", "amount": 100}, {"spot": "P1", "amount": 300}):
+        answer = client.post("/v1/bets", json={"account": "u1", "ref": "slip-1", **other})
+        assert answer.status_code == 409 and answer.json()["error"] == "ref_reused"
+        assert answer.json()["first"] == first.json()
+    batch = client.post("/v1/bets/batch", json=[
+        {"account": "u1", "spot": "P3", "amount": 50, "ref": "slip-1"},
+        {"account": "u1", "spot": "P3", "amount": 50, "ref": "slip-2"}]).json()["results"]
+    assert batch[0]["type"] == "ref_reused" and batch[1]["type"] == "bet_accepted"
+    assert book.balances["u1"] == 1000 - 200 - 100
+    # a ref of exactly 128 characters is fine, and the journal replays after all of it
+    long_ref = client.post("/v1/bets", json={"account": "u1", "spot": "P4", "amount": 10, "ref": "x" * 128})
+    assert long_ref.status_code == 200
+    book.close_betting()
+    late = client.post("/v1/bets", json={"account": "u2", "spot": "P4", "amount": 10, "ref": "y" * 128})
+    assert late.status_code == 409 and late.json()["reason"] == "betting_closed"
+    assert _restarts(book) == {"u1": 680, "u2": 100_000}
+
+
+@pytest.mark.parametrize("amount", [2**63, 2**62 + 1, 10**15 + 1, -(2**63), 10**30])
+def test_amounts_beyond_the_maximum_are_refused_before_the_journal(table, amount):
+    client, book, journal = table
+    book.open_round()
+    before = journal_size(journal)
+    answer = client.post("/v1/bets", json={"account": "u2", "spot": "P1", "amount": amount})
+    assert answer.status_code == 422 and answer.json()["field"] == "amount"
+    answer = client.post("/v1/wallets", json={"account": "u9", "balance": amount})
+    assert answer.status_code == 422 and answer.json()["field"] == "balance"
+    assert journal_size(journal) == before
+    assert client.post("/v1/wallets", json={"account": "u9", "balance": 10**15}).status_code == 200
+    assert _restarts(book)["u9"] == 10**15
+
+
+@pytest.mark.parametrize("body", [
+    b"[" * 100_000 + b"]" * 100_000,
+    b'{"account": "u1", "spot": "P1", "amount": NaN}',
+    b'{"account": "u1", "spot": "P1", "amount": Infinity}',
+    b'{"account": "' + b"a" * 5000 + b'", "spot": "P1", "amount": 1}',
+    b'{"account": {"a": {"b": {"c": {"d": 1}}}}, "spot": "P1", "amount": 1}',
+])
+def test_hostile_bodies_are_a_4xx_on_every_bet_endpoint(table, body):
+    client, book, journal = table
+    book.open_round()
+    before = journal_size(journal)
+    for path in ("/v1/bets", "/v1/bets/batch", "/v1/wallets"):
+        answer = client.post(path, content=body, headers={"Content-Type": "application/json"})
+        assert 400 <= answer.status_code < 500, (path, answer.status_code)
+        assert answer.json()["reason"]
+    assert journal_size(journal) == before

@@ -11,7 +11,7 @@ const ACTION_LABELS = {
 const DANGER = new Set(["cancel_round", "end_shoe", "close_table"]);
 const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
 
-const state = { session: null, views: {}, selected: null, received: {} };
+const state = { session: null, views: {}, selected: null, received: {}, message: null };
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -76,15 +76,24 @@ function renderTiles() {
   }
 }
 
+// How long ago, as a person says it: "12 s ago", "3 min ago" (the table clock's own seconds
+// mean nothing on the floor). The station's clock at the view, moved on since it arrived.
 function agoText(v, f) {
-  const ago = Math.max(0, Math.round(v.now - f.since));
-  return `since ${f.since.toFixed(1)} s on the table clock (${ago} s ago)`;
+  const elapsed = (performance.now() - (state.received[v.table] || performance.now())) / 1000;
+  const ago = Math.max(0, Math.round(v.now + elapsed - f.since));
+  if (ago < 90) return `${ago} s ago`;
+  if (ago < 5400) return `${Math.round(ago / 60)} min ago`;
+  return `${Math.round(ago / 3600)} h ago`;
 }
+const sameSentence = (a, b) => (a || "").toLowerCase().replace(/[^a-z0-9]+/g, " ").trim() ===
+  (b || "").toLowerCase().replace(/[^a-z0-9]+/g, " ").trim();
+const decisionsOf = (v) => Object.fromEntries((v.decisions || []).map((d) => [d.action, d]));
 
 function renderAlerts() {
   const box = $("alerts");
   const key = JSON.stringify(Object.values(state.views).map((v) =>
-    [v.table, v.faults.map((f) => [f.kind, f.round_id, f.since, f.detail, f.cancel_only])]));
+    [v.table, v.faults.map((f) => [f.kind, f.round_id, f.since, f.detail, f.explain, f.cancel_only]),
+      (v.decisions || []).filter((d) => d.allowed).map((d) => d.action)]));
   if (!changed("alerts", key)) {
     // the same faults: only the "how long ago" moves on
     for (const a of box.querySelectorAll(".alert")) {
@@ -97,18 +106,24 @@ function renderAlerts() {
   box.replaceChildren();
   for (const [name, v] of Object.entries(state.views)) {
     for (const f of v.faults) {
+      // the fault's meaning, then what is wrong here, said once: an order fault names the
+      // zone and what the deal order expects there
       const a = el("div", { class: "alert", "data-kind": f.kind, "data-table": name },
         el("div", { class: "kind", text: `${name} · ${f.kind}${f.round_id ? " · " + f.round_id : ""}` }),
-        el("div", { class: "meaning", text: f.meaning }),
-        el("div", { class: "detail", text: f.detail }),
-        el("div", { class: "meta", text: agoText(v, f) }),
+        el("div", { class: "meaning", text: f.meaning }));
+      const detail = f.explain || (sameSentence(f.detail, f.meaning) ? "" : f.detail);
+      if (detail) a.append(el("div", { class: "detail", text: detail }));
+      a.append(el("div", { class: "meta", text: agoText(v, f) }),
         el("div", { class: "options", text: `You may: ${f.cancel_only ? "cancel only" : f.options}` }));
       if (state.session && state.session.role === "supervisor") {
         const row = el("div", { class: "alert-actions" });
+        const offered = decisionsOf(v);
         for (const act of ["resume", "cancel_round", "end_shoe"]) {
-          if (act === "resume" && f.cancel_only) continue;
+          const d = offered[act];
+          if (!d || !d.allowed) continue;  // only what the table takes now
           row.append(el("button", { type: "button", class: DANGER.has(act) ? "danger" : "primary",
-            "data-action": act, "data-table": name, onclick: () => decide(name, act) }, ACTION_LABELS[act]));
+            "data-action": act, "data-table": name, title: d.effect,
+            onclick: () => decide(name, act) }, ACTION_LABELS[act]));
         }
         a.append(row);
       }
@@ -144,6 +159,10 @@ function renderRound(v) {
   set("round-id", r ? r.round_id : "");
   const box = $("positions");
   box.replaceChildren();
+  const note = $("round-note");
+  note.hidden = !(r && r.betting_open && v.paused);
+  note.textContent = note.hidden ? "" : "No bets are taken while the table is paused: the platform's bets " +
+    "are refused (paused) until the supervisor resumes.";
   if (!r) { set("countdown", "no round yet"); set("round-bets", ""); return; }
   set("round-bets", `${r.bets} bets, ${r.staked} staked${r.last_round ? " · last round of the shoe" : ""}`);
   const result = v.result && v.result.round_id === r.round_id ? v.result : null;
@@ -171,7 +190,10 @@ function tickCountdown() {
   const cd = $("countdown");
   if (!v || !v.round) return;
   const r = v.round;
-  if (r.betting_open) {
+  if (r.betting_open && v.paused) {
+    cd.textContent = "betting paused";
+    cd.className = "countdown";
+  } else if (r.betting_open) {
     // the station's clock at the view, moved on by the time since it arrived
     const elapsed = (performance.now() - state.received[state.selected]) / 1000;
     const left = Math.max(0, r.closes_at - (v.now + elapsed));
@@ -200,13 +222,34 @@ function renderHealth(v) {
   set("h-cam-lat", fmt(h.camera.recognition_latency_ms, " ms"));
 }
 
+// Each of the user's decisions: a button when the table takes it now (its effect beside it),
+// greyed out with the reason when it does not.
 function renderActions(v) {
   const box = $("action-buttons");
-  if (!state.session || !changed("actions", v.table)) return;
+  if (!state.session) return;
+  const mine = (v.decisions || []).filter((d) => state.session.actions.includes(d.action));
+  if (!changed("actions", JSON.stringify([v.table, mine]))) return;
   box.replaceChildren();
-  for (const act of state.session.actions_ordered) {
-    box.append(el("button", { type: "button", class: DANGER.has(act) ? "danger" : "", "data-action": act,
-      onclick: () => decide(v.table, act) }, ACTION_LABELS[act] || act));
+  for (const d of mine) {
+    const b = el("button", { type: "button", class: DANGER.has(d.action) ? "danger" : "",
+      "data-action": d.action, "data-allowed": String(d.allowed), title: d.allowed ? d.effect : d.reason,
+      onclick: () => decide(v.table, d.action) }, ACTION_LABELS[d.action] || d.action);
+    b.disabled = !d.allowed;
+    box.append(b, el("span", { class: "why", "data-why": d.action,
+      text: d.allowed ? d.effect : `not now: ${d.reason}` }));
+  }
+}
+
+// A decision's answer stays until the table moves on (another state) or 10 s pass: an old
+// refusal must not read as the answer to what the table is doing now.
+function clearStaleMessage(v) {
+  const m = state.message;
+  if (!m) return;
+  const moved = m.table === v.table && (v.state !== m.stateAt || v.phase !== m.phaseAt);
+  if (moved || performance.now() - m.at > 10000) {
+    const msg = $("action-message");
+    msg.className = ""; msg.textContent = "";
+    state.message = null;
   }
 }
 
@@ -276,6 +319,7 @@ function render() {
   renderRound(v);
   renderHealth(v);
   renderActions(v);
+  clearStaleMessage(v);
   renderRoads(v.table, v).catch(console.error);
   renderRounds(v.table, v).catch(console.error);
 }
@@ -288,10 +332,13 @@ function select(name) {
 
 // ------------------------------------------------------------------ decisions
 async function decide(table, action) {
-  if (DANGER.has(action) && !window.confirm(`${ACTION_LABELS[action]} at table ${table}?`)) return;
+  const d = decisionsOf(state.views[table] || {})[action];
+  if (DANGER.has(action) && !window.confirm(`${ACTION_LABELS[action]} at table ${table}?` +
+    (d ? `\n\nThis will ${d.effect}.` : ""))) return;
   const msg = $("action-message");
   const what = `${table} · ${ACTION_LABELS[action]}`;
   msg.className = ""; msg.textContent = `${what}…`;
+  state.message = null;
   try {
     const { status, body } = await api(`/api/tables/${encodeURIComponent(table)}/actions`,
       { method: "POST", body: JSON.stringify({ action }) });
@@ -301,6 +348,8 @@ async function decide(table, action) {
       msg.className = status === 409 ? "refused" : "error";
       msg.textContent = `${what}: refused: ${body.reason || body.error}`;
     }
+    const after = body.view || state.views[table] || {};
+    state.message = { table, at: performance.now(), stateAt: after.state, phaseAt: after.phase };
     if (body.view) { state.views[table] = body.view; state.received[table] = performance.now(); render(); }
     if (state.session.role === "supervisor") refreshAudit();
   } catch (e) {
@@ -380,6 +429,63 @@ function connect() {
   });
 }
 
+// ------------------------------------------------------------------ the camera
+// The overhead camera's latest picture, a few times a second, with its zones and what the
+// viewer may know of each (identities only once the table has revealed them; the picture's
+// unrevealed zones come blurred from the station).
+let cameraBusy = false;
+async function refreshCamera() {
+  const name = state.selected;
+  if (!name || cameraBusy || document.hidden) return;
+  cameraBusy = true;
+  try {
+    const { status, body } = await api(`/api/tables/${encodeURIComponent(name)}/camera`);
+    if (status !== 200 || name !== state.selected) return;
+    const view = $("camera-view");
+    if (!body.available) {
+      view.hidden = true; set("camera-note", body.reason); set("camera-age", "");
+      $("camera-readings").replaceChildren();
+      return;
+    }
+    set("camera-note", "");
+    set("camera-age", `picture ${body.age_s < 1 ? "under a second" : Math.round(body.age_s) + " s"} old`);
+    const img = $("camera-img");
+    await new Promise((resolve) => {
+      img.onload = resolve; img.onerror = resolve;
+      img.src = `${body.frame}?n=${Date.now()}`;
+    });
+    view.hidden = false;
+    const v = state.views[name] || {};
+    const wrong = new Set((v.faults || []).flatMap((f) => f.zones || []));
+    const svg = $("camera-zones");
+    const ns = "http://www.w3.org/2000/svg";
+    svg.replaceChildren();
+    for (const l of view.querySelectorAll(".zone-label")) l.remove();
+    const items = [];
+    for (const z of body.zones) {
+      const poly = document.createElementNS(ns, "polygon");
+      poly.setAttribute("points", z.polygon.map(([x, y]) => `${x},${y}`).join(" "));
+      poly.setAttribute("class", wrong.has(z.name) ? "wrong" : z.shown ? "revealed" : "");
+      poly.dataset.zone = z.name;
+      svg.append(poly);
+      const cx = z.polygon.reduce((s, p) => s + p[0], 0) / z.polygon.length;
+      const cy = z.polygon.reduce((s, p) => s + p[1], 0) / z.polygon.length;
+      // positioned through the CSSOM: the page's CSP allows no inline style attributes
+      const label = el("span", { class: "zone-label", "data-zone": z.name, text: `${z.name}: ${z.count}` });
+      label.style.left = `${(cx * 100).toFixed(2)}%`;
+      label.style.top = `${(cy * 100).toFixed(2)}%`;
+      view.append(label);
+      const expect = z.expected === null || z.expected === undefined ? "" : ` (deal order: ${z.expected})`;
+      items.push(el("li", { "data-zone": z.name }, el("b", { text: z.name }), ` ${z.summary}${expect}`));
+    }
+    $("camera-readings").replaceChildren(...items);
+  } catch (e) {
+    console.error(e);
+  } finally {
+    cameraBusy = false;
+  }
+}
+
 async function main() {
   const { body } = await api("/api/session");
   const order = ["new_shoe", "open_betting", "confirm_shuffle", "resume", "cancel_round", "end_shoe", "close_table"];
@@ -393,6 +499,7 @@ async function main() {
   $("recall-close").addEventListener("click", () => { $("recall-panel").hidden = true; });
   connect();
   setInterval(tickCountdown, 200);
+  setInterval(refreshCamera, 300);
 }
 
 main();

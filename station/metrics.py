@@ -3,9 +3,10 @@
 The console fills in what the tables' public views hold (rounds, faults by kind, shoe link
 counters, input latency). Figures only other parts of the station know — the camera's frame
 rate and recognition latency, settlement delivery latency — come in through `REGISTRY`, which
-those parts set without importing anything else of the console:
+those parts set without importing the console (this module stands on its own, beside the
+data path, so the camera feed and the settlement worker can report without importing up):
 
-    from station.console.metrics import REGISTRY
+    from station.metrics import REGISTRY
     REGISTRY.gauge("station_camera_fps", "frames per second from the overhead camera").set(24.8, table="PD-01")
     REGISTRY.summary("station_recognition_latency_seconds", "frame to zone reading").observe(0.031, table="PD-01")
     REGISTRY.summary("station_settlement_latency_seconds", "hand to settlement ack").observe(0.012, table="PD-01")

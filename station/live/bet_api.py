@@ -17,17 +17,25 @@ of one call (it raises if none were recorded). Answers:
   not (a batch is not all-or-nothing: each bet is decided on its own);
 - bets arriving together (from one platform or several) are decided in arrival order and may
   share one journal transaction (group commit, see `_Coalescer`);
-- malformed input: **400** (not JSON), **422** (wrong shape: names the field and, in a batch,
-  the index; nothing of the batch is placed), **413** (too large), **401** (no or unknown key),
+- a ``ref`` (the platform's idempotency key, 1 to 128 characters) sent again with the same
+  bet is answered with the first decision (a retry never deducts twice); sent again with
+  another spot or amount it is **409** ``{"error": "ref_reused", "first": <first decision>}``
+  (in a batch, that bet's result has ``"type": "ref_reused"``) and nothing is placed;
+- malformed input: **400** (not JSON, NaN/Infinity, nested deeper than 4, a string over 1,024
+  characters), **422** (wrong shape: names the field and, in a batch, the index; nothing of
+  the batch is placed — an empty ``ref``, an amount beyond ``station.money.MAX_AMOUNT``, an
+  account over 64 characters are all 422), **413** (too large), **401** (no or unknown key),
   **503** (the station could not record the bets; nothing was placed). Every error body is
   ``{"error": ..., "reason": ...}``.
+
+Every bet is checked by `station.intake.check_bet` before it is journaled, the same check
+replay applies to the journal, so nothing this API accepts can stop the station restarting.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -37,11 +45,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from station import bounded_json
+from station.bounded_json import BodyError, Bounds
+from station.intake import IntakeError, check_bet, check_wallet
+
 PlaceBets = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
 
 BET_FIELDS = {"account": str, "spot": str, "amount": int}
 OPTIONAL_FIELDS = {"ref": str}  # the platform's own reference, passed through to the journal
-MAX_ACCOUNT_LENGTH = 64
+REF_REUSED = ("this ref was already used for another bet (another spot or amount): a retry "
+              "sends the same bet again; a new bet needs a new ref")
 
 
 class _Coalescer:
@@ -108,12 +121,15 @@ class _BadRequest(Exception):
 
 
 def _check_shape(bet: Any, index: int | None = None) -> dict[str, Any]:
+    """The bet's shape, stricter than replay's (`station.intake.check_bet`, which this ends
+    with): the API takes only integer amounts and no fields it does not know."""
     where = {} if index is None else {"index": index}
     if not isinstance(bet, dict):
         raise _BadRequest(422, "bad_bet", "a bet is a JSON object", **where)
     unknown = set(bet) - set(BET_FIELDS) - set(OPTIONAL_FIELDS)
     if unknown:
-        raise _BadRequest(422, "bad_bet", f"unknown fields {sorted(unknown)}", **where)
+        shown = sorted(unknown)[:5]
+        raise _BadRequest(422, "bad_bet", f"unknown fields {shown}", **where)
     for name, kind in BET_FIELDS.items():
         value = bet.get(name)
         if value is None:
@@ -125,12 +141,19 @@ def _check_shape(bet: Any, index: int | None = None) -> dict[str, Any]:
                 422, "bad_bet", f"{name} must be {'an integer' if kind is int else 'a string'}{unit}",
                 field=name, **where,
             )
-    if not bet["account"] or len(bet["account"]) > MAX_ACCOUNT_LENGTH:
-        raise _BadRequest(422, "bad_bet", f"account must be 1 to {MAX_ACCOUNT_LENGTH} characters",
-                          field="account", **where)
     if "ref" in bet and not isinstance(bet["ref"], str):
         raise _BadRequest(422, "bad_bet", "ref must be a string", field="ref", **where)
-    return dict(bet)
+    try:
+        return check_bet(bet)
+    except IntakeError as e:
+        raise _BadRequest(422, "bad_bet", str(e), **({"field": e.field} if e.field else {}),
+                          **where) from None
+
+
+def _ref_reused(sent: dict[str, Any], record: dict[str, Any]) -> bool:
+    """The table answered a bet with a ref by the first decision for that ref: if that
+    decision was for another spot or amount, the ref was reused, not retried."""
+    return "ref" in sent and (record.get("spot"), record.get("amount")) != (sent["spot"], sent["amount"])
 
 
 def make_bet_app(
@@ -145,7 +168,8 @@ def make_bet_app(
 
     With `set_wallet`, `POST /v1/wallets` ({"account": ..., "balance": ...}) lets the platform's
     wallet service set an account's balance at the table (a `wallet` input, journaled like
-    every other input; answered 200 once recorded).
+    every other input; answered 200 once recorded). A balance is 0 to
+    `station.money.MAX_AMOUNT`; more is 422 and nothing is recorded.
     """
     keys = [(k.encode(), name) for k, name in api_keys.items() if k]
     coalescer = _Coalescer(place_bets, max(max_batch, 1))
@@ -163,17 +187,14 @@ def make_bet_app(
                 return found
         raise _BadRequest(401, "unauthorized", "missing or unknown API key (Authorization: Bearer <key>)")
 
+    bounds = Bounds(max_bytes=max_body, max_depth=4, max_string_chars=1024,
+                    max_items=max(2 * max_batch, 16))  # a longer batch is 413, below
+
     async def read_json(request: Request) -> Any:
-        declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > max_body:
-            raise _BadRequest(413, "too_large", f"a request is at most {max_body} bytes")
-        body = await request.body()
-        if len(body) > max_body:
-            raise _BadRequest(413, "too_large", f"a request is at most {max_body} bytes")
         try:
-            return json.loads(body)
-        except ValueError:
-            raise _BadRequest(400, "bad_json", "the body is not valid JSON") from None
+            return await bounded_json.read_json(request, bounds)
+        except BodyError as e:
+            raise _BadRequest(e.status, e.error, e.reason) from None
 
     async def place(bets: list[dict[str, Any]], platform: str) -> list[dict[str, Any]]:
         for bet in bets:
@@ -190,6 +211,9 @@ def make_bet_app(
             (record,) = await place([bet], platform)
         except _BadRequest as bad:
             return bad.response()
+        if _ref_reused(bet, record):
+            return JSONResponse({"error": "ref_reused", "reason": REF_REUSED, "first": record},
+                                status_code=409)
         if record.get("type") == "bet_accepted":
             return JSONResponse(record)
         return JSONResponse({"error": "bet_rejected", **record}, status_code=409)
@@ -206,7 +230,9 @@ def make_bet_app(
             records = await place(bets, platform)
         except _BadRequest as bad:
             return bad.response()
-        return JSONResponse({"results": records})
+        results = [{"type": "ref_reused", "error": "ref_reused", "reason": REF_REUSED, "first": r}
+                   if _ref_reused(b, r) else r for b, r in zip(bets, records, strict=True)]
+        return JSONResponse({"results": results})
 
     async def wallet(request: Request) -> JSONResponse:
         try:
@@ -214,13 +240,11 @@ def make_bet_app(
             data = await read_json(request)
             if not isinstance(data, dict) or set(data) != {"account", "balance"}:
                 raise _BadRequest(422, "bad_wallet", 'send {"account": "...", "balance": N}')
-            account, balance = data["account"], data["balance"]
-            if not isinstance(account, str) or not account or len(account) > MAX_ACCOUNT_LENGTH:
-                raise _BadRequest(422, "bad_wallet", f"account must be 1 to {MAX_ACCOUNT_LENGTH} "
-                                  "characters", field="account")
-            if isinstance(balance, bool) or not isinstance(balance, int) or balance < 0:
-                raise _BadRequest(422, "bad_wallet", "balance must be a non-negative integer "
-                                  "(minor units)", field="balance")
+            try:
+                checked = check_wallet(data)
+            except IntakeError as e:
+                raise _BadRequest(422, "bad_wallet", str(e), field=e.field) from None
+            account, balance = checked["account"], checked["balance"]
             assert set_wallet is not None
             try:
                 await run_in_threadpool(set_wallet, account, balance)

@@ -1,0 +1,253 @@
+"""The console's HTTP routes: each turns one request into calls on the model (`Console`).
+
+Pages, the JSON API and /metrics. Login and logout are `station.console.auth`'s, the event
+streams `station.console.streams`'. Every decision goes through `TableStation.submit`, the
+same journaled input path the table's other inputs take, and is written to the audit log with
+the person who took it and what the table answered.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import anyio.to_thread
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import (
+    FileResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
+
+from station.camera_view import LATEST
+from station.console.auth import client_address, console_of, need_csrf, need_session, session_of
+from station.console.beadroad import road, road_svg
+from station.console.bodies import json_object
+from station.console.diagram import state_svg
+from station.console.errors import ApiError
+from station.console.model import DEALER_ACTIONS, SUPERVISOR_ACTIONS
+from station.console.pages import page, security_headers
+from station.console.users import ROLE_ACTIONS
+from station.live.table_station import StationStopped
+from station.metrics import render_tables
+
+
+async def index(request: Request) -> Response:
+    if session_of(request) is None:
+        return RedirectResponse("/login", status_code=303)
+    return page("console.html", trusted={"diagram": state_svg()})
+
+
+async def api_session(request: Request) -> Response:
+    s = need_session(request)
+    c = console_of(request)
+    return JSONResponse({"user": s.user, "role": s.role, "csrf": s.csrf, "expires": s.expires,
+                         "actions": sorted(ROLE_ACTIONS[s.role]), "tables": list(c.tables)})
+
+
+async def api_tables(request: Request) -> Response:
+    need_session(request)
+    return JSONResponse({"tables": console_of(request).all_views()})
+
+
+async def api_table(request: Request) -> Response:
+    need_session(request)
+    return JSONResponse(console_of(request).table_view(request.path_params["table"]))
+
+
+async def api_action(request: Request) -> Response:
+    """A dealer or supervisor decision, through the table's journaled input path."""
+    c = console_of(request)
+    s = need_session(request)
+    need_csrf(request, s)
+    name = request.path_params["table"]
+    t = c.table(name)
+    body = await json_object(request)
+    action = body.get("action")
+    unknown = set(body) - {"action"}
+    if unknown:
+        raise ApiError(400, f"unknown fields {sorted(unknown)[:5]}: send {{\"action\": \"...\"}}")
+    if not isinstance(action, str) or action not in DEALER_ACTIONS | SUPERVISOR_ACTIONS:
+        shown = repr(action)[:80] if isinstance(action, str) else type(action).__name__
+        raise ApiError(400, f"unknown action {shown}: one of "
+                            f"{', '.join(sorted(DEALER_ACTIONS | SUPERVISOR_ACTIONS))}")
+    view = t.station.view
+    r = view.get("round") or {}
+    round_id = r.get("round_id") if r and not r.get("finished") else None
+    decided = c.own.counter("station_console_actions_total", "console actions by outcome")
+    if action not in ROLE_ACTIONS[s.role]:
+        who = "a supervisor" if action in SUPERVISOR_ACTIONS else "the dealer"
+        reason = f"{action} is for {who}; you are logged in as {s.role}"
+        c.refusals.write(client_address(request), user=s.user, role=s.role, table=name,
+                         action=action, round_id=round_id, outcome="forbidden", reason=reason)
+        decided.inc(table=name, action=action, outcome="forbidden")
+        raise ApiError(403, reason, outcome="forbidden")
+    kind = "supervisor" if action in SUPERVISOR_ACTIONS else "dealer"
+    # supervisor lines carry the user (TRACES.md); dealer lines do not — the audit log names
+    # the dealer who pressed the button
+    user = s.user if kind == "supervisor" else None
+    try:
+        records = await anyio.to_thread.run_sync(t.station.submit, kind, action, user)
+    except (StationStopped, TimeoutError) as e:
+        c.audit.write(user=s.user, role=s.role, table=name, action=action, round_id=round_id,
+                      outcome="error", reason=str(e))
+        raise ApiError(503, f"the table did not answer: {e}") from None
+    refused = next((x for x in records if x["type"] == "action_refused"), None)
+    types = [x["type"] for x in records]
+    outcome = "refused" if refused else "done"
+    reason = refused["reason"] if refused else None
+    entry = c.audit.write(user=s.user, role=s.role, table=name, action=action, round_id=round_id,
+                          outcome=outcome, reason=reason, records=types)
+    decided.inc(table=name, action=action, outcome=outcome)
+    body_out = {"outcome": outcome, "action": action, "reason": reason, "records": types,
+                "audit_id": entry["id"], "view": c.table_view(name)}
+    if refused:
+        body_out["error"] = f"the table refused {action}: {reason}"
+        return JSONResponse(body_out, status_code=409)
+    return JSONResponse(body_out)
+
+
+async def api_rounds(request: Request) -> Response:
+    need_session(request)
+    c = console_of(request)
+    name = request.path_params["table"]
+    out = []
+    for rid, rec in c.finished_rounds(name).items():
+        item: dict[str, Any] = {"round_id": rid, "t": rec["t"],
+                                "status": "settled" if rec["type"] == "hand" else "cancelled"}
+        if rec["type"] == "hand":
+            item["shoe"], item["round"] = rec["shoe"], rec["round"]
+            item["results"] = {p: x["outcome"] for p, x in rec["results"].items()}
+        else:
+            item["reason"] = rec.get("reason")
+            m = re.search(r"-S(\d+)-R(\d+)$", rid)
+            if m:
+                item["shoe"], item["round"] = int(m.group(1)), int(m.group(2))
+        item["frame"] = c.frame_path(rid) is not None
+        out.append(item)
+    out.reverse()
+    return JSONResponse({"table": name, "rounds": out})
+
+
+async def api_round(request: Request) -> Response:
+    need_session(request)
+    c = console_of(request)
+    return JSONResponse(c.recall(request.path_params["table"], request.path_params["round_id"]))
+
+
+async def api_frame(request: Request) -> Response:
+    need_session(request)
+    c = console_of(request)
+    name, rid = request.path_params["table"], request.path_params["round_id"]
+    c.recall(name, rid)  # the same checks: this table's round, and over
+    p = c.frame_path(rid)
+    if p is None:
+        raise ApiError(404, f"no camera frame was kept for {rid}")
+    return FileResponse(p, media_type="image/png")
+
+
+async def api_camera(request: Request) -> Response:
+    need_session(request)
+    return JSONResponse(console_of(request).camera(request.path_params["table"]))
+
+
+async def api_camera_jpeg(request: Request) -> Response:
+    need_session(request)
+    c = console_of(request)
+    name = request.path_params["table"]
+    c.table(name)
+    pic = LATEST.get(name)
+    if pic is None:
+        raise ApiError(404, f"no camera picture of table {name} yet")
+    # masked by the camera feed: every zone the table has not revealed is pixelated
+    return Response(pic.jpeg, media_type="image/jpeg")
+
+
+async def api_roads(request: Request) -> Response:
+    need_session(request)
+    c = console_of(request)
+    name = request.path_params["table"]
+    view = c.table(name).station.view
+    shoe_q = request.query_params.get("shoe")
+    if shoe_q is not None:
+        if not shoe_q.isdigit():
+            raise ApiError(400, "shoe must be a shoe number, e.g. ?shoe=1")
+        shoe = int(shoe_q)
+    else:
+        shoe = (view.get("shoe") or {}).get("number")
+    hands = c.hands(name, shoe) if shoe is not None else []
+    positions = [p for p in view.get("positions", []) if p != "B"]
+    return JSONResponse({
+        "table": name, "shoe": shoe, "rounds": len(hands),
+        "roads": {p: {"svg": road_svg(hands, p), "beads": road(hands, p)} for p in positions},
+    })
+
+
+async def api_audit(request: Request) -> Response:
+    s = need_session(request)
+    if s.role != "supervisor":
+        raise ApiError(403, "the audit log is for supervisors")
+    c = console_of(request)
+    table = request.query_params.get("table")
+    if table is not None:
+        c.table(table)
+    try:
+        limit = min(max(int(request.query_params.get("limit", "100")), 1), 1000)
+    except ValueError:
+        raise ApiError(400, "limit must be a number") from None
+    return JSONResponse({"entries": c.audit.entries(table=table, limit=limit)})
+
+
+async def metrics(request: Request) -> Response:
+    c = console_of(request)
+    views = [t.station.view for t in c.tables.values() if t.station.view]
+    lat = {n: list(t.station.latencies_us[-1000:]) for n, t in c.tables.items()}
+    text = render_tables(views, lat) + c.registry.render() + c.own.render()
+    return PlainTextResponse(text, media_type="text/plain; version=0.0.4")
+
+
+# ---------------------------------------------------------------------- errors
+async def api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return security_headers(JSONResponse({"error": exc.message, **exc.extra}, status_code=exc.status))
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if request.url.path.startswith("/api/") or request.url.path == "/metrics":
+        msg = {404: "no such API path", 405: "this method is not allowed here"}.get(
+            exc.status_code, exc.detail)
+        return JSONResponse({"error": f"{msg}: {request.method} {request.url.path}"},
+                            status_code=exc.status_code)
+    return PlainTextResponse(str(exc.detail), status_code=exc.status_code)
+
+
+class SecurityHeaders:
+    """Security headers on every response (pure ASGI: does not buffer the event streams)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                probe = Response()
+                security_headers(probe)
+                headers = list(message.get("headers", []))
+                have = {k.lower() for k, _ in headers}
+                for k, v in probe.headers.raw:
+                    if k not in have and k != b"content-length" and k != b"content-type":
+                        headers.append((k, v))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with)
+
+
