@@ -200,7 +200,8 @@ def layout_from_dict(data: dict, *, source: str = "<dict>") -> Layout:
     if game == "pokdeng":
         missing = [z for z in POKDENG_ZONES if z not in zones]
         if missing:
-            raise LayoutError(f"{source}: a Pok Deng layout needs zones {', '.join(missing)}")
+            raise LayoutError(f"{source}: a Pok Deng layout ([layout] game = \"pokdeng\", the default) "
+                              f"needs zones {', '.join(missing)}")
     from firmware_bridge.camera.calibration import calibration_from_dict
 
     calibration = calibration_from_dict(data["calibration"], source=source) if "calibration" in data else None
