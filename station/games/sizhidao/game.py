@@ -15,7 +15,7 @@ records until its showdown begins.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -108,12 +108,13 @@ class Deal:
     plan: list[str]
     buyers: dict[str, int]
     opened_us: int
-    reads: dict[str, list[Card]] = field(default_factory=dict)
+    reads: dict[str, list[Card | None]] = field(default_factory=dict)  # None: unread
     phase: str = DEALING
     betting: BettingRound | None = None
     betting_due: bool = False  # the last read came while paused: betting starts at the resume
     arranged: dict[str, Arrangement] = field(default_factory=dict)
     showdown: dict[str, Arrangement] = field(default_factory=dict)
+    shown: list[str] = field(default_factory=list)  # the seats shown down
     showdown_from_us: int | None = None
     layers: list[Layer] = field(default_factory=list)
 
@@ -202,12 +203,13 @@ class SiZhiDaoGame:
         d = self.deal()
         return d is not None and d.phase == SHOWDOWN
 
-    def shown_down(self) -> dict[str, list[Card]]:
-        """The seats to be shown down and the four cards the shoe read for each."""
+    def shown_down(self) -> dict[str, list[Card | None]]:
+        """The seats to be shown down and the four cards the shoe read for each (None for a
+        card it could not read: the camera supplies it)."""
         d = self.deal()
         if d is None or d.showdown_from_us is None:
             return {}
-        return {s: list(d.reads[s]) for s in d.showdown}
+        return {s: list(d.reads[s]) for s in d.shown}
 
     # ------------------------------------------------------------------ player actions
 
@@ -295,10 +297,12 @@ class SiZhiDaoGame:
             raise Refused("not_now", "no arranging in progress")
         if seat in d.arranged:
             raise Refused("already_arranged", "the first legal arrangement is final")
+        if any(c is None for c in d.reads[seat]):
+            raise Refused("bad_cards", "a card of the seat was not read: arranged at the showdown")
         try:
             front = [parse_card(c) for c in _card_list(fields.get("front"))]
             back = [parse_card(c) for c in _card_list(fields.get("back"))]
-            chosen = arrange(d.reads[seat], front, back)
+            chosen = arrange(_known(d.reads[seat]), front, back)
         except (CardError, ValueError) as e:
             reason = e.reason if isinstance(e, ArrangeError) else "bad_cards"
             raise Refused(reason, "not an arrangement of the seat's own four cards") from None
@@ -391,9 +395,10 @@ class SiZhiDaoGame:
         self.port.emit("deal_open", deal_id=deal_id, contestants=contestants, deal_plan=plan)
         return d
 
-    def read(self, card: Card, *, paused: bool) -> str | None:
-        """The next read of the deal in progress: to its seat by the plan, and at once to that
-        seat's player alone. Returns the seat, or None when the plan has no place for it."""
+    def read(self, card: Card | None, *, paused: bool) -> str | None:
+        """The next read of the deal in progress (None: the shoe could not read it): to its
+        seat by the plan, and at once to that seat's player alone. Returns the seat, or None
+        when the plan has no place for it."""
         d = self.deal()
         if d is None or d.phase != DEALING or d.all_dealt:
             return None
@@ -406,7 +411,7 @@ class SiZhiDaoGame:
             deal_id=d.deal_id,
             account=g.account_of(seat),
             seat=seat,
-            cards=[str(c) for c in d.reads[seat]],
+            cards=[str(c) if c is not None else "??" for c in d.reads[seat]],
         )
         if d.all_dealt:
             if paused:
@@ -447,10 +452,20 @@ class SiZhiDaoGame:
             d.betting_due = False
             self._start_betting(d)
 
-    def showdown_confirmed(self) -> None:
-        """The camera read every shown-down seat's four cards equal to the shoe's reads."""
+    def showdown_confirmed(self, camera_hands: Mapping[str, Sequence[Card]] | None = None) -> None:
+        """The camera read every shown-down seat's four cards equal to the shoe's reads;
+        `camera_hands` gives the cards of a seat whose read the shoe missed."""
         d = self.deal()
         assert d is not None and d.phase == SHOWDOWN
+        for seat in d.shown:
+            if seat in d.showdown:
+                continue
+            if any(c is None for c in d.reads[seat]):
+                if camera_hands is None or seat not in camera_hands:
+                    raise ValueError(f"{seat}: a card was never read and the camera gave none")
+                d.reads[seat] = list(camera_hands[seat])
+            d.showdown[seat] = auto_arrange(_known(d.reads[seat]))
+        d.showdown = {s: d.showdown[s] for s in d.shown}
         self.port.emit(
             "showdown", deal_id=d.deal_id, seats={s: a.as_dict() for s, a in d.showdown.items()}
         )
@@ -576,8 +591,13 @@ class SiZhiDaoGame:
     def _end_arranging(self, d: Deal) -> None:
         assert d.betting is not None
         self.port.disarm(ARRANGE_TIMER)
-        for seat in d.betting.still_in():
-            d.showdown[seat] = d.arranged.get(seat) or auto_arrange(d.reads[seat])
+        d.shown = d.betting.still_in()
+        for seat in d.shown:
+            if seat in d.arranged:
+                d.showdown[seat] = d.arranged[seat]
+            elif all(c is not None for c in d.reads[seat]):
+                d.showdown[seat] = auto_arrange(_known(d.reads[seat]))
+            # else: arranged once the camera has named the card the shoe missed
         d.showdown_from_us = self.port.now_us
         d.phase = SHOWDOWN
 
@@ -660,6 +680,12 @@ class SiZhiDaoGame:
     @staticmethod
     def _seat_of_account(g: GameState, account: str) -> str | None:
         return g.seat_of(account)
+
+
+def _known(cards: Sequence[Card | None]) -> list[Card]:
+    if any(c is None for c in cards):
+        raise ValueError("a hand with a card nobody read")
+    return [c for c in cards if c is not None]
 
 
 def _card_list(value: object) -> list[object]:

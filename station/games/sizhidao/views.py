@@ -88,8 +88,7 @@ def public_view(game: SiZhiDaoGame, timers_due_s: dict[str, float] | None = None
         if public:
             # from the showdown's start the shown-down hands are public; folded ones never
             dv["showdown"] = {
-                s: {"cards": [str(c) for c in d.reads[s]], **a.as_dict()}
-                for s, a in d.showdown.items()
+                s: {"cards": _names(d.reads[s]), **a.as_dict()} for s, a in d.showdown.items()
             }
         gv["deal"] = dv
     view["game"] = gv
@@ -110,7 +109,11 @@ def player_view(
         and seat in g.deal.reads
         and g.players.get(seat) == account
     ):
-        mine["cards"] = [str(c) for c in g.deal.reads[seat]]
+        mine["cards"] = _names(g.deal.reads[seat])
         mine["deal_id"] = g.deal.deal_id
     view["you"] = mine
     return view
+
+
+def _names(cards) -> list[str]:
+    return [str(c) if c is not None else "??" for c in cards]
