@@ -17,7 +17,7 @@ import json
 import sys
 from fractions import Fraction
 
-from station.games.pokdeng_rtp import OUTCOMES, PokDengRTP, pokdeng_rtp
+from station.games.pokdeng.rtp import OUTCOMES, PokDengRTP, pokdeng_rtp
 
 GAMES = ("pokdeng",)
 
