@@ -8,7 +8,16 @@ Pure rules, no clock and no I/O:
 - `layers`: the pot in layers, their winners, what is carried to a tie round;
 - `betting`: one deal's betting round as a state object;
 - `table`: seating and the leader rule, the tie-round rights and the buy-in window;
-- `settle`: one deal settled from its cards (`station settle --game sizhidao`).
+- `settle`: one deal settled from its cards (`station settle --game sizhidao`);
+- `rules`: the game as the station knows it (`SiZhiDao`, no bet spots), and `procedure`: its
+  table procedure plugged into the table kernel (devices, deal plan, zone checks, faults).
 """
 
-GAME = "sizhidao"
+from station.games.sizhidao.procedure import SiZhiDaoProcedure
+from station.games.sizhidao.rules import SiZhiDao
+
+SiZhiDao.procedure_class = SiZhiDaoProcedure
+
+GAME = SiZhiDao.name
+
+__all__ = ["GAME", "SiZhiDao", "SiZhiDaoProcedure"]

@@ -57,6 +57,33 @@ ENTER = {
     "showdown": "showdown_starts",
 }
 
+#: every move the facts can make between two inputs (one input may jump phases: a deal whose
+#: last read finds every other player disconnected goes from dealing to the layers at once)
+MOVES = (
+    ("idle", "shuffling"),
+    ("idle", "game_open"),
+    ("shuffling", "between_rounds"),
+    ("shuffling", "idle"),
+    ("between_rounds", "dealing"),
+    ("between_rounds", "shuffling"),
+    ("between_rounds", "idle"),
+    ("game_open", "shuffling"),
+    ("buying_in", "shuffling"),
+    ("buying_in", "between_rounds"),
+    ("buying_in", "game_open"),
+    ("dealing", "betting"),
+    ("dealing", "arranging"),
+    ("dealing", "showdown"),
+    ("dealing", "idle"),
+    ("betting", "arranging"),
+    ("betting", "showdown"),
+    ("betting", "idle"),
+    ("arranging", "showdown"),
+    ("showdown", "idle"),
+    ("showdown", "buying_in"),
+    ("showdown", "game_open"),
+)
+
 SZ_FAULT_KINDS: dict[str, tuple[str, str]] = {
     **{
         k: FAULT_KINDS[k]
@@ -101,7 +128,7 @@ class Deck:
 
 class SiZhiDaoProcedure(Procedure):
     states = (*ACTIVE_STATES, "paused", "closed")
-    follow = {(a, b): ENTER[b] for a in ACTIVE_STATES for b in ACTIVE_STATES if a != b}
+    follow = {(a, b): ENTER[b] for a, b in MOVES}
     round_phases = ("game_open", "buying_in", "dealing", "betting", "arranging", "showdown")
     closable = ("idle", "shuffling", "between_rounds")
     cards_due_states = frozenset({"dealing"})
