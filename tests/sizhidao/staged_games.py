@@ -139,7 +139,7 @@ def a_disconnected_all_in_player() -> tuple[SzTraceScript, dict]:
     s = SzTraceScript(note="a disconnected all-in player is arranged automatically")
     s.sit(FOUR, balance={"a": 10_000, "b": 500, "c": 10_000, "d": 10_000})
     s.wait(1).dealer("open_betting").wait(1).shuffle()
-    hands = {"S1": TIE1, "S2": "AS AD AC AH".split(), "S3": TIE3, "S4": BEATEN}
+    hands = {"S1": TIE1, "S2": "KS KH KD KC".split(), "S3": TIE3, "S4": BEATEN}
     s.deal(hands, leader="S1")
     betting(s, [("a", "bet", 1000), ("b", "all_in")])
     s.wait(0.5).player("b", "disconnect")

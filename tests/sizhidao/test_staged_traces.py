@@ -6,18 +6,29 @@ from __future__ import annotations
 
 import pytest
 
+from station.core.replay import replay_records
 from tests.sizhidao.flow_harness import run_trace
 from tests.sizhidao.staged_games import SCENARIOS
+
+
+def through_the_kernel(path):
+    records = replay_records(path)
+    assert [r["kind"] for r in records if r["type"] == "fault"] == []
+    return records, [r for r in records if r["type"] == "balances"][-1]["accounts"]
+
+
+RUNNERS = {"game": run_trace, "kernel": through_the_kernel}
 
 
 def of(records, type_):
     return [r for r in records if r["type"] == type_]
 
 
+@pytest.mark.parametrize("runner", sorted(RUNNERS))
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
-def test_staged_trace(name: str, tmp_path) -> None:
+def test_staged_trace(name: str, runner: str, tmp_path) -> None:
     script, want = SCENARIOS[name]()
-    records, balances = run_trace(script.write(tmp_path / "trace.jsonl"))
+    records, balances = RUNNERS[runner](script.write(tmp_path / "trace.jsonl"))
     assert of(records, "action_refused") == []
     layers = {r["deal_id"]: r["layers"] for r in of(records, "layers")}
     assert layers == want["layers"]

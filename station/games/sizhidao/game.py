@@ -167,6 +167,7 @@ class SiZhiDaoGame:
         self.games_opened = 0
         self.paused_timers: list[str] = []
         self.history: list[dict[str, Any]] = []  # results of finished games, newest last
+        self._capture: list[dict[str, Any]] | None = None
 
     # ------------------------------------------------------------------ what the table asks
 
@@ -213,23 +214,35 @@ class SiZhiDaoGame:
 
     # ------------------------------------------------------------------ player actions
 
-    def player(self, account: str, action: str, fields: Mapping[str, Any], *, paused: bool) -> None:
-        """A player action from the platform: taken (its records) or `action_refused`."""
+    def _emit(self, type_: str, **fields: Any) -> dict[str, Any]:
+        rec = self.port.emit(type_, **fields)
+        if self._capture is not None:
+            self._capture.append(rec)
+        return rec
+
+    def player(
+        self, account: str, action: str, fields: Mapping[str, Any], *, paused: bool
+    ) -> list[dict[str, Any]]:
+        """A player action from the platform: taken (its records) or `action_refused`.
+        Returns the records it made, the answer the platform gets."""
+        self._capture = []
         try:
             self._player(account, action, fields, paused)
         except Refused as e:
-            self.port.emit("action_refused", account=account, action=action, reason=e.reason)
+            self._emit("action_refused", account=account, action=action, reason=e.reason)
+        answer, self._capture = self._capture, None
+        return answer
 
     def _player(self, account: str, action: str, fields: Mapping[str, Any], paused: bool) -> None:
         if action == "sit":
             seat = self.seating.sit(
                 account, fields.get("seat"), game_in_progress=self.game_in_progress
             )
-            self.port.emit("seated", account=account, seat=seat)
+            self._emit("seated", account=account, seat=seat)
         elif action == "leave":
             seat = self.seating.leave(account, game_in_progress=self.game_in_progress)
             self.disconnected.discard(account)
-            self.port.emit("left", account=account, seat=seat)
+            self._emit("left", account=account, seat=seat)
         elif action in ("disconnect", "reconnect"):
             self._connection(account, action)
         elif action in BETTING_ACTIONS:
@@ -246,7 +259,7 @@ class SiZhiDaoGame:
         if seat is None:
             raise Refused("not_seated", "the account has no seat")
         d = self.deal()
-        self.port.emit(
+        self._emit(
             "player_action",
             deal_id=d.deal_id if d else None,
             account=account,
@@ -307,7 +320,7 @@ class SiZhiDaoGame:
             reason = e.reason if isinstance(e, ArrangeError) else "bad_cards"
             raise Refused(reason, "not an arrangement of the seat's own four cards") from None
         d.arranged[seat] = chosen
-        self.port.emit(
+        self._emit(
             "player_action",
             deal_id=d.deal_id,
             account=account,
@@ -354,7 +367,7 @@ class SiZhiDaoGame:
         for seat in self.seating.occupied():
             account = self.seating.seats[seat]
             if self.port.purse.balance(account) < ante:
-                self.port.emit(
+                self._emit(
                     "bet_rejected",
                     account=account,
                     spot="ANTE",
@@ -373,7 +386,7 @@ class SiZhiDaoGame:
             self.port.purse.debit(account, ante)
             g.entries.append(Entry(f"{game_id}-D1", account, "ante", ante))
         self.game = g
-        self.port.emit("game_open", game_id=game_id, leader=leader, players=dict(payers), ante=ante)
+        self._emit("game_open", game_id=game_id, leader=leader, players=dict(payers), ante=ante)
         return None
 
     def open_deal(self) -> Deal:
@@ -392,7 +405,7 @@ class SiZhiDaoGame:
         d.reads = {s: [] for s in contestants}
         g.next_buyers = {}
         g.deals.append(d)
-        self.port.emit("deal_open", deal_id=deal_id, contestants=contestants, deal_plan=plan)
+        self._emit("deal_open", deal_id=deal_id, contestants=contestants, deal_plan=plan)
         return d
 
     def read(self, card: Card | None, *, paused: bool) -> str | None:
@@ -406,7 +419,7 @@ class SiZhiDaoGame:
         d.reads[seat].append(card)
         g = self.game
         assert g is not None
-        self.port.emit(
+        self._emit(
             "private",
             deal_id=d.deal_id,
             account=g.account_of(seat),
@@ -466,7 +479,7 @@ class SiZhiDaoGame:
                 d.reads[seat] = list(camera_hands[seat])
             d.showdown[seat] = auto_arrange(_known(d.reads[seat]))
         d.showdown = {s: d.showdown[s] for s in d.shown}
-        self.port.emit(
+        self._emit(
             "showdown", deal_id=d.deal_id, seats={s: a.as_dict() for s, a in d.showdown.items()}
         )
         assert self.game is not None
@@ -485,7 +498,7 @@ class SiZhiDaoGame:
             refunds[e.account] = refunds.get(e.account, 0) + e.amount
         for account, amount in refunds.items():
             self.port.purse.credit(account, amount)
-        self.port.emit(
+        self._emit(
             "round_cancelled",
             round_id=g.game_id,
             reason=reason,
@@ -554,7 +567,7 @@ class SiZhiDaoGame:
             if dec.amount:
                 self.port.purse.debit(account, dec.amount)
                 g.entries.append(Entry(d.deal_id, account, "bet", dec.amount))
-            self.port.emit(
+            self._emit(
                 "player_action",
                 deal_id=d.deal_id,
                 account=account,
@@ -608,7 +621,7 @@ class SiZhiDaoGame:
         decided = decide_layers(layers, d.showdown)
         d.layers = decided
         d.phase = DONE
-        self.port.emit("layers", deal_id=d.deal_id, layers=[la.as_dict() for la in decided])
+        self._emit("layers", deal_id=d.deal_id, layers=[la.as_dict() for la in decided])
         for la in decided:
             if la.winner is not None:
                 account = g.account_of(la.winner)
@@ -630,14 +643,14 @@ class SiZhiDaoGame:
         deal_id = g.window_deal_id
         assert deal_id is not None
         if amount is None:
-            self.port.emit(
+            self._emit(
                 "buy_in", deal_id=deal_id, account=account, seat=seat, declined=True, auto=auto
             )
             return
         self.port.purse.debit(account, amount)
         g.entries.append(Entry(deal_id, account, "buy_in", amount))
         g.next_buyers[seat] = amount
-        self.port.emit(
+        self._emit(
             "buy_in", deal_id=deal_id, account=account, seat=seat, amount=amount, auto=auto
         )
 
@@ -657,7 +670,7 @@ class SiZhiDaoGame:
             self.port.purse.credit(account, amount)
         pot = sum(e.amount for e in g.entries)
         assert pot == sum(g.payouts.values()), "the pot must be paid out to the last unit"
-        self.port.emit(
+        self._emit(
             "game_settled",
             game_id=g.game_id,
             payouts=dict(g.payouts),

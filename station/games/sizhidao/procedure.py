@@ -172,6 +172,10 @@ class SiZhiDaoProcedure(Procedure):
         self.tracker_deal: str | None = None
         self.reveal_armed_deal: str | None = None
         self.clocks_stopped = False
+        #: (account, ref) -> the records that answered it: a retried action is not re-applied
+        self.refs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        #: what the table made of the last player action (the platform API answers with it)
+        self.last_answer: list[dict[str, Any]] = []
 
     # ------------------------------------------------------------------ tables
     def dealer_handlers(self) -> dict[str, Any]:
@@ -228,7 +232,20 @@ class SiZhiDaoProcedure(Procedure):
     def _on_player(self, inp: Input) -> None:
         v = dict(inp.value)
         account, action = v.pop("account"), v.pop("action")
-        self.sz.player(account, action, v, paused=self.table.state == "paused")
+        ref = v.pop("ref", None)
+        if ref is not None:
+            # the platform's idempotency key: an action sent again (its answer was lost when
+            # the station restarted) gets the first answer and is never applied twice
+            key = (account, ref)
+            if key in self.refs:
+                self.last_answer = self.refs[key]
+                return
+        made = self.sz.player(account, action, v, paused=self.table.state == "paused")
+        # the answer to this account never carries another player's private record
+        answer = [r for r in made if r["type"] != "private"]
+        self.last_answer = answer
+        if ref is not None:
+            self.refs[(account, ref)] = answer
 
     # ------------------------------------------------------------------ dealer
     def _dealer_new_shoe(self, inp: Input) -> None:
