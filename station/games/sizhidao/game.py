@@ -650,9 +650,7 @@ class SiZhiDaoGame:
         self.port.purse.debit(account, amount)
         g.entries.append(Entry(deal_id, account, "buy_in", amount))
         g.next_buyers[seat] = amount
-        self._emit(
-            "buy_in", deal_id=deal_id, account=account, seat=seat, amount=amount, auto=auto
-        )
+        self._emit("buy_in", deal_id=deal_id, account=account, seat=seat, amount=amount, auto=auto)
 
     def _close_window(self) -> None:
         g = self.game

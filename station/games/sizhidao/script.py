@@ -47,6 +47,9 @@ class SzTraceScript:
         self._last_shoe = 0.0
         self._last_camera = 0.0
         self.zones: dict[str, list[str]] = {s: [] for s in SEATS}
+        #: a silent link sends no heartbeat; a silent camera reports nothing
+        self.link_silent = False
+        self.camera_silent = False
         self.shoe("HELLO", "1", "DS8", "SZ-0042", "2.1.0", boot_id)
 
     # ---- raw lines
@@ -59,13 +62,13 @@ class SzTraceScript:
         least every 0.9 s."""
         end = round(self.t + seconds, 6)
         while True:
-            next_hb = self._last_shoe + 1.0
-            next_cam = self._last_camera + 0.9
+            next_hb = self._last_shoe + 1.0 if not self.link_silent else float("inf")
+            next_cam = self._last_camera + 0.9 if not self.camera_silent else float("inf")
             nxt = max(min(next_hb, next_cam), self.t)
             if nxt > end:
                 break
             self.t = nxt
-            if nxt == next_hb:
+            if next_hb <= nxt:  # also a heartbeat overdue after a silence
                 self.shoe("HB", str(int(self.t * 1000)))
             else:
                 self.camera({})
@@ -121,20 +124,42 @@ class SzTraceScript:
         self.supervisor("confirm_shuffle").wait(1)
         return self.shoe("LOAD").wait(2)
 
-    def deal(self, hands: Mapping[str, Sequence[str]], leader: str) -> SzTraceScript:
+    def deal(
+        self,
+        hands: Mapping[str, Sequence[str]],
+        leader: str,
+        *,
+        place: Mapping[int, str] | None = None,
+        unseen: Sequence[int] = (),
+        stop_after: int | None = None,
+    ) -> SzTraceScript:
         """Deal the hands one card at a time by the plan (from the seat after the leader),
-        face down; the deal ends with the last read (betting starts then)."""
+        face down; the deal ends with the last read (betting starts then). A dealer's
+        mistakes: `place` puts card k in another seat's zone, `unseen` cards never reach the
+        camera's view, `stop_after` deals only that many cards. A card `??` is UNREAD."""
         plan = deal_plan(list(hands), leader, 4)
         taken = {s: 0 for s in hands}
         for k, seat in enumerate(plan):
-            self.shoe("CARD", hands[seat][taken[seat]])
+            if stop_after is not None and k >= stop_after:
+                break
+            card = hands[seat][taken[seat]]
+            if card == "??":
+                self.shoe("UNREAD")
+            else:
+                self.shoe("CARD", card)
             taken[seat] += 1
             if k == len(plan) - 1:
                 self.dealt_at = self.t
             self.wait(CAMERA_LAG_S)
-            self.camera({seat: [*self.zones[seat], "??"]})
+            zone = (place or {}).get(k, seat)
+            if k not in unseen:
+                self.camera({zone: [*self.zones[zone], "??"]})
             self.wait(DEAL_GAP_S - CAMERA_LAG_S)
         return self
+
+    def card(self, card: str) -> SzTraceScript:
+        """One more card out of the shoe (an early or extra card)."""
+        return self.shoe("CARD", card)
 
     def reveal(self, hands: Mapping[str, Sequence[str]]) -> SzTraceScript:
         """The dealer turns the shown-down hands face up, one seat at a time."""
