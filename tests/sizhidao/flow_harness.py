@@ -38,12 +38,16 @@ class TracePort:
         self.now_us = 0
         self.purse = Wallets()
         self.records: list[dict[str, Any]] = []
+        self.messages: list[dict[str, Any]] = []
         self.timers: dict[str, int] = {}
 
     def emit(self, type_: str, **fields: Any) -> dict[str, Any]:
         rec = {"t": self.now_us / 1e6, "type": type_, **fields}
         self.records.append(rec)
         return rec
+
+    def message(self, key: str, kind: str, **fields: Any) -> None:
+        self.messages.append({"key": key, "kind": kind, **fields})
 
     def arm(self, name: str, due_us: int) -> None:
         self.timers[name] = due_us

@@ -68,6 +68,7 @@ class Port(Protocol):
     purse: Purse
 
     def emit(self, type_: str, **fields: Any) -> dict[str, Any]: ...
+    def message(self, key: str, kind: str, **fields: Any) -> None: ...
     def arm(self, name: str, due_us: int) -> None: ...
     def disarm(self, *names: str) -> None: ...
 
@@ -382,10 +383,9 @@ class SiZhiDaoGame:
         game_id = f"{self.port.table}-G{self.games_opened}"
         leader = game_leader(self.seating.leader, payers)
         g = GameState(self.games_opened, game_id, leader, payers, Rights(payers))
-        for account in payers.values():
-            self.port.purse.debit(account, ante)
-            g.entries.append(Entry(f"{game_id}-D1", account, "ante", ante))
         self.game = g
+        for account in payers.values():
+            self._take(g, Entry(f"{game_id}-D1", account, "ante", ante))
         self._emit("game_open", game_id=game_id, leader=leader, players=dict(payers), ante=ante)
         return None
 
@@ -498,11 +498,15 @@ class SiZhiDaoGame:
             refunds[e.account] = refunds.get(e.account, 0) + e.amount
         for account, amount in refunds.items():
             self.port.purse.credit(account, amount)
-        self._emit(
-            "round_cancelled",
+        lines = [{"account": a, "amount": m} for a, m in refunds.items()]
+        self._emit("round_cancelled", round_id=g.game_id, reason=reason, refunds=lines)
+        self.port.message(
+            f"pot_cancelled:{g.game_id}",
+            "pot_cancelled",
             round_id=g.game_id,
+            game="sizhidao",
             reason=reason,
-            refunds=[{"account": a, "amount": m} for a, m in refunds.items()],
+            refunds=lines,
         )
         self.history.append(
             {"game_id": g.game_id, "cancelled": reason, "pot": sum(refunds.values())}
@@ -565,8 +569,7 @@ class SiZhiDaoGame:
         for dec in decisions:
             account = g.account_of(dec.seat)
             if dec.amount:
-                self.port.purse.debit(account, dec.amount)
-                g.entries.append(Entry(d.deal_id, account, "bet", dec.amount))
+                self._take(g, Entry(d.deal_id, account, "bet", dec.amount))
             self._emit(
                 "player_action",
                 deal_id=d.deal_id,
@@ -637,6 +640,21 @@ class SiZhiDaoGame:
         if g.window is not None:
             self.port.arm(BUY_IN_TIMER, self.port.now_us + self.settings.buy_in_us)
 
+    def _take(self, g: GameState, e: Entry) -> None:
+        """Money from a wallet into the game's pot: the wallet mirror and the books."""
+        self.port.purse.debit(e.account, e.amount)
+        g.entries.append(e)
+        self.port.message(
+            f"pot_in:{g.game_id}:{len(g.entries)}",
+            "pot_in",
+            round_id=g.game_id,
+            game="sizhidao",
+            deal_id=e.deal_id,
+            account=e.account,
+            amount=e.amount,
+            what=e.kind,
+        )
+
     def _record_buy_in(
         self, g: GameState, account: str, seat: str, amount: int | None, *, auto: bool
     ) -> None:
@@ -647,8 +665,7 @@ class SiZhiDaoGame:
                 "buy_in", deal_id=deal_id, account=account, seat=seat, declined=True, auto=auto
             )
             return
-        self.port.purse.debit(account, amount)
-        g.entries.append(Entry(deal_id, account, "buy_in", amount))
+        self._take(g, Entry(deal_id, account, "buy_in", amount))
         g.next_buyers[seat] = amount
         self._emit("buy_in", deal_id=deal_id, account=account, seat=seat, amount=amount, auto=auto)
 
@@ -674,6 +691,13 @@ class SiZhiDaoGame:
             payouts=dict(g.payouts),
             pot=pot,
             bets=_bet_lines(g),
+        )
+        self.port.message(
+            f"pot_settled:{g.game_id}",
+            "pot_settled",
+            round_id=g.game_id,
+            game="sizhidao",
+            payouts=dict(g.payouts),
         )
         if g.last_backs:
             self.seating.leader = leader_after_showdown(g.last_backs, g.leader)
