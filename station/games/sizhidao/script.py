@@ -53,8 +53,14 @@ class SzTraceScript:
         self.shoe("HELLO", "1", "DS8", "SZ-0042", "2.1.0", boot_id)
 
     # ---- raw lines
+    #: called with every line as it is written (a live table fed in lockstep)
+    on_line: Any = None
+
     def _add(self, **line: Any) -> SzTraceScript:
-        self.lines.append({"t": round(self.t, 3), **line})
+        entry = {"t": round(self.t, 3), **line}
+        self.lines.append(entry)
+        if self.on_line is not None:
+            self.on_line(entry)
         return self
 
     def wait(self, seconds: float) -> SzTraceScript:
