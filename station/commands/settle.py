@@ -1,4 +1,7 @@
-"""`station settle --game pokdeng`: settle rounds from the rules alone, as JSON Lines.
+"""`station settle --game GAME`: settle rounds from the rules alone, as JSON Lines.
+
+The games are the table `GAMES` (name -> a function settling one parsed line); each game's
+line format lives with its rules (Si Zhi Dao: `station.games.sizhidao.settle`). Pok Deng:
 
 Standard input: one round per line,
 
@@ -36,7 +39,7 @@ import argparse
 import json
 import sys
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import IO, Any
 
 from station.cards import Card, CardError, parse_card
@@ -50,7 +53,6 @@ from station.games.pokdeng import (
     returned_for,
 )
 
-GAMES = ("pokdeng",)
 ROUND_KEYS = frozenset({"cards", "bets", "round_id"})
 BET_KEYS = frozenset({"account", "spot", "amount"})
 OUTPUT_KEYS = frozenset({"deducted", "returned"})
@@ -162,8 +164,27 @@ def settle_round(obj: object, decks: int = PokDeng.decks) -> dict[str, Any]:
     return out
 
 
-def settle_lines(lines: Iterable[bytes], out: IO[str], err: IO[str]) -> int:
+def _settle_sizhidao(obj: object) -> dict[str, Any]:
+    from station.games.sizhidao.settle import DealError, settle_deal
+
+    try:
+        return settle_deal(obj)
+    except DealError as e:
+        raise RoundError(str(e)) from None
+
+
+# game name -> settles one parsed line, raising RoundError for a line it cannot settle
+GAMES: dict[str, Callable[[object], dict[str, Any]]] = {
+    "pokdeng": settle_round,
+    "sizhidao": _settle_sizhidao,
+}
+
+
+def settle_lines(
+    lines: Iterable[bytes], out: IO[str], err: IO[str], game: str = "pokdeng"
+) -> int:
     """Answer every line; returns how many lines failed."""
+    settle_one = GAMES[game]
     failed = 0
     for lineno, raw in enumerate(lines, start=1):
         try:
@@ -179,7 +200,7 @@ def settle_lines(lines: Iterable[bytes], out: IO[str], err: IO[str]) -> int:
                 obj = json.loads(text, object_pairs_hook=_no_duplicate_keys)
             except json.JSONDecodeError as e:
                 raise RoundError(f"not JSON: {e}") from None
-            answer = settle_round(obj)
+            answer = settle_one(obj)
         except RoundError as e:
             print(f"line {lineno}: {e}", file=err, flush=True)
             failed += 1
@@ -191,13 +212,13 @@ def settle_lines(lines: Iterable[bytes], out: IO[str], err: IO[str]) -> int:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--game", required=True, choices=GAMES, help="the game whose rules settle the rounds"
+        "--game", required=True, choices=sorted(GAMES), help="the game whose rules settle the rounds"
     )
 
 
 def run(args: argparse.Namespace) -> int:
     # Read bytes so that a line of bad encoding is one failed line, not a crashed command.
-    failed = settle_lines(sys.stdin.buffer, sys.stdout, sys.stderr)
+    failed = settle_lines(sys.stdin.buffer, sys.stdout, sys.stderr, args.game)
     if failed:
         print(f"{failed} line(s) not settled", file=sys.stderr)
     return 1 if failed else 0

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from station.games.base import Game
 from station.games.pokdeng import PokDeng
+from station.games.sizhidao import SiZhiDao
 
-GAMES: dict[str, type[Game]] = {"pokdeng": PokDeng}
+GAMES: dict[str, type[Game]] = {"pokdeng": PokDeng, "sizhidao": SiZhiDao}
 
 
 def register(game: type[Game]) -> type[Game]:

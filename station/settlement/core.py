@@ -28,9 +28,11 @@ from typing import Any
 from station.cards import Card, CardError, parse_card
 from station.games import get_game
 from station.games.base import BetError, Game
+from station.settlement import pot
 from station.settlement.ledger import CheckReport, check_books, connect
+from station.settlement.pot import POT_KINDS
 
-MESSAGE_KINDS = ("wallet", "bet", "hand", "round_cancelled")
+MESSAGE_KINDS = ("wallet", "bet", "hand", "round_cancelled", *POT_KINDS)
 
 
 class SettlementRefused(Exception):
@@ -199,6 +201,8 @@ class SettlementCore:
             result, postings, round_id = self._hand(key, message)
         elif kind == "round_cancelled":
             result, postings, round_id = self._cancel(key, message)
+        elif kind in POT_KINDS:
+            result, postings, round_id = pot.apply(self, kind, key, message)
         else:
             raise SettlementRefused(key, "unknown_kind", f"kind {kind!r} (known: {', '.join(MESSAGE_KINDS)})")
         cur = self._conn.execute(

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from station.settlement.pot import pot_problems
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS accounts (
     id      INTEGER PRIMARY KEY,
@@ -151,7 +153,8 @@ def check_books(conn: sqlite3.Connection, *, require_closed: bool = False) -> Ch
       by its round's entry; a refund returns exactly what was deducted;
     - every closing entry posted, account by account, exactly what the bets it closed
       returned (and in_play and the house their counterparts);
-    - ``in_play`` holds exactly what the open bets deducted.
+    - ``in_play`` holds exactly what the open bets deducted;
+    - every pot account (`station.settlement.pot`) of a closed game is at zero.
     With `require_closed`, a bet still open (its round not yet settled) is also a problem:
     auditors use it at the end of a session, when every round is over.
     """
@@ -274,6 +277,9 @@ def check_books(conn: sqlite3.Connection, *, require_closed: bool = False) -> Ch
         ).fetchone()[0]
         if in_play_balance != open_deducted:
             problem(f"in_play holds {in_play_balance} but the open bets deducted {open_deducted}")
+        # pot games (Si Zhi Dao): a closed game's pot is empty; an open one only at the end
+        for text in pot_problems(conn, require_closed=require_closed):
+            problem(text)
         figures = {
             "postings": n_postings,
             "wallets": conn.execute("SELECT COUNT(*) FROM accounts WHERE kind='wallet'").fetchone()[0],

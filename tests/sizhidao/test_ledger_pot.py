@@ -1,0 +1,148 @@
+"""The pot in the settlement ledger: every ante, bet and buy-in of a Si Zhi Dao game is a
+posting from the wallet into the game's pot account, the game's end pays the pot out (or
+back), and `station ledger check` proves every pot ends at zero — for the recorded traces,
+the staged tie rounds and all-in layers, and a game cancelled in its tie round."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from station.core.replay import replay_settled
+from station.settlement.core import SettlementCore, SettlementRefused
+from tests.sizhidao.staged_games import SCENARIOS
+from tests.sizhidao.test_kernel_faults import (
+    HANDS,
+    calls,
+    opened,
+)
+
+TRACES = Path(__file__).parents[1] / "data" / "traces-sizhidao"
+ROOT = Path(__file__).parents[2]
+
+
+def pots(ledger: Path) -> dict[str, int]:
+    conn = sqlite3.connect(ledger)
+    try:
+        return dict(
+            conn.execute(
+                "SELECT name, balance FROM accounts WHERE kind='system' AND name LIKE 'pot:%'"
+            )
+        )
+    finally:
+        conn.close()
+
+
+def ledger_check(ledger: Path) -> dict:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "station",
+            "ledger",
+            "check",
+            "--ledger",
+            str(ledger),
+            "--all-closed",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    return {"rc": proc.returncode, "out": proc.stdout, "err": proc.stderr}
+
+
+def replayed(path: Path, tmp_path: Path) -> tuple[list[dict], Path]:
+    ledger = tmp_path / "ledger.sqlite"
+    records, problems = replay_settled(path, ledger=ledger)
+    assert problems is None, problems
+    return records, ledger
+
+
+@pytest.mark.parametrize("name", ["clean_session", "tie_once", "allin_layers"])
+def test_recorded_games_leave_every_pot_at_zero(name: str, tmp_path) -> None:
+    records, ledger = replayed(TRACES / name / "trace.jsonl", tmp_path)
+    games = [r["game_id"] for r in records if r["type"] == "game_open"]
+    found = pots(ledger)
+    assert len(found) == len(games) and set(found.values()) == {0}
+    checked = ledger_check(ledger)
+    assert checked["rc"] == 0 and json.loads(checked["out"])["ok"], checked
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_staged_games_leave_every_pot_at_zero(name: str, tmp_path) -> None:
+    script, want = SCENARIOS[name]()
+    records, ledger = replayed(script.write(tmp_path / "trace.jsonl"), tmp_path)
+    assert set(pots(ledger).values()) == {0}
+    with SettlementCore(ledger) as sc:
+        assert {a: b for a, b in sc.balances().items() if a in want["balances"]} == want["balances"]
+        assert sc.check(require_closed=True).ok
+
+
+def test_a_cancelled_game_refunds_through_its_pot(tmp_path) -> None:
+    s = opened()
+    s.deal(HANDS, leader="S1")
+    calls(s)
+    s.wait(1).supervisor("cancel_round").clear().end()
+    records, ledger = replayed(s.write(tmp_path / "trace.jsonl"), tmp_path)
+    assert [r["type"] for r in records if r["type"] == "round_cancelled"] == ["round_cancelled"]
+    assert set(pots(ledger).values()) == {0}
+
+
+def test_the_books_refuse_a_pot_paid_out_other_than_it_holds(tmp_path) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    with SettlementCore(ledger) as sc:
+        sc.apply({"key": "w1", "kind": "wallet", "account": "a", "balance": 1000})
+        sc.apply({"key": "w2", "kind": "wallet", "account": "b", "balance": 1000})
+        for i, acc in enumerate("ab"):
+            sc.apply(
+                {
+                    "key": f"in{i}",
+                    "kind": "pot_in",
+                    "round_id": "SZ-01-G1",
+                    "account": acc,
+                    "amount": 300,
+                    "what": "ante",
+                }
+            )
+        with pytest.raises(SettlementRefused) as e:
+            sc.apply(
+                {"key": "out", "kind": "pot_settled", "round_id": "SZ-01-G1", "payouts": {"a": 500}}
+            )
+        assert e.value.args and "pot" in str(e.value)
+        with pytest.raises(SettlementRefused):
+            sc.apply(
+                {
+                    "key": "in9",
+                    "kind": "pot_in",
+                    "round_id": "SZ-01-G1",
+                    "account": "a",
+                    "amount": 5000,
+                    "what": "bet",
+                }
+            )
+        with pytest.raises(SettlementRefused):
+            sc.apply(
+                {
+                    "key": "c",
+                    "kind": "pot_cancelled",
+                    "round_id": "SZ-01-G1",
+                    "refunds": [{"account": "a", "amount": 600}],
+                }
+            )
+        report = sc.check(require_closed=True)
+        assert not report.ok and any("SZ-01-G1" in p for p in report.problems)
+        sc.apply(
+            {"key": "out2", "kind": "pot_settled", "round_id": "SZ-01-G1", "payouts": {"a": 600}}
+        )
+        assert sc.check(require_closed=True).ok
+        assert sc.balances() == {"a": 1300, "b": 700}
+    checked = ledger_check(ledger)
+    assert checked["rc"] == 0, checked
