@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from station.core.replay import replay_settled
 from station.settlement.core import SettlementCore, SettlementRefused
+from station.settlement.replay import replay_settled
 from tests.sizhidao.staged_games import SCENARIOS
 from tests.sizhidao.test_kernel_faults import (
     HANDS,

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from station.core.replay import replay_settled
 from station.games.sizhidao.sim import SimTable
+from station.settlement.replay import replay_settled
 
 ALLOWED = {"not_in_game", "not_now", "not_your_turn"}  # a player folded or late by its time
 
