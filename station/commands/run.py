@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
               f"{cfg.settlement.mode}, data in {cfg.data_dir}")
         return 0
     from station.live.camera_feed import camera_factory_for
-    from station.live.runtime import start_runtime
+    from station.runtime import start_runtime
 
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

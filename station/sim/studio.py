@@ -126,7 +126,7 @@ class Studio:
         from firmware_bridge.shoe.simulator import FaultPlan, ScheduledFault, ShoeSimulator
         from station.console import UserStore
         from station.live.camera_feed import camera_factory_for
-        from station.live.runtime import start_runtime
+        from station.runtime import start_runtime
 
         o = self.opts
         o.data_dir.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,7 @@ import json
 
 from station.core.replay import replay_records
 from station.live.config import parse_config
-from station.live.runtime import start_runtime
+from station.runtime import start_runtime
 
 
 def _config(tmp_path, betting_seconds):
