@@ -28,6 +28,9 @@ class CameraPicture:
     #: the console filters it by the public view
     readings: dict[str, tuple[str, ...]]
     taken_at: float = field(default_factory=time.monotonic)  # monotonic seconds
+    #: what the recogniser says is wrong with its picture (a deck back not calibrated, an
+    #: unknown back in a zone, a felt unlike the calibrated one), or None
+    warning: str | None = None
 
     def age_s(self) -> float:
         return max(0.0, time.monotonic() - self.taken_at)

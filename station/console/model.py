@@ -230,7 +230,9 @@ class Console:
                           "summary": _summary(items) if shown is None else ", ".join(shown)})
         return {"available": True, "age_s": round(pic.age_s(), 2), "width": pic.width,
                 "height": pic.height, "zones": zones,
-                "frame": f"/api/tables/{name}/camera.jpg"}
+                "frame": f"/api/tables/{name}/camera.jpg",
+                # e.g. "deck back not calibrated": said, never read through (docs/camera.md)
+                "warning": pic.warning}
 
     @staticmethod
     def _sample(t: _Table, v: dict[str, Any]) -> None:

@@ -159,7 +159,8 @@ class CameraFeed:
         zones = {n: tuple((x / lay.width, y / lay.height) for x, y in z.polygon)
                  for n, z in lay.zones.items()}
         LATEST.put(self.table, CameraPicture(jpeg.tobytes(), small.shape[1], small.shape[0], zones,
-                                             dict(self.readings)))
+                                             dict(self.readings),
+                                             warning=self.watched.status.get("message") or None))
 
     def start(self) -> CameraFeed:
         self.observer.start()

@@ -200,3 +200,42 @@ def test_the_camera_view_shows_zones_and_no_unrevealed_identity(tmp_path: Path, 
         stop_console(server, thread)
         feed.stop()
         station.stop()
+
+
+def test_an_uncalibrated_deck_back_is_said_on_the_camera_panel(tmp_path: Path, users, page) -> None:
+    """A camera whose deck back was never calibrated reads no face-down card as anything,
+    and the console says why (docs/camera.md: calibrating a new deck)."""
+    import dataclasses
+
+    from playwright.sync_api import expect
+
+    from firmware_bridge.camera.layout import default_layout
+    from firmware_bridge.camera.recogniser import Recogniser
+    from firmware_bridge.camera.scene import TableScene
+    from firmware_bridge.camera.sources import open_source
+    from station.console import make_console_app, serve_console, stop_console
+    from station.core.settings import TableSettings
+    from station.live.camera_feed import CameraFeed
+    from station.live.table_station import TableStation
+
+    station = TableStation(TableSettings(table="PD-01", game="pokdeng", camera=True),
+                           tmp_path / "journal.sqlite")
+    station.start()
+    layout = dataclasses.replace(default_layout(), calibration=None)
+    scene = TableScene(seed=4)
+    scene.deal("P1", "7H")
+    source = open_source({"kind": "synthetic", "fps": 6}, layout=layout, scene=scene)
+    feed = CameraFeed(station, source, Recogniser(layout)).start()
+    app = make_console_app([station], users=users, secret="floor-secret-" + "y" * 20,
+                           audit_path=tmp_path / "audit.sqlite")
+    server, thread, url = serve_console(app)
+    try:
+        _login(page, url, "sup1", "floor-sup-pass")
+        expect(page.locator("#camera-view")).to_be_visible(timeout=30_000)
+        note = page.locator("#camera-note")
+        expect(note).to_contain_text("deck back not calibrated", timeout=30_000)
+        expect(note).to_contain_text("station camera calibrate")
+    finally:
+        stop_console(server, thread)
+        feed.stop()
+        station.stop()

@@ -447,7 +447,8 @@ async function refreshCamera() {
       $("camera-readings").replaceChildren();
       return;
     }
-    set("camera-note", "");
+    set("camera-note", body.warning ? `camera: ${body.warning}` : "");
+    $("camera-note").classList.toggle("warning", Boolean(body.warning));
     set("camera-age", `picture ${body.age_s < 1 ? "under a second" : Math.round(body.age_s) + " s"} old`);
     const img = $("camera-img");
     await new Promise((resolve) => {
