@@ -1,4 +1,7 @@
-"""`station settle --game pokdeng`: settle rounds from the rules alone, as JSON Lines.
+"""`station settle --game GAME`: settle rounds from the rules alone, as JSON Lines.
+
+Each game's rounds have their own shape; `SETTLERS` names the function that settles one
+round of each game (Wenzhou Pai Gow: station/games/paigow/settle.py). What follows is Pok Deng.
 
 Standard input: one round per line,
 
@@ -36,11 +39,12 @@ import argparse
 import json
 import sys
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import IO, Any
 
 from station.cards import Card, CardError, parse_card
 from station.games.base import BetError
+from station.games.paigow.settle import settle_round as settle_paigow_round
 from station.games.pokdeng import (
     BANKER,
     PLAYERS,
@@ -50,7 +54,6 @@ from station.games.pokdeng import (
     returned_for,
 )
 
-GAMES = ("pokdeng",)
 ROUND_KEYS = frozenset({"cards", "bets", "round_id"})
 BET_KEYS = frozenset({"account", "spot", "amount"})
 OUTPUT_KEYS = frozenset({"deducted", "returned"})
@@ -162,8 +165,21 @@ def settle_round(obj: object, decks: int = PokDeng.decks) -> dict[str, Any]:
     return out
 
 
-def settle_lines(lines: Iterable[bytes], out: IO[str], err: IO[str]) -> int:
-    """Answer every line; returns how many lines failed."""
+#: game -> what settles one parsed round of it (raises ValueError naming what is wrong)
+SETTLERS: dict[str, Callable[[object], dict[str, Any]]] = {
+    "pokdeng": settle_round,
+    "paigow": settle_paigow_round,
+}
+GAMES = tuple(SETTLERS)
+
+
+def settle_lines(
+    lines: Iterable[bytes],
+    out: IO[str],
+    err: IO[str],
+    settle: Callable[[object], dict[str, Any]] = settle_round,
+) -> int:
+    """Answer every line with `settle`; returns how many lines failed."""
     failed = 0
     for lineno, raw in enumerate(lines, start=1):
         try:
@@ -179,8 +195,8 @@ def settle_lines(lines: Iterable[bytes], out: IO[str], err: IO[str]) -> int:
                 obj = json.loads(text, object_pairs_hook=_no_duplicate_keys)
             except json.JSONDecodeError as e:
                 raise RoundError(f"not JSON: {e}") from None
-            answer = settle_round(obj)
-        except RoundError as e:
+            answer = settle(obj)
+        except ValueError as e:  # RoundError, or a game's own round error
             print(f"line {lineno}: {e}", file=err, flush=True)
             failed += 1
             continue
@@ -197,7 +213,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Read bytes so that a line of bad encoding is one failed line, not a crashed command.
-    failed = settle_lines(sys.stdin.buffer, sys.stdout, sys.stderr)
+    failed = settle_lines(sys.stdin.buffer, sys.stdout, sys.stderr, SETTLERS[args.game])
     if failed:
         print(f"{failed} line(s) not settled", file=sys.stderr)
     return 1 if failed else 0
