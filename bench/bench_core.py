@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from station.core.inputs import US, read_trace
+from station.core.kernel import TableKernel as TableCore
 from station.core.replay import replay_records, settings_from_header
-from station.core.table import TableCore
 
 TRACE = Path(__file__).parents[1] / "tests" / "data" / "traces" / "clean_shoe" / "trace.jsonl"
 
@@ -85,7 +85,7 @@ def _live_latencies(header, inputs, sync: str) -> list[float]:
 
     clk = Clock()
     with tempfile.TemporaryDirectory() as d:
-        st = TableStation(settings_from_header(header), Path(d) / "j.sqlite", wall_clock=clk,
+        st = TableStation(settings_from_header(header), Path(d) / "j.sqlite", clock=clk,
                           journal_sync=sync.lower())
         st.start()
         out = []

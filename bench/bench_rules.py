@@ -21,7 +21,7 @@ from itertools import product
 
 from station.cards import ALL_CARDS, parse_card
 from station.games.pokdeng import evaluate_hand, position_result, returned_for
-from station.games.pokdeng_rtp import pokdeng_rtp
+from station.games.pokdeng.rtp import pokdeng_rtp
 
 
 def best_of(n: int, fn: Callable[[], object]) -> float:

@@ -80,19 +80,25 @@ ALL_CARDS: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in RANKS)
 
 
 class ShoeContents:
-    """What an N-deck shoe can hold: counts every identity drawn and tells a ninth copy
-    (in an 8-deck shoe) and a repeated printed code (serialized decks)."""
+    """What a shoe can hold (a card multiset: 8 decks of 52 for Pok Deng, the 32 stand-in
+    cards for Pai Gow): counts every identity drawn and tells a card beyond its copies (a
+    ninth copy in an 8-deck shoe, a card not in the deck at all) and a repeated printed code
+    (serialized decks)."""
 
-    def __init__(self, decks: int = 8) -> None:
-        self.decks = decks
+    def __init__(self, decks: int = 8, *, deck: Counter[Card] | None = None) -> None:
+        self.deck: Counter[Card] = Counter(deck) if deck is not None else Counter(
+            {c: decks for c in ALL_CARDS})
+        self.decks = decks if deck is None else max(self.deck.values(), default=0)
         self.seen: Counter[Card] = Counter()
         self.codes: set[str] = set()
 
     def draw(self, card: Card, code: str | None = None) -> str | None:
         """Record a drawn card. Returns None if legal, else why it cannot be from this shoe."""
         problem = None
-        if self.seen[card] >= self.decks:
-            problem = f"{card} seen {self.seen[card] + 1} times in a {self.decks}-deck shoe"
+        held = self.deck[card]
+        if self.seen[card] >= held:
+            problem = (f"{card} is not a card of this deck" if held == 0 else
+                       f"{card} seen {self.seen[card] + 1} times in a shoe that holds {held}")
         if code is not None:
             if code in self.codes:
                 problem = f"{card} printed code {code} already seen in this shoe"
@@ -105,4 +111,4 @@ class ShoeContents:
         return sum(self.seen.values())
 
     def remaining(self) -> Counter[Card]:
-        return Counter({c: self.decks - self.seen[c] for c in ALL_CARDS})
+        return Counter({c: n - self.seen[c] for c, n in self.deck.items()})

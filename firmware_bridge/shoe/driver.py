@@ -24,7 +24,6 @@ from __future__ import annotations
 import logging
 import queue
 import random
-import select
 import threading
 import time
 from collections import Counter, deque
@@ -43,6 +42,7 @@ from firmware_bridge.shoe.events import (
     Reply,
     ShoeEvent,
 )
+from firmware_bridge.shoe.port_io import READ_TIMEOUT_S, open_port, read_available
 from firmware_bridge.shoe.stream import ShoeStream
 from firmware_bridge.shoe.trace import TraceRecorder
 
@@ -54,7 +54,7 @@ COMMAND_RETRIES = 5  # resends after the first send
 REOPEN_AFTER_SILENCE = 6.0  # s of link loss after which the port is reopened anyway
 BACKOFF_FIRST = 0.05
 BACKOFF_MAX = 1.0
-READ_TIMEOUT = 0.05  # also the supervision tick
+READ_TIMEOUT = READ_TIMEOUT_S  # also the supervision tick
 SEQ_MAX = 65535
 
 
@@ -202,11 +202,7 @@ class ShoeDriver:
             # has no write timeout (it refuses one after connecting), its writes go to a
             # socket anyway.
             write_timeout = None if self.url.lower().startswith("rfc2217://") else 0.5
-            port = serial.serial_for_url(self.url, baudrate=self._baudrate,
-                                         timeout=READ_TIMEOUT, write_timeout=write_timeout,
-                                         exclusive=True)
-            if _fileno(port) is not None:
-                port.timeout = 0  # select does the waiting (see _read_some)
+            port = open_port(self.url, baudrate=self._baudrate, write_timeout_s=write_timeout)
         except (serial.SerialException, OSError, ValueError, NotImplementedError) as e:
             raise ShoeLinkError(f"cannot open the shoe at {self.url}: {e}") from e
         self._port_broken = False
@@ -240,7 +236,7 @@ class ShoeDriver:
                     self._resend_current_ack()
                     continue
                 try:
-                    data = self._read_some(port)
+                    data = read_available(port)
                 except (serial.SerialException, OSError, TypeError, AttributeError) as e:
                     # Unplugged adapter, vanished pty, TCP bridge gone (pyserial can also
                     # trip over its own closed handle with TypeError/AttributeError).
@@ -262,20 +258,6 @@ class ShoeDriver:
             self._count("reader_died")
             log.exception("shoe reader died")
             self._events.put(ReaderDied(self._clock(), None, self.reader_error))
-
-    def _read_some(self, port: serial.SerialBase) -> bytes:
-        """Whatever has arrived, waiting at most READ_TIMEOUT for the first byte.
-
-        Ports with a file descriptor (device, pty, socket://) are non-blocking and waited on
-        with select, so a chunk comes back whole and at once (pyserial's usual
-        `read(in_waiting or 1)` gives single bytes on sockets). The others (rfc2217://,
-        loop://) keep a read timeout and report what is waiting.
-        """
-        fd = _fileno(port)
-        if fd is not None:
-            ready, _, _ = select.select([fd], [], [], READ_TIMEOUT)
-            return port.read(4096) if ready else b""
-        return port.read(port.in_waiting or 1)
 
     def _drop_port(self, port: serial.SerialBase) -> None:
         with self._port_lock:
@@ -531,12 +513,6 @@ class ShoeDriver:
             c.update(self._counters)
         return dict(sorted(c.items()))
 
-
-def _fileno(port: serial.SerialBase) -> int | None:
-    try:
-        return port.fileno()
-    except (AttributeError, NotImplementedError, OSError, ValueError):
-        return None  # io.UnsupportedOperation is an OSError
 
 
 def _close_quietly(port: serial.SerialBase) -> None:

@@ -1,4 +1,4 @@
-"""`station diagram [--doc]`: the table procedure as a mermaid state diagram."""
+"""`station diagram [--game G] [--doc]`: a game's table procedure as a mermaid state diagram."""
 
 from __future__ import annotations
 
@@ -6,11 +6,14 @@ import argparse
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--doc", action="store_true", help="print the whole docs/procedure.md page")
+    p.add_argument("--game", default="pokdeng", help="the game whose procedure to draw")
+    p.add_argument("--doc", action="store_true",
+                   help="print the whole docs page (docs/procedure.md for Pok Deng, "
+                        "docs/procedure-<game>.md for the others)")
 
 
 def run(args: argparse.Namespace) -> int:
     from station.core.diagram import mermaid, procedure_doc
 
-    print(procedure_doc() if args.doc else mermaid(), end="")
+    print(procedure_doc(args.game) if args.doc else mermaid(game=args.game), end="")
     return 0

@@ -21,7 +21,7 @@ import sys
 from fractions import Fraction
 
 from station.games.paigow import rtp as paigow_rtp
-from station.games.pokdeng_rtp import OUTCOMES, PokDengRTP, pokdeng_rtp
+from station.games.pokdeng.rtp import OUTCOMES, PokDengRTP, pokdeng_rtp
 
 
 def as_json(r: PokDengRTP) -> dict[str, object]:

@@ -13,7 +13,10 @@ import functools
 import re
 from html import escape
 
-from station.core.table import STATES, TableCore
+from station.core.diagram import states_of
+from station.core.kernel import TableKernel as TableCore
+
+STATES = states_of("pokdeng")
 
 BOX_W, BOX_H = 118, 34
 # where each state sits: the shoe's life along the top, a round along the bottom

@@ -1,19 +1,33 @@
-"""The table procedure drawn from the machine itself, as a mermaid state diagram.
+"""Each game's table procedure drawn from its machine itself, as a mermaid state diagram.
 
-`docs/procedure.md` holds the committed drawing; a test fails when the machine and the
-drawing differ, so the picture the floor supervisors are trained on is the procedure the
-station enforces.
+`docs/procedure.md` (Pok Deng) and `docs/procedure-<game>.md` (the other games) hold the
+committed drawings; a test fails when a machine and its drawing differ, so the picture the
+floor supervisors are trained on is the procedure the station enforces.
 """
 
 from __future__ import annotations
 
 from transitions import Machine
 
-from station.core.table import STATES, TableCore
+from station.core.kernel import TableKernel
+from station.core.settings import TableSettings
+from station.games import get_game
 
 
-def mermaid(machine: Machine | None = None) -> str:
-    m = machine or TableCore().machine
+def states_of(game: str = "pokdeng") -> tuple[str, ...]:
+    """A game's states in diagram order."""
+    cls = get_game(game).procedure_class
+    if cls is None:
+        raise ValueError(f"{game}: no table procedure")
+    return cls.states
+
+
+def machine_of(game: str = "pokdeng") -> Machine:
+    return TableKernel(TableSettings(game=game)).machine
+
+
+def mermaid(machine: Machine | None = None, game: str = "pokdeng") -> str:
+    m = machine or machine_of(game)
     lines = ["stateDiagram-v2", f"    [*] --> {m.initial}"]
     edges: dict[tuple[str, str], list[str]] = {}
     for trigger, event in m.events.items():
@@ -24,18 +38,28 @@ def mermaid(machine: Machine | None = None) -> str:
                 edges.setdefault((source, tr.dest), [])
                 if trigger not in edges[(source, tr.dest)]:
                     edges[(source, tr.dest)].append(trigger)
-    order = {s: i for i, s in enumerate(STATES)}
+    order = {s: i for i, s in enumerate(states_of(game))}
     for (src, dst), triggers in sorted(edges.items(), key=lambda e: (order[e[0][0]], order[e[0][1]])):
         lines.append(f"    {src} --> {dst}: {' / '.join(triggers)}")
     return "\n".join(lines) + "\n"
 
 
-def procedure_doc() -> str:
+def doc_name(game: str = "pokdeng") -> str:
+    """Where a game's drawing is committed, under docs/."""
+    return "procedure.md" if game == "pokdeng" else f"procedure-{game}.md"
+
+
+def procedure_doc(game: str = "pokdeng") -> str:
+    if game == "pokdeng":
+        title, cmd = "# The table procedure, as the station enforces it", "station diagram"
+    else:
+        title = f"# The {get_game(game).name} table procedure, as the station enforces it"
+        cmd = f"station diagram --game {game}"
     return (
-        "# The table procedure, as the station enforces it\n\n"
-        "Drawn from the table core's state machine by `station diagram` "
+        f"{title}\n\n"
+        f"Drawn from the table core's state machine by `{cmd}` "
         "(a test keeps this file and the machine equal). `paused` is where every fault "
         "(PROCEDURE.md §3) sends the table until the floor supervisor decides; `resume` "
         "returns to wherever the procedure stands by then.\n\n"
-        "```mermaid\n" + mermaid() + "```\n"
+        "```mermaid\n" + mermaid(game=game) + "```\n"
     )

@@ -1,4 +1,4 @@
-"""Fault kinds of PROCEDURE.md §3, what each means to the floor supervisor, and what the
+"""Fault kinds of PROCEDURE.md §3 (the games add and reword theirs), what each means to the floor supervisor, and what the
 supervisor may do about it."""
 
 from __future__ import annotations
@@ -46,9 +46,5 @@ class ActiveFault:
     since_us: int
     in_round: bool
     key: str | None = None  # what it is about, where one kind can concern several things
-
-    @property
-    def cancel_only(self) -> bool:
-        if self.kind == "shoe_rebooted":
-            return self.in_round
-        return self.kind in CANCEL_ONLY
+    #: only cancel can clear it (the game decides: station/games/base.py `is_cancel_only`)
+    cancel_only: bool = False

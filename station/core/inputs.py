@@ -18,10 +18,15 @@ from typing import IO, Any
 from station.cards import CardError, parse_card
 
 US = 1_000_000
-DEALER_ACTIONS = frozenset({"new_shoe", "open_betting"})
+#: every dealer action of every game (TRACES.md §1, §1.1); a game refuses the ones it has not
+DEALER_ACTIONS = frozenset({"new_shoe", "open_betting", "dice"})
 SUPERVISOR_ACTIONS = frozenset({"confirm_shuffle", "resume", "cancel_round", "end_shoe", "close_table"})
-INPUT_KEYS = ("shoe", "to_shoe", "camera", "dealer", "supervisor", "wallet", "bet", "end")
+INPUT_KEYS = ("shoe", "to_shoe", "camera", "dealer", "supervisor", "wallet", "bet", "player", "end")
 CAMERA_TOKENS = frozenset({"??", "XX", "CUT"})
+#: the dice tray's zone: a list of die faces, 1–6, 0 for a die the camera cannot read
+DICE_ZONE = "DICE"
+#: the fields a player action may carry besides `account` and `action` (TRACES.md §1.1)
+PLAYER_FIELDS = ("seat", "amount", "front", "back", "ref")
 
 
 def to_us(t: float) -> int:
@@ -56,6 +61,7 @@ class Input:
         d: dict[str, Any] = {"t": self.t, self.kind: self.value}
         if self.user is not None:
             d["user"] = self.user
+        d.update(self.extra)  # e.g. the faces of a dealer's `dice` line
         return d
 
 
@@ -72,10 +78,15 @@ class TraceHeader:
                 "settings": self.settings, "note": self.note}
 
 
-def normalise_zone_cards(zone: str, cards: Any) -> list[str]:
-    """Camera notation for one zone: RULES.md cards (canonicalised), `??`, `XX`, `CUT`."""
+def normalise_zone_cards(zone: str, cards: Any) -> list[Any]:
+    """Camera notation for one zone: RULES.md cards (canonicalised), `??`, `XX`, `CUT`; for
+    the dice tray, the faces seen (integers 0–6)."""
     if not isinstance(cards, list):
         raise ValueError(f"zone {zone!r}: expected a list of cards, got {cards!r}")
+    if zone == DICE_ZONE:
+        if not all(isinstance(f, int) and not isinstance(f, bool) and 0 <= f <= 6 for f in cards):
+            raise ValueError(f"zone {zone!r}: expected die faces 0-6, got {cards!r}")
+        return list(cards)
     out = []
     for c in cards:
         if isinstance(c, str) and c in CAMERA_TOKENS:
@@ -124,6 +135,7 @@ def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None, *,
     kind = keys[0]
     value = obj[kind]
     user = None
+    extra: dict[str, Any] = {}
     if kind in ("shoe", "to_shoe"):
         if not isinstance(value, str):
             raise TraceError(line_no, f"'{kind}' must be a string of bytes")
@@ -141,6 +153,11 @@ def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None, *,
     elif kind == "dealer":
         if value not in DEALER_ACTIONS:
             raise TraceError(line_no, f"unknown dealer action {value!r}")
+        if value == "dice":
+            # the faces are the game's to judge (`bad_dice` is a refusal, not a bad line)
+            if "dice" not in obj:
+                raise TraceError(line_no, "a dealer 'dice' line needs its 'dice'")
+            extra = {"dice": obj["dice"]}
     elif kind == "supervisor":
         if value not in SUPERVISOR_ACTIONS:
             raise TraceError(line_no, f"unknown supervisor action {value!r}")
@@ -166,12 +183,24 @@ def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None, *,
             raise TraceError(line_no, "'bet' ref must be a non-empty string of at most 128 characters")
         value = {"account": value["account"], "spot": value["spot"], "amount": value["amount"],
                  **({"ref": ref} if ref is not None else {})}
+    elif kind == "player":
+        if not isinstance(value, dict):
+            raise TraceError(line_no, "'player' must be an object")
+        if not isinstance(value.get("account"), str) or not value["account"]:
+            raise TraceError(line_no, "'player' needs an account")
+        if not isinstance(value.get("action"), str) or not value["action"]:
+            raise TraceError(line_no, "'player' needs an action")
+        unknown = sorted(set(value) - {"account", "action", *PLAYER_FIELDS})
+        if unknown:
+            raise TraceError(line_no, f"'player' has unknown fields {unknown}")
+        # what each action needs is the game's to judge: a refusal, not a bad line
+        value = {k: value[k] for k in ("account", "action", *PLAYER_FIELDS) if k in value}
     elif kind == "tick":
         value = True
     elif kind == "end":
         if value is not True:
             raise TraceError(line_no, "'end' must be true")
-    return Input(t_us, kind, value, user)
+    return Input(t_us, kind, value, user, extra)
 
 
 def _open_text(path: str | Path) -> IO[str]:

@@ -13,12 +13,13 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from station.core.inputs import Input, TraceHeader, iter_lines, parse_header, parse_input
-from station.settlement.outbox import OUTBOX_SCHEMA, enqueue
+from station.core.outbox import OUTBOX_SCHEMA, enqueue
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -80,7 +81,9 @@ class Journal:
                                   (json.dumps(header.to_line()),))
                 self.conn.execute("INSERT INTO meta VALUES ('epoch', ?)", (repr(epoch),))
             self.epoch = epoch
+            self.is_new = True
         else:
+            self.is_new = False
             self.header = parse_header(json.loads(row[0]))
             if header is not None and (header.table, header.game, header.camera) != (
                 self.header.table, self.header.game, self.header.camera
@@ -91,6 +94,13 @@ class Journal:
                     f"({header.game}, camera {header.camera})"
                 )
             self.epoch = float(self.conn.execute("SELECT value FROM meta WHERE key='epoch'").fetchone()[0])
+        # the journal's own id: settlement keys carry it, so a new journal at the same table
+        # (or a journal from before ids were kept, which gets one now) never reuses a key
+        with self.conn:
+            self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('journal_id', ?)",
+                              (uuid.uuid4().hex[:12],))
+        self.journal_id: str = self.conn.execute(
+            "SELECT value FROM meta WHERE key='journal_id'").fetchone()[0]
 
     def inputs(self, after: int = 0) -> Iterator[tuple[int, Input]]:
         prev = None

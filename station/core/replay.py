@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from station.core.inputs import Input, TraceHeader, read_trace
+from station.core.kernel import TableKernel as TableCore
 from station.core.settings import TableSettings
-from station.core.table import TableCore
 
 log = logging.getLogger("station.replay")
 

@@ -1,4 +1,7 @@
-"""Table settings: the procedure's timings and limits (PROCEDURE.md; defaults there)."""
+"""Table settings: the procedure's timings and limits (PROCEDURE.md; defaults there).
+
+One flat set for every game, so a trace header or a config names any of them the same way;
+each game reads the ones its procedure uses (`Procedure.settings_used`)."""
 
 from __future__ import annotations
 
@@ -31,6 +34,18 @@ class TableSettings:
     #: order fault, and the placement clock starts no earlier than the read of the oldest card
     #: the camera has not yet shown. Traces record the setting they ran with.
     camera_lag_tolerant: bool = False
+    # ---- Wenzhou Pai Gow (PROCEDURE.md §6)
+    #: the dealer's dice entry and the tray may disagree this long before `dice_mismatch`
+    dice_mismatch_seconds: float = 5.0
+    # ---- Si Zhi Dao (PROCEDURE.md §7)
+    #: each seated player's ante, minor units, deducted into the pot at `open_betting`
+    ante: int = 100
+    #: a player's time for one betting decision (silence folds)
+    decision_seconds: float = 15.0
+    #: the time to send an arrangement (then the rest are arranged automatically)
+    arrange_seconds: float = 10.0
+    #: a tie round's buy-in window (silence declines)
+    buy_in_seconds: float = 10.0
 
     def with_overrides(self, overrides: dict[str, Any] | None, *,
                        unknown: list[str] | None = None) -> TableSettings:

@@ -1,5 +1,5 @@
-"""Games are modules: each gives the table core its deal plan, its evaluation and its
-settlement arithmetic. Pok Deng is the first; Wenzhou Pai Gow and Si Zhi Dao plug in here."""
+"""Games are packages: each gives the table kernel its rules (`Game`) and its procedure
+(`Procedure`), per the contract in station/games/base.py. Registered by name here."""
 
 from __future__ import annotations
 
@@ -7,6 +7,12 @@ from station.games.base import Game
 from station.games.pokdeng import PokDeng
 
 GAMES: dict[str, type[Game]] = {"pokdeng": PokDeng}
+
+
+def register(game: type[Game]) -> type[Game]:
+    """Add a game (its `name` is the key); returns it, so it can decorate the class."""
+    GAMES[game.name] = game
+    return game
 
 
 def get_game(name: str) -> Game:

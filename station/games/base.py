@@ -1,14 +1,37 @@
-"""The contract between the table core and a game module."""
+"""The contract between the table kernel and a game (docs/core.md is its one-page guide).
+
+A game is two things:
+
+- `Game`: the rules, pure and stateless — its deck (a card multiset), its spots and bet
+  checks, its evaluation and the return of each bet. Settlement, the rules CLI and the
+  simulators use only this half.
+- `Procedure`: what the station enforces at the table, one instance per table, holding the
+  game's facts (the shoe or shuffle, the round or game in play). The kernel
+  (`station.core.kernel.TableKernel`) owns time, the shoe link, faults and the supervisor's
+  decisions, money and the state machine; it calls the procedure through the handler tables
+  and hooks declared here, and the procedure calls back through the kernel's small API
+  (`emit`, `fault`, `arm`, `disarm`, `credit`, `debit`, `message`).
+
+Nothing here knows a particular game.
+"""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from station.cards import Card
+from station.cards import ALL_CARDS, Card
+
+if TYPE_CHECKING:
+    from station.core.faults import ActiveFault
+    from station.core.kernel import TableKernel
 
 BURN = "BURN"
+
+#: the states every game's machine has, with the same meaning and the same audited decisions
+SKELETON_STATES = ("idle", "shuffling", "between_rounds", "paused", "closed")
 
 
 class BetError(ValueError):
@@ -19,28 +42,224 @@ class BetError(ValueError):
         self.reason = reason
 
 
+def decks_of(n: int) -> Counter[Card]:
+    """The multiset of `n` full 52-card decks."""
+    return Counter({c: n for c in ALL_CARDS})
+
+
 class Game(ABC):
+    """The rules of one game (stateless)."""
+
     name: str
-    #: positions that receive hands, in reveal order
+    #: table names of this game start with this (PD-, WZ-, SZ-)
+    table_prefix: str
+    #: positions that receive hands, in reveal order (the `cards` keys of a hand record)
     positions: tuple[str, ...]
     #: camera zones the procedure checks
     zones: tuple[str, ...]
-    #: what the k-th card of a round (k from 0) is for: a position name or BURN
-    deal_plan: tuple[str, ...]
-    decks: int
+    #: every spot a bet may name
+    spots: frozenset[str] = frozenset()
+
+    @property
+    def deck(self) -> Counter[Card]:
+        """What the shoe holds when full: each identity and how many copies."""
+        return decks_of(getattr(self, "decks", 1))
+
+    #: the deal plan when it is fixed at round open (what the k-th card of a round is for)
+    deal_plan: tuple[str, ...] = ()
 
     @property
     def cards_per_round(self) -> int:
         return len(self.deal_plan)
 
     @abstractmethod
-    def check_bet(self, spot: str, amount: int) -> int:
-        """Validate a bet and return what placing it deducts. Raises BetError."""
+    def check_bet(self, spot: str, amount: Any, held: Sequence[tuple[str, int]] = ()) -> int:
+        """Validate a bet and return what placing it deducts. `held` is what the same account
+        already holds this round, as (spot, amount) in order. Raises BetError with the first
+        reason that applies of the game's own (`bad_spot`, `bad_amount`, game reasons such as
+        `conflict`); table limits and funds are the kernel's."""
 
     @abstractmethod
     def evaluate(self, hands: Mapping[str, Sequence[Card]]) -> dict[str, dict[str, Any]]:
-        """Results per player position (the `results` of a hand record)."""
+        """Results per position (the `results` of a hand record)."""
 
     @abstractmethod
     def returned(self, spot: str, amount: int, hands: Mapping[str, Sequence[Card]]) -> int:
         """What settlement gives back for an accepted bet."""
+
+    # ------------------------------------------------------------------ table procedure
+    #: the procedure class run at a table of this game (None: rules only, no table yet)
+    procedure_class: type[Procedure] | None = None
+
+    def procedure(self, table: TableKernel) -> Procedure:
+        if self.procedure_class is None:
+            raise ValueError(f"{self.name}: no table procedure (rules only)")
+        return self.procedure_class(table, self)
+
+
+class Procedure(ABC):
+    """A game's procedure at one table. Subclasses declare the class attributes below and
+    implement the hooks; the kernel never calls a handler by a name built from a string."""
+
+    # ---- the machine (kernel: station/core/machine.py builds it)
+    #: every state in diagram order, the skeleton's included
+    states: tuple[str, ...]
+    #: (from, to) -> the trigger that moves the machine there when the facts say so
+    follow: Mapping[tuple[str, str], str]
+    #: (trigger, from states, to state) for the dealer's own moves, e.g. open_betting
+    dealer_transitions: Sequence[tuple[str, Sequence[str], str]] = ()
+    #: states in which a round (a hand, or a game of a pot game) is in progress
+    round_phases: tuple[str, ...]
+    #: states from which close_table is taken (besides paused)
+    closable: tuple[str, ...]
+    #: states in which the shoe must give cards (its gate is unlocked)
+    cards_due_states: frozenset[str] = frozenset()
+    #: states in which bets are taken (the shoe's LED shows amber)
+    betting_states: frozenset[str] = frozenset()
+
+    # ---- faults
+    #: fault kind -> (what it means to the supervisor, what the supervisor may do)
+    fault_kinds: Mapping[str, tuple[str, str]]
+    #: kinds that only cancel can clear
+    cancel_only: frozenset[str] = frozenset()
+    #: kinds recorded each time they happen, not conditions that persist
+    event_faults: frozenset[str] = frozenset()
+    #: kinds whose condition outlives the round (the link, the device, the camera): a
+    #: cancel, end of shoe or close does not clear them while the condition holds
+    lasting_faults: frozenset[str] = frozenset({"link_lost", "device_fault", "camera_lost"})
+
+    # ---- time
+    #: the game's timers, in the order they fire when due at the same instant
+    timer_order: tuple[str, ...] = ()
+    #: timers that fire *at* their time (the others once more than their time has passed)
+    inclusive_timers: frozenset[str] = frozenset()
+
+    #: the table settings this game's procedure reads (written into journals and traces)
+    settings_used: tuple[str, ...] = ()
+
+    #: the actions the dealer may send (TRACES.md `dealer` lines) at this game's table
+    dealer_actions: frozenset[str] = frozenset({"new_shoe", "open_betting"})
+
+    def __init__(self, table: TableKernel, game: Game) -> None:
+        self.table = table
+        self.game = game
+
+    # ---- handler tables the kernel dispatches through
+    def dealer_handlers(self) -> Mapping[str, Callable[[Any], None]]:
+        """dealer action -> handler(input); `new_shoe` is the kernel's own."""
+        return {}
+
+    def timer_handlers(self) -> Mapping[str, Callable[[], None]]:
+        """timer name -> handler()."""
+        return {}
+
+    def player_handler(self) -> Callable[[Any], None] | None:
+        """Handler for `player` inputs (games where players act), or None."""
+        return None
+
+    # ---- facts -> phase
+    @abstractmethod
+    def phase(self) -> str:
+        """Where the procedure stands by its facts, ignoring any pause (a state name)."""
+
+    @abstractmethod
+    def round_in_progress(self) -> bool: ...
+
+    @abstractmethod
+    def round_id(self) -> str | None:
+        """The id faults and cancellations of the round in progress carry (None between)."""
+
+    # ---- shoe
+    def on_load(self) -> None: ...
+
+    @abstractmethod
+    def on_card(self, card: Card | None, code: str | None) -> None:
+        """A card left the shoe (`None`: UNREAD)."""
+
+    def on_cut(self) -> None: ...
+
+    def on_empty(self) -> None: ...
+
+    def shoe_in_play(self) -> bool:
+        """A shoe is in play (cards may be due from it)."""
+        return False
+
+    def cards_due(self) -> bool:
+        """In a cards-due state, whether a card is due now (the gate opens only then)."""
+        return True
+
+    def confirm_shuffle(self) -> str | None:
+        """The supervisor confirms the shuffle; the refusal reason, or None when taken."""
+        return "no new shoe is waiting for its shuffle check"
+
+    def shoe_must_end(self) -> bool:
+        """After a cancel: the shoe cannot go on (it is empty)."""
+        return False
+
+    # ---- camera
+    def on_camera(self, changed: bool) -> None:
+        """A camera observation was applied to the kernel's zones (`changed`: a zone moved)."""
+
+    def camera_watched(self) -> bool:
+        """`camera_lost` applies now (a round is open and not yet settled or cancelled)."""
+        return self.round_in_progress()
+
+    # ---- decisions
+    @abstractmethod
+    def condition_holds(self, fault: ActiveFault) -> str | None:
+        """Why this fault's condition still holds (None: it has cleared)."""
+
+    def is_cancel_only(self, kind: str, in_round: bool) -> bool:
+        """Only cancel clears this fault (a reboot inside a round, say)."""
+        if kind == "shoe_rebooted":
+            return in_round
+        return kind in self.cancel_only
+
+    def resuming(self, faults: list[ActiveFault]) -> None:
+        """The supervisor resumes these faults (all conditions clear), before they go."""
+
+    def on_resume(self) -> None:
+        """The supervisor resumed: restart the game's fault clocks."""
+
+    @abstractmethod
+    def cancel_round(self, user: str | None, reason: str) -> None:
+        """Void the round in progress: refund every bet of it and record it."""
+
+    def cancel_outside_round(self, user: str | None) -> bool:
+        """`cancel_round` while paused with no round in progress, all conditions clear.
+        Return True when the shoe must end (a cancel-only fault outside a round)."""
+        return any(f.cancel_only for f in self.table.faults)
+
+    def end_shoe(self) -> None:
+        """The shoe ends (supervisor's end_shoe, close_table, or the procedure itself)."""
+
+    def shoe_ended(self) -> bool:
+        return True
+
+    def last_round(self) -> bool:
+        """The current round (in progress or just ended) is the shoe's last."""
+        return False
+
+    def after_input(self) -> None:
+        """Called after every input and timer, once the machine follows the facts:
+        validation and anything else that waits for the table to be unpaused."""
+
+    # ---- money
+    def bet_window(self) -> str | None:
+        """The kernel's reasons before the game's checks: `no_round`, `betting_closed`
+        (`paused` is the kernel's own). None when bets are taken now."""
+        return "no_round"
+
+    def bets_held(self, account: str) -> list[tuple[str, int]]:
+        """What `account` already holds this round, as (spot, amount), for the bet check."""
+        return []
+
+    def place_bet(self, account: str, spot: str, amount: int, deducted: int) -> dict[str, Any]:
+        """Record an accepted bet (the kernel has debited the wallet)."""
+        raise NotImplementedError
+
+    # ---- views
+    def view(self) -> dict[str, Any]:
+        """The game's part of the public view: nothing a viewer may not see."""
+        return {}
+

@@ -19,7 +19,7 @@ from station.live.config import ConfigError, StationConfig, env_secret
 from station.live.http import ServedApp, serve_app
 from station.live.recording import ShoeTraceRecorder
 from station.live.shoe_port import ShoePort
-from station.live.table_station import TableStation, _settings_dict
+from station.live.table_station import TableStation
 
 log = logging.getLogger("station.runtime")
 
@@ -127,8 +127,11 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
     station.on_outbox = rt.worker.wake
 
     if config.record_traces:
-        header = TraceHeader(config.table.table, config.table.game, config.table.camera,
-                             _settings_dict(config.table), "recorded live by the station")
+        # the settings the table actually runs with are the journal's, not the config's (a
+        # journal keeps the ones it was started with): a trace replays as the table played
+        kept = station.journal.header
+        header = TraceHeader(kept.table, kept.game, kept.camera, dict(kept.settings),
+                             "recorded live by the station")
         rt.recorder = ShoeTraceRecorder(config.traces_dir, header)
         rec = rt.recorder
         station.on_input = lambda inp, records: rec.record(inp, records, station.core.balances)

@@ -23,6 +23,7 @@ from collections.abc import Callable
 import serial
 
 from firmware_bridge.shoe.codec import encode_frame
+from firmware_bridge.shoe.port_io import open_port, read_available
 from firmware_bridge.shoe.trace import TraceRecorder
 
 log = logging.getLogger("station.shoe_port")
@@ -83,8 +84,7 @@ class ShoePort:
                 self._port = None
 
     def _open(self) -> serial.SerialBase:
-        return serial.serial_for_url(self.url, baudrate=self._baudrate, timeout=0.05,
-                                     write_timeout=0.5, exclusive=True)
+        return open_port(self.url, baudrate=self._baudrate, write_timeout_s=0.5)
 
     @property
     def connected(self) -> bool:
@@ -112,7 +112,7 @@ class ShoePort:
                     backoff = 0.05
                     continue
                 try:
-                    data = port.read(max(1, port.in_waiting))
+                    data = read_available(port)
                 except (serial.SerialException, OSError, TypeError, AttributeError) as e:
                     self.counters["read_errors"] += 1
                     log.warning("shoe link at %s failed: %s; reopening", self.url, e)

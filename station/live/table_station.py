@@ -25,8 +25,8 @@ from typing import Any
 
 from station.core.inputs import US, Input, TraceHeader
 from station.core.journal import Journal, JournalError
+from station.core.kernel import TableKernel as TableCore
 from station.core.settings import TableSettings
-from station.core.table import TableCore
 from station.core.view import public_view
 
 log = logging.getLogger("station.live")
@@ -49,13 +49,13 @@ class TableStation:
         journal_path: str | Path,
         *,
         on_shoe_command: CommandSink | None = None,
-        wall_clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = time.monotonic,
         max_idle: float = 0.25,
         journal_sync: str = "full",
     ) -> None:
         self.settings = settings
-        header = TraceHeader(settings.table, settings.game, settings.camera, _settings_dict(settings))
-        self.journal = Journal(journal_path, header, epoch=wall_clock(), sync=journal_sync)
+        header = TraceHeader(settings.table, settings.game, settings.camera, settings_dict(settings))
+        self.journal = Journal(journal_path, header, sync=journal_sync)
         kept = self.journal.header.settings
         if kept != header.settings:
             # Re-applying the journal must reproduce what the table did, so the settings it
@@ -67,8 +67,14 @@ class TableStation:
 
             settings = settings_from_header(self.journal.header)
             self.settings = settings
-        self.core = TableCore(settings)
-        self._wall = wall_clock
+        self.core = TableCore(settings, journal_id=self.journal.journal_id)
+        # Station time runs on a monotonic clock from where this start sits on the journal's
+        # time line: the wall clock is read once, to count a power cut's gap, and station
+        # time never goes backwards, whatever the wall clock does later.
+        self._clock = clock
+        self._clock0 = clock()
+        self._base_us = 0 if self.journal.is_new else max(
+            self.journal.last_t_us(), round((time.time() - self.journal.epoch) * US))
         self._q: queue.Queue[tuple[Input | None, Future[list[dict[str, Any]]] | None, str, Any, str | None]] = queue.Queue()
         self._listeners: list[RecordListener] = []
         self._on_shoe_command = on_shoe_command
@@ -102,8 +108,22 @@ class TableStation:
         after = 0
         snap = self.journal.latest_snapshot()
         if snap is not None:
-            after, blob = snap
-            self.core = pickle.loads(blob)  # the station's own journal: trusted storage
+            try:
+                core = pickle.loads(snap[1])  # the station's own journal: trusted storage
+            except (AttributeError, ImportError, TypeError, ValueError, pickle.UnpicklingError) as e:
+                # a snapshot of another version of the core (e.g. before the kernel split):
+                # the journal holds every input, so re-apply it from the first
+                log.warning("journal %s: its snapshot of input %d is of another station "
+                            "version (%s); re-applying every input instead",
+                            self.journal.path, snap[0], e)
+                snap = None
+            else:
+                if not isinstance(core, TableCore):
+                    log.warning("journal %s: its snapshot is no table kernel; re-applying "
+                                "every input instead", self.journal.path)
+                    snap = None
+                else:
+                    after, self.core = snap[0], core
         stored = self.journal.iter_records(after)
         n = 0
         made = 0
@@ -127,7 +147,7 @@ class TableStation:
         if n == 0 and snap is not None:
             self._last_us = self.journal.last_t_us()
         # the shoe and its gate may have been left anywhere: say everything again
-        self.core._gate = self.core._led = None
+        self.core.link.gate = self.core.link.led = None
         self.inputs_applied = n
         return n
 
@@ -148,7 +168,7 @@ class TableStation:
         log.info("journal %s: %d inputs re-applied; table %s is %s",
                  self.journal.path, n, self.settings.table, self.core.state)
         self._publish_view()
-        lp = self.core.stream.last_processed
+        lp = self.core.link.stream.last_processed
         if lp is not None and self._on_shoe_command:
             self._on_shoe_command(("ACK", str(lp)))
         self._thread = threading.Thread(target=self._run, name="table-core", daemon=True)
@@ -162,10 +182,16 @@ class TableStation:
         self.journal.close()
 
     # ---------------------------------------------------------------- clock
-    def now_us(self) -> int:
-        t = round((self._wall() - self.journal.epoch) * US)
+    def _now_us(self) -> int:
+        """Station time for the next input. Only the owner thread calls this: it alone
+        moves the table's time, which never goes backwards."""
+        t = self._base_us + round((self._clock() - self._clock0) * US)
         self._last_us = max(self._last_us, t)
         return self._last_us
+
+    def now_us(self) -> int:
+        """Station time as any thread may read it (moves nothing)."""
+        return max(self._last_us, self._base_us + round((self._clock() - self._clock0) * US))
 
     # ---------------------------------------------------------------- inputs
     def submit(self, kind: str, value: Any, user: str | None = None, *,
@@ -209,7 +235,7 @@ class TableStation:
                 timeout = self._max_idle
                 if self.core.timers:
                     due = min(self.core.timers.values())
-                    timeout = max(0.0, min(timeout, (due - self.now_us()) / US + 0.0005))
+                    timeout = max(0.0, min(timeout, (due - self._now_us()) / US + 0.0005))
                 try:
                     item = self._q.get(timeout=timeout)
                 except queue.Empty:
@@ -245,9 +271,8 @@ class TableStation:
     max_group = 256
 
     def _tick(self) -> None:
-        now = self.now_us()
-        if not any(d < now or (d == now and n in self.core._INCLUSIVE)
-                   for n, d in self.core.timers.items()):
+        now = self._now_us()
+        if self.core.timers.next_due(now) is None:
             return
         inp = Input(now, "tick", True)
         seq = self.journal.begin(inp)
@@ -277,14 +302,14 @@ class TableStation:
                 if kind == BETS:  # one call of the bet API: its bets share this transaction
                     decisions: list[dict[str, Any] | None] = []
                     for i, v in enumerate(value):
-                        inp = Input(self.now_us(), "bet", v)
+                        inp = Input(self._now_us(), "bet", v)
                         records, messages, commands = self._apply_one(inp)
                         decisions.append(self.core.last_bet_decision)
                         last = i == len(value) - 1  # the caller hears once all are decided
                         done.append((inp, fut if last else None, records, messages, commands,
                                      decisions))
                     continue
-                inp = Input(self.now_us(), kind, value, user)
+                inp = Input(self._now_us(), kind, value, user)
                 records, messages, commands = self._apply_one(inp)
                 done.append((inp, fut, records, messages, commands, records))
             self.journal.commit()
@@ -303,7 +328,7 @@ class TableStation:
 
     def _apply_one(self, inp: Input) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[tuple[str, ...]]]:
         seq = self.journal.add_input(inp)
-        self.core.last_bet_decision = None
+        self.core.purse.last_decision = None
         self.core.apply(inp)
         records, messages, commands = self.core.take_outputs()
         self.journal.add_outputs(seq, records, messages)
@@ -356,10 +381,10 @@ class TableStation:
             return self.view
 
 
-def _settings_dict(s: TableSettings) -> dict[str, Any]:
-    from dataclasses import asdict
+def settings_dict(s: TableSettings) -> dict[str, Any]:
+    """The settings a table of this game runs with, as a journal or trace header has them."""
+    from station.games import get_game
 
-    d = asdict(s)
-    for k in ("table", "game", "camera"):
-        d.pop(k)
-    return d
+    proc = get_game(s.game).procedure_class
+    names = proc.settings_used if proc is not None else ()
+    return {name: getattr(s, name) for name in names}

@@ -138,7 +138,7 @@ class Soak:
 
         t0 = time.perf_counter()
         self.station = TableStation(self.settings, self.dir / "journal.sqlite",
-                                    wall_clock=self.clock, journal_sync=self.o.journal_sync)
+                                    clock=self.clock, journal_sync=self.o.journal_sync)
         self.station.start()
         if not hasattr(self, "ledger"):
             self.ledger = SettlementCore(self.dir / "ledger.sqlite")

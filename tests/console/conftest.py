@@ -44,7 +44,7 @@ class Table:
         if table is not None:  # a second table in the same studio
             settings = settings.with_overrides({"table": table})
         self.station = TableStation(settings, tmp / f"{name}-{settings.table}.journal.sqlite",
-                                    wall_clock=clock)
+                                    clock=clock)
         self.station.start()
         self.pos = 0
 

@@ -24,8 +24,8 @@ from firmware_bridge.shoe.simulator import ShoeRefused, ShoeSimulator
 from firmware_bridge.shoe.stream import ShoeStream
 from station.console import UserStore
 from station.core.journal import Journal
+from station.core.kernel import TableKernel as TableCore
 from station.core.replay import settings_from_header
-from station.core.table import TableCore
 from station.settlement.core import SettlementCore
 
 ROUNDS = 6

@@ -36,7 +36,7 @@ def test_live_station_records_equal_replay(tmp_path, name):
     path = TRACES / name / "trace.jsonl"
     header, inputs = read_trace(path)
     clk = Clock()
-    st = TableStation(settings_from_header(header), tmp_path / "j.sqlite", wall_clock=clk)
+    st = TableStation(settings_from_header(header), tmp_path / "j.sqlite", clock=clk)
     got: list[dict] = []
     st.add_listener(got.extend)
     st.start()
@@ -52,16 +52,16 @@ def test_restart_carries_on_nothing_twice_nothing_lost(tmp_path):
     settings = settings_from_header(header)
     clk = Clock()
     cut = len(inputs) // 2
-    st = TableStation(settings, tmp_path / "j.sqlite", wall_clock=clk)
+    st = TableStation(settings, tmp_path / "j.sqlite", clock=clk)
     st.start()
     feed(st, clk, inputs, 0, cut)
     st.stop()  # as good as a crash: the next start knows only the journal
-    st2 = TableStation(settings, tmp_path / "j.sqlite", wall_clock=clk)
+    st2 = TableStation(settings, tmp_path / "j.sqlite", clock=clk)
     assert st2.recover() == cut
     st2._thread = None
     st2.core.take_outputs()
     st2.journal.close()
-    st3 = TableStation(settings, tmp_path / "j.sqlite", wall_clock=clk)
+    st3 = TableStation(settings, tmp_path / "j.sqlite", clock=clk)
     st3.start()
     feed(st3, clk, inputs, cut)
     st3.stop()
@@ -77,7 +77,7 @@ def test_tampered_journal_is_refused(tmp_path):
     path = TRACES / "order_fault" / "trace.jsonl"
     header, inputs = read_trace(path)
     clk = Clock()
-    st = TableStation(settings_from_header(header), tmp_path / "j.sqlite", wall_clock=clk)
+    st = TableStation(settings_from_header(header), tmp_path / "j.sqlite", clock=clk)
     st.start()
     feed(st, clk, inputs, 0, 400)
     st.stop()
@@ -86,7 +86,7 @@ def test_tampered_journal_is_refused(tmp_path):
         j.execute("UPDATE records SET record = replace(record, '\"deducted\": 200', "
                   "'\"deducted\": 2000') WHERE type='bet_accepted'")
     j.close()
-    st2 = TableStation(settings_from_header(header), tmp_path / "j.sqlite", wall_clock=clk)
+    st2 = TableStation(settings_from_header(header), tmp_path / "j.sqlite", clock=clk)
     with pytest.raises(JournalError, match="first differ"):
         st2.recover()
 
@@ -98,7 +98,7 @@ def test_bet_sent_twice_with_its_ref_is_placed_once(tmp_path):
     s.start_shoe("2D", ["KC", "KD"]).open_round()
     header, inputs = read_trace(s.write(tmp_path / "t.jsonl"))
     clk = Clock()
-    st = TableStation(settings_from_header(header), tmp_path / "j.sqlite", wall_clock=clk)
+    st = TableStation(settings_from_header(header), tmp_path / "j.sqlite", clock=clk)
     st.start()
     feed(st, clk, inputs)
     bet = {"account": "u1", "spot": "P1", "amount": 100, "ref": "platform-42"}
@@ -107,7 +107,7 @@ def test_bet_sent_twice_with_its_ref_is_placed_once(tmp_path):
     st.stop()
     assert first["type"] == "bet_accepted" and again == first
     assert other["type"] == "bet_accepted"
-    st2 = TableStation(settings_from_header(header), tmp_path / "j.sqlite", wall_clock=clk)
+    st2 = TableStation(settings_from_header(header), tmp_path / "j.sqlite", clock=clk)
     st2.recover()
     assert st2.core.balances["u1"] == 1000 - 400
 
@@ -127,12 +127,12 @@ def test_restart_from_a_snapshot(tmp_path):
     header, inputs = read_trace(path)
     settings = settings_from_header(header)
     clk = Clock()
-    st = TableStation(settings, tmp_path / "j.sqlite", wall_clock=clk)
+    st = TableStation(settings, tmp_path / "j.sqlite", clock=clk)
     st.snapshot_every = 50
     st.start()
     feed(st, clk, inputs, 0, 1234)
     st.stop()
-    st2 = TableStation(settings, tmp_path / "j.sqlite", wall_clock=clk)
+    st2 = TableStation(settings, tmp_path / "j.sqlite", clock=clk)
     st2.snapshot_every = 50
     st2.start()
     assert st2.inputs_applied < 50  # not the whole journal

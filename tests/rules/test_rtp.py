@@ -1,4 +1,4 @@
-"""The exact return to player: the grouped enumeration of station/games/pokdeng_rtp.py against
+"""The exact return to player: the grouped enumeration of station/games/pokdeng/rtp.py against
 two independent enumerations that share none of its grouping:
 
 - card by card over every ordered four-card draw from reduced shoes (pure Python, Fractions);
@@ -22,7 +22,7 @@ import pytest
 
 from station.cards import ALL_CARDS, Card
 from station.games.pokdeng import evaluate_hand, position_result, returned_for
-from station.games.pokdeng_rtp import OUTCOMES, pokdeng_rtp, set_partitions
+from station.games.pokdeng.rtp import OUTCOMES, pokdeng_rtp, set_partitions
 
 ROOT = Path(__file__).parents[2]
 
@@ -178,8 +178,8 @@ def test_rtp_command_refuses_a_shoe_without_decks() -> None:
 def test_without_the_banker_zero_six_rule_the_player_bet_is_exactly_fair(monkeypatch: pytest.MonkeyPatch) -> None:
     # Player and banker hands are drawn alike and, without that one rule, paid alike: every
     # draw has a mirror draw with the money reversed. So the enumeration must give exactly 1.
-    from station.games import pokdeng_rtp as module
     from station.games.pokdeng import PositionResult
+    from station.games.pokdeng import rtp as module
 
     def symmetric(pv, bv):  # type: ignore[no-untyped-def]
         if pv.rank10 == bv.rank10:

@@ -34,7 +34,7 @@ from fractions import Fraction
 from itertools import product
 
 from station.cards import RANKS, SUITS, Card
-from station.games.pokdeng import (
+from station.games.pokdeng.rules import (
     PAIR_PAYOUT,
     HandValue,
     PositionResult,

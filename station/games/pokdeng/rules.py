@@ -1,4 +1,4 @@
-"""Pok Deng (博丁): points, the rank ladder, deng, results and payouts (spec RULES.md §1).
+"""Pok Deng (博丁) rules: points, the rank ladder, deng, results and payouts (RULES.md §1).
 
 Ranks are kept as integers in tenths (75 for the 7.5 lion flush) so that comparisons are
 exact; `rank` in output records is that number divided by ten.
@@ -119,12 +119,15 @@ def results_for(hands: Mapping[str, Sequence[Card]]) -> dict[str, PositionResult
 
 class PokDeng(Game):
     name = "pokdeng"
+    table_prefix = "PD-"
     positions = POSITIONS
     zones = (*POSITIONS, BURN)
+    spots = SPOTS
     deal_plan = (BURN, *POSITIONS, *POSITIONS)
     decks = 8
 
-    def check_bet(self, spot: str, amount: int) -> int:
+    def check_bet(self, spot: str, amount: int, held: Sequence[tuple[str, int]] = ()) -> int:
+        """Pok Deng bets are independent of each other: `held` does not matter."""
         if spot not in SPOTS:
             raise BetError("bad_spot", f"no spot {spot!r} at a Pok Deng table")
         if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
