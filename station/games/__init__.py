@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 from station.games.base import Game
+from station.games.paigow.rules import PaiGow
 from station.games.pokdeng import PokDeng
 
-GAMES: dict[str, type[Game]] = {"pokdeng": PokDeng}
+GAMES: dict[str, type[Game]] = {"pokdeng": PokDeng, "paigow": PaiGow}
 
 
 def register(game: type[Game]) -> type[Game]:
