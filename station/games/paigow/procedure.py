@@ -54,6 +54,7 @@ class PaiGowRound:
     entry: list[int] | None = None  # the dealer's latest dice entry
     entry_us: int | None = None
     tray: list[int] | None = None  # the latest DICE observation made after the close
+    tray_before: list[int] | None = None  # what the tray showed at the close
     mismatch_since_us: int | None = None
     dice: list[int] | None = None  # the entry that made the dice known
     door: str | None = None
@@ -247,9 +248,12 @@ class PaiGowProcedure(Procedure):
         r = self.round
         if not self.round_in_progress() or r is None:
             return
-        if r.closed and r.dice is None:
+        if r.closed and r.dice is None and changed:
+            # Only what the tray shows after the close counts: a DICE zone that changes after
+            # it (faces that were there before and stay are last round's, or a throw before
+            # the close).
             tray = self.table.zones.get(DICE_ZONE)
-            if tray is not None and (changed or r.tray is None):
+            if tray is not None and (r.tray is not None or tray != r.tray_before):
                 r.tray = [int(x) for x in tray]
                 self._dice_check()
         if changed:
@@ -290,6 +294,7 @@ class PaiGowProcedure(Procedure):
         if r is None or r.closed:
             return
         r.closed = True
+        r.tray_before = list(t.zones.get(DICE_ZONE, []))
         t.emit("betting_closed", round_id=r.round_id)
 
     def _arm_reveal(self) -> None:
