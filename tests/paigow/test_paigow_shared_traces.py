@@ -71,3 +71,19 @@ def test_every_record_has_its_required_fields(name: str) -> None:
     for r in records:
         missing = required.get(r["type"], set()) - set(r)
         assert not missing, (r["type"], missing)
+
+
+def test_station_replay_runs_a_pai_gow_trace_and_checks_its_ledger(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    out = tmp_path / "records.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "station", "replay", str(TRACES / "clean" / "trace.jsonl"), "--out", str(out)],
+        capture_output=True, cwd=Path(__file__).parents[2], timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    records = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    expected = json.loads((TRACES / "clean" / "expected.json").read_text("utf-8"))
+    assert records[-1]["type"] == "balances" and records[-1]["accounts"] == expected["balances"]
+    assert sum(r["type"] == "hand" for r in records) == len(expected["hands"])
