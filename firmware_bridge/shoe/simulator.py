@@ -35,8 +35,8 @@ import tempfile
 import threading
 import time
 import tty
-from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections import Counter, OrderedDict, deque
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,6 +109,26 @@ class FaultPlan:
 
 def eight_deck_shoe(rng: random.Random, decks: int = 8) -> list[str]:
     cards = [r + s for _ in range(decks) for s in SUITS for r in RANKS]
+    rng.shuffle(cards)
+    return cards
+
+
+def deck_multiset(deck: Mapping[str, int] | Iterable[str]) -> Counter[str]:
+    """A game's deck as card -> copies (e.g. the 32 cards of Pai Gow, each once), with every
+    card checked and written canonically. Raises ValueError for a bad card or count."""
+    items = deck.items() if isinstance(deck, Mapping) else ((c, 1) for c in deck)
+    out: Counter[str] = Counter()
+    for card, copies in items:
+        if isinstance(copies, bool) or not isinstance(copies, int) or copies < 0:
+            raise ValueError(f"copies of {card} must be a whole number >= 0, got {copies!r}")
+        out[str(parse_card(card))] += copies
+    if sum(out.values()) == 0:
+        raise ValueError("a deck needs at least one card")
+    return out
+
+
+def shuffled_deck(rng: random.Random, deck: Counter[str]) -> list[str]:
+    cards = [card for card, copies in deck.items() for _ in range(copies)]
     rng.shuffle(cards)
     return cards
 
@@ -351,7 +371,9 @@ class SimulatorStats:
 class ShoeSimulator:
     """A DS8 card shoe. See the module docstring for what it does on the wire.
 
-    `cards`: the order cards leave the shoe (None: a shuffled `decks`-deck shoe from `seed`);
+    `cards`: the order cards leave the shoe (None: the `deck` shuffled from `seed`);
+    `deck`: the card multiset a shoe is filled with, as card -> copies or a list of cards
+    (None: `decks` × 52, the Pok Deng shoe); a game without a cut card passes `cut_at=None`.
     `??` in the list is a card the reader cannot read (UNREAD), `CUT` the cut card. Without a
     `CUT` in the list, the cut card goes in after `cut_at` cards (None: no cut card).
     `boot_id`: 8 hex digits (None: random). `has_gate=False` is a shoe without a card gate.
@@ -365,6 +387,7 @@ class ShoeSimulator:
         cut_at: int | None = 350,
         *,
         decks: int = 8,
+        deck: Mapping[str, int] | Iterable[str] | None = None,
         seed: int | None = None,
         faults: FaultPlan | None = None,
         boot_id: str | None = None,
@@ -380,6 +403,7 @@ class ShoeSimulator:
         self._fault_rng = random.Random(self.faults.seed if self.faults.seed is not None
                                         else self._rng.random())
         self.decks = decks
+        self.deck = deck_multiset(deck) if deck is not None else None
         self.cut_at = cut_at
         self.has_gate = has_gate
         self.codes = codes
@@ -623,6 +647,7 @@ class ShoeSimulator:
         with self._lock:
             order = list(cards) if cards is not None else (
                 list(self._script) if self._script is not None
+                else shuffled_deck(self._rng, self.deck) if self.deck is not None
                 else eight_deck_shoe(self._rng, self.decks))
             if "CUT" not in order and self.cut_at is not None:
                 order.insert(min(self.cut_at, len(order)), "CUT")

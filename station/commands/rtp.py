@@ -1,4 +1,7 @@
-"""`station rtp pokdeng`: the exact return to player of each bet, and on which base.
+"""`station rtp GAME`: the exact return to player of each bet, and on which base.
+
+`RUNNERS` names what answers for each game (Wenzhou Pai Gow: station/games/paigow/rtp.py).
+What follows is Pok Deng.
 
 The Player bet deducts 2A (stake A plus a reserve A) but only ever risks up to 2A and wins up
 to 2A, so its return depends on what it is divided by. We print both:
@@ -17,9 +20,8 @@ import json
 import sys
 from fractions import Fraction
 
+from station.games.paigow import rtp as paigow_rtp
 from station.games.pokdeng.rtp import OUTCOMES, PokDengRTP, pokdeng_rtp
-
-GAMES = ("pokdeng",)
 
 
 def as_json(r: PokDengRTP) -> dict[str, object]:
@@ -82,18 +84,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--decks",
         type=int,
-        default=8,
-        help="decks in the shoe (default 8, the table's shoe); other values for comparison",
+        default=None,
+        help="Pok Deng: decks in the shoe (default 8, the table's shoe); other values for comparison",
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    if args.decks < 1:
-        print(f"station rtp: --decks must be at least 1, got {args.decks}", file=sys.stderr)
+def run_pokdeng(args: argparse.Namespace) -> int:
+    decks = 8 if args.decks is None else args.decks
+    if decks < 1:
+        print(f"station rtp: --decks must be at least 1, got {decks}", file=sys.stderr)
         return 2
-    r = pokdeng_rtp(decks=args.decks)
+    r = pokdeng_rtp(decks=decks)
     if args.json:
         print(json.dumps(as_json(r)))
     else:
         print(as_table(r))
     return 0
+
+
+#: game -> what prints its figures
+RUNNERS = {"pokdeng": run_pokdeng, "paigow": paigow_rtp.run}
+GAMES = tuple(RUNNERS)
+
+
+def run(args: argparse.Namespace) -> int:
+    return RUNNERS[args.game](args)

@@ -1,7 +1,8 @@
 """`station settle --game GAME`: settle rounds from the rules alone, as JSON Lines.
 
-The games are the table `GAMES` (name -> a function settling one parsed line); each game's
-line format lives with its rules (Si Zhi Dao: `station.games.sizhidao.settle`). Pok Deng:
+Each game's rounds have their own shape; `SETTLERS` names the function that settles one
+round of each game (Wenzhou Pai Gow: station/games/paigow/settle.py, Si Zhi Dao:
+station/games/sizhidao/settle.py). What follows is Pok Deng.
 
 Standard input: one round per line,
 
@@ -44,6 +45,7 @@ from typing import IO, Any
 
 from station.cards import Card, CardError, parse_card
 from station.games.base import BetError
+from station.games.paigow.settle import settle_round as settle_paigow_round
 from station.games.pokdeng import (
     BANKER,
     PLAYERS,
@@ -173,18 +175,22 @@ def _settle_sizhidao(obj: object) -> dict[str, Any]:
         raise RoundError(str(e)) from None
 
 
-# game name -> settles one parsed line, raising RoundError for a line it cannot settle
-GAMES: dict[str, Callable[[object], dict[str, Any]]] = {
+#: game -> what settles one parsed round of it (raises ValueError naming what is wrong)
+SETTLERS: dict[str, Callable[[object], dict[str, Any]]] = {
     "pokdeng": settle_round,
+    "paigow": settle_paigow_round,
     "sizhidao": _settle_sizhidao,
 }
+GAMES = tuple(SETTLERS)
 
 
 def settle_lines(
-    lines: Iterable[bytes], out: IO[str], err: IO[str], game: str = "pokdeng"
+    lines: Iterable[bytes],
+    out: IO[str],
+    err: IO[str],
+    settle: Callable[[object], dict[str, Any]] = settle_round,
 ) -> int:
-    """Answer every line; returns how many lines failed."""
-    settle_one = GAMES[game]
+    """Answer every line with `settle`; returns how many lines failed."""
     failed = 0
     for lineno, raw in enumerate(lines, start=1):
         try:
@@ -200,8 +206,8 @@ def settle_lines(
                 obj = json.loads(text, object_pairs_hook=_no_duplicate_keys)
             except json.JSONDecodeError as e:
                 raise RoundError(f"not JSON: {e}") from None
-            answer = settle_one(obj)
-        except RoundError as e:
+            answer = settle(obj)
+        except ValueError as e:  # RoundError, or a game's own round error
             print(f"line {lineno}: {e}", file=err, flush=True)
             failed += 1
             continue
@@ -218,7 +224,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Read bytes so that a line of bad encoding is one failed line, not a crashed command.
-    failed = settle_lines(sys.stdin.buffer, sys.stdout, sys.stderr, args.game)
+    failed = settle_lines(sys.stdin.buffer, sys.stdout, sys.stderr, SETTLERS[args.game])
     if failed:
         print(f"{failed} line(s) not settled", file=sys.stderr)
     return 1 if failed else 0

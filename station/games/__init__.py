@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 from station.games.base import Game
+from station.games.paigow.rules import PaiGow
 from station.games.pokdeng import PokDeng
 from station.games.sizhidao import SiZhiDao
 
-GAMES: dict[str, type[Game]] = {"pokdeng": PokDeng, "sizhidao": SiZhiDao}
+GAMES: dict[str, type[Game]] = {"pokdeng": PokDeng, "paigow": PaiGow, "sizhidao": SiZhiDao}
 
 
 def register(game: type[Game]) -> type[Game]:

@@ -1,0 +1,424 @@
+"""Dice in the tray as the overhead camera sees them: the synthetic camera's dice (CARD_FACES.md,
+"Dice"), with the imperfections of a real table given as data (`DicePerturbations`).
+
+Two 16 mm dice, white with round pips, the 1 and the 4 red and the others black, lie in a
+tray on the felt at any rotation, possibly touching each other or the tray's rim. Seen a
+little off axis, strips of their side faces show (pips included) beside the top face. A die
+may be partly out of focus. Everything the reader must cope with is drawn here on purpose and
+varied from die set to die set (pip sizes and spacing, the shade of the red and the black, the
+white of the plastic, how dark the rounded edges look) and from table to table (felt, tray,
+rim, light).
+
+Drawing is done at 4x and reduced with area averaging, so edges and pips are anti-aliased as a
+real sensor sees them. Nothing here is used by the reader.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import asdict, dataclass, fields, replace
+
+import cv2
+import numpy as np
+
+SUPERSAMPLE = 4
+DIE_MM = 16.0
+
+#: pip positions of each face on the 3x3 grid, (column, row) in -1..1
+PIP_GRID: dict[int, tuple[tuple[int, int], ...]] = {
+    1: ((0, 0),),
+    2: ((-1, -1), (1, 1)),
+    3: ((-1, -1), (0, 0), (1, 1)),
+    4: ((-1, -1), (1, -1), (-1, 1), (1, 1)),
+    5: ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
+    6: ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
+}
+RED_FACES = frozenset({1, 4})
+
+
+@dataclass(frozen=True)
+class DiceLook:
+    """One die set's manufacture (varied within the sheet: white, round pips, 1 and 4 red)."""
+
+    face_bgr: tuple[int, int, int] = (238, 242, 244)
+    red_bgr: tuple[int, int, int] = (40, 30, 200)
+    black_bgr: tuple[int, int, int] = (35, 32, 30)
+    pip_frac: float = 0.18  # pip diameter / die edge
+    one_frac: float = 0.34  # the big red 1
+    spacing: float = 0.28  # pip centre offset from the face centre / die edge
+    corner_frac: float = 0.14  # corner radius / die edge
+    edge_frac: float = 0.06  # width of the rounded edge seen from above / die edge
+    edge_shade: float = 0.78  # brightness of that edge relative to the face
+
+
+def random_look(rng: random.Random) -> DiceLook:
+    white = rng.randint(225, 250)
+    return DiceLook(
+        face_bgr=(white - rng.randint(0, 10), white - rng.randint(0, 6), white),
+        red_bgr=(rng.randint(20, 70), rng.randint(15, 60), rng.randint(160, 225)),
+        black_bgr=tuple(k + rng.randint(-6, 6) for k in [rng.randint(18, 60)] * 3),  # type: ignore[arg-type]
+        pip_frac=rng.uniform(0.16, 0.20),
+        one_frac=rng.uniform(0.26, 0.36),
+        spacing=rng.uniform(0.25, 0.29),
+        corner_frac=rng.uniform(0.08, 0.16),
+        edge_frac=rng.uniform(0.03, 0.06),
+        edge_shade=rng.uniform(0.70, 0.88),
+    )
+
+
+@dataclass(frozen=True)
+class PlacedDie:
+    """One die as it lies: centre in tray millimetres (from the tray's centre), turn, the view's
+    offset of its top face against its foot (mm; (0, 0) straight from above: no side shows),
+    the faces on its sides, and its own defocus (pixels, 0 sharp)."""
+
+    face: int
+    x_mm: float
+    y_mm: float
+    angle_deg: float
+    tilt_mm: tuple[float, float] = (0.0, 0.0)
+    side_faces: tuple[int, int, int, int] = (2, 3, 5, 4)  # on the edges +x, +y, -x, -y
+    blur_px: float = 0.0
+
+
+@dataclass(frozen=True)
+class Tray:
+    """The dice tray on the felt: a rounded rectangle of pad colour inside a rim."""
+
+    width_mm: float = 120.0
+    height_mm: float = 60.0
+    pad_bgr: tuple[int, int, int] = (30, 90, 25)
+    rim_bgr: tuple[int, int, int] = (30, 60, 110)
+    rim_mm: float = 4.0
+
+
+@dataclass(frozen=True)
+class DicePerturbations:
+    """How far a dice picture is from a perfect one, as data."""
+
+    noise_sigma: float = 2.0  # sensor noise, grey levels
+    blur_sigma: float = 0.0  # whole-frame defocus, pixels
+    defocus_rate: float = 0.0  # chance that a die is out of focus on its own
+    defocus_px: tuple[float, float] = (1.5, 3.5)  # that die's blur, pixels (range)
+    tilt_mm: float = 0.0  # largest view offset of a top face against its foot: side strips
+    touching_rate: float = 0.0  # chance that the two dice touch
+    rim_rate: float = 0.0  # chance that a die touches the tray's rim
+    brightness: float = 1.0
+    warmth: float = 0.0  # 0 neutral .. 1 tungsten
+    light_gradient: float = 0.0  # brightness falls by this fraction across the tray
+    glare: float = 0.0  # peak grey levels of a reflected light spot
+    vary_look: bool = True  # a new die set (pip sizes, colours) for each tray
+    vary_felt: bool = True  # a new felt, pad and rim colour for each tray
+    jpeg_quality: int = 0
+    mm_per_px: tuple[float, float] = (0.30, 0.30)  # camera scale range
+    cover_rate: float = 0.0  # chance that the dealer's finger covers part of a die
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> DicePerturbations:
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown dice perturbation(s) {sorted(unknown)}; known: {sorted(known)}")
+        return cls(**data)  # type: ignore[arg-type]
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+DICE_PRESETS: dict[str, DicePerturbations] = {
+    "clean": DicePerturbations(noise_sigma=0.0, vary_look=False, vary_felt=False),
+    "rotation": DicePerturbations(),
+    "noise": DicePerturbations(noise_sigma=8.0),
+    "blur": DicePerturbations(blur_sigma=0.8),
+    "defocus": DicePerturbations(defocus_rate=0.5),
+    "side_strips": DicePerturbations(tilt_mm=3.0),
+    "touching": DicePerturbations(touching_rate=1.0),
+    "rim": DicePerturbations(rim_rate=1.0),
+    "dim": DicePerturbations(brightness=0.45, noise_sigma=3.0),
+    "warm": DicePerturbations(warmth=0.8),
+    "gradient": DicePerturbations(light_gradient=0.35),
+    "glare": DicePerturbations(glare=70.0),
+    "jpeg": DicePerturbations(jpeg_quality=60),
+    "scale": DicePerturbations(mm_per_px=(0.25, 0.45)),
+    "covered": DicePerturbations(cover_rate=1.0),
+    "combined": DicePerturbations(
+        noise_sigma=4.0, blur_sigma=0.5, defocus_rate=0.2, tilt_mm=2.0, touching_rate=0.4,
+        rim_rate=0.3, brightness=0.75, warmth=0.4, light_gradient=0.2, glare=30.0,
+        jpeg_quality=80, mm_per_px=(0.27, 0.40), cover_rate=0.1,
+    ),
+}
+
+# Beyond what a studio table should ever show (not in the default accuracy run): pictures so
+# poor that dice must come out `0`, never as another face.
+DICE_STRESS_PRESETS: dict[str, DicePerturbations] = {
+    "stress": DicePerturbations(
+        noise_sigma=12.0, blur_sigma=1.2, defocus_rate=0.6, defocus_px=(2.0, 6.0), tilt_mm=5.0,
+        touching_rate=0.5, rim_rate=0.3, brightness=0.4, warmth=0.7, light_gradient=0.4,
+        glare=90.0, jpeg_quality=35, mm_per_px=(0.30, 0.52), cover_rate=0.3,
+    ),
+}
+
+
+def dice_perturbations_from(spec: str | dict | DicePerturbations | None) -> DicePerturbations:
+    if spec is None:
+        return DicePerturbations()
+    if isinstance(spec, DicePerturbations):
+        return spec
+    if isinstance(spec, str):
+        known = {**DICE_PRESETS, **DICE_STRESS_PRESETS}
+        if spec not in known:
+            raise ValueError(f"no dice preset {spec!r}; presets: {', '.join(known)}")
+        return known[spec]
+    if isinstance(spec, dict):
+        base = dice_perturbations_from(str(spec["preset"])) if "preset" in spec else DicePerturbations()
+        rest = {k: v for k, v in spec.items() if k != "preset"}
+        return replace(base, **DicePerturbations.from_dict({**base.as_dict(), **rest}).as_dict())
+    raise TypeError(f"dice perturbations must be a preset name, a dict or DicePerturbations, not {type(spec).__name__}")
+
+
+SKIN_TONES = ((118, 158, 212), (96, 136, 190), (80, 115, 165), (105, 150, 205), (150, 180, 225))
+FELTS = ((40, 112, 34), (110, 60, 20), (35, 35, 120), (60, 60, 60), (90, 40, 70), (20, 80, 90), (25, 25, 25))
+RIMS = ((30, 60, 110), (20, 20, 20), (40, 140, 190), (30, 30, 140), (60, 40, 30))
+
+
+def _rounded_square(cx: float, cy: float, half: float, radius: float, angle: float) -> np.ndarray:
+    """Polygon of a rounded square (centre, half edge, corner radius, turn in radians)."""
+    pts = []
+    r = min(radius, half)
+    for qx, qy, a0 in ((1, 1, 0), (-1, 1, 90), (-1, -1, 180), (1, -1, 270)):
+        ccx, ccy = qx * (half - r), qy * (half - r)
+        for k in range(7):
+            a = math.radians(a0 + 15 * k)
+            pts.append((ccx + r * math.cos(a), ccy + r * math.sin(a)))
+    c, s = math.cos(angle), math.sin(angle)
+    return np.array([(cx + c * x - s * y, cy + s * x + c * y) for x, y in pts], np.float64)
+
+
+def _fill(img: np.ndarray, poly: np.ndarray, colour: tuple[float, ...]) -> None:
+    cv2.fillPoly(img, [np.round(poly).astype(np.int32)], tuple(float(v) for v in colour), cv2.LINE_AA)
+
+
+class DiceArtist:
+    """Draws dice onto a supersampled canvas; `scale` is canvas pixels per millimetre."""
+
+    def __init__(self, look: DiceLook, scale: float) -> None:
+        self.look = look
+        self.k = scale
+
+    def _pips(self, img: np.ndarray, face: int, origin: np.ndarray, ex: np.ndarray, ey: np.ndarray, squash: bool) -> None:
+        """Pips of `face` on the parallelogram origin + u*ex + v*ey, u, v in -0.5..0.5."""
+        look = self.look
+        colour = look.red_bgr if face in RED_FACES else look.black_bgr
+        diameter = look.one_frac if face == 1 else look.pip_frac
+        for gx, gy in PIP_GRID[face]:
+            centre = origin + ex * (gx * look.spacing) + ey * (gy * look.spacing)
+            # a circle of the face mapped onto the (possibly foreshortened) parallelogram
+            ax, ay = ex * diameter / 2, ey * diameter / 2
+            n = 24
+            poly = np.array([centre + ax * math.cos(2 * math.pi * i / n) + ay * math.sin(2 * math.pi * i / n) for i in range(n)])
+            if squash and min(np.linalg.norm(ax), np.linalg.norm(ay)) < 0.5:
+                continue  # a side strip too thin to show its pips
+            _fill(img, poly, colour)
+
+    def draw(self, img: np.ndarray, die: PlacedDie, cx: float, cy: float) -> None:
+        """Draw `die` with its top face centred at canvas (cx, cy)."""
+        look, k = self.look, self.k
+        edge = DIE_MM * k
+        half = edge / 2
+        ang = math.radians(die.angle_deg)
+        ux = np.array([math.cos(ang), math.sin(ang)])
+        uy = np.array([-math.sin(ang), math.cos(ang)])
+        top = np.array([cx, cy])
+        foot = top - np.array(die.tilt_mm) * k
+        face = np.array(look.face_bgr, np.float64)
+        # Side strips: the faces whose outward normal points against the view offset show
+        # as parallelograms between the top face's edge and the foot's edge.
+        offset = top - foot
+        if np.linalg.norm(offset) > 1e-6:
+            for i, (normal, along) in enumerate(((ux, uy), (uy, -ux), (-ux, -uy), (-uy, ux))):
+                depth = -float(np.dot(normal, offset))  # how much of that side shows
+                if depth <= 0.3 * k:
+                    continue
+                edge_mid_top = top + normal * half
+                edge_mid_foot = foot + normal * half
+                a = edge_mid_top + along * half
+                b = edge_mid_top - along * half
+                poly = np.array([a, b, b - offset, a - offset])
+                shade = 0.55 + 0.25 * (1 - min(1.0, depth / (0.4 * edge)))
+                _fill(img, poly, tuple(face * shade))
+                mid = (edge_mid_top + edge_mid_foot) / 2
+                self._pips(img, die.side_faces[i], mid, along * edge, -offset, squash=True)
+        # The top face: the rounded edge (darker) and the flat face inside it.
+        _fill(img, _rounded_square(cx, cy, half, look.corner_frac * edge, ang), tuple(face * look.edge_shade))
+        inner = half - look.edge_frac * edge
+        _fill(img, _rounded_square(cx, cy, inner, max(0.0, look.corner_frac * edge - look.edge_frac * edge), ang), tuple(face))
+        self._pips(img, die.face, top, ux * edge, uy * edge, squash=False)
+
+
+def side_faces_for(top: int, rng: random.Random) -> tuple[int, int, int, int]:
+    """Four faces round a top face as on a real die: never the top or its opposite (7 - top),
+    opposite sides summing to 7."""
+    ring = [f for f in range(1, 7) if f not in (top, 7 - top)]
+    a = rng.choice(ring)
+    b = rng.choice([f for f in ring if f not in (a, 7 - a)])
+    return a, b, 7 - a, 7 - b
+
+
+@dataclass
+class TrayPicture:
+    image: np.ndarray  # BGR, the DICE zone as the camera crops it
+    faces: list[int]  # the truth: top faces, left to right
+    dice: list[PlacedDie]
+    mm_per_px: float
+    blurred: list[bool]  # which dice were drawn out of focus
+
+
+def random_dice(rng: random.Random, n: int, p: DicePerturbations, tray: Tray) -> list[PlacedDie]:
+    """`n` dice somewhere in the tray, apart or (as `p` says) touching each other or the rim."""
+    edge = DIE_MM
+    reach = edge * 0.75  # centre to a corner, rounded corners
+    w2, h2 = tray.width_mm / 2 - tray.rim_mm, tray.height_mm / 2 - tray.rim_mm
+    dice: list[PlacedDie] = []
+    touching = n == 2 and rng.random() < p.touching_rate
+    for i in range(n):
+        face = rng.randint(1, 6)
+        angle = rng.uniform(0, 360)
+        tilt = (0.0, 0.0)
+        if p.tilt_mm > 0:
+            t = rng.uniform(0.3, 1.0) * p.tilt_mm
+            a = rng.uniform(0, 2 * math.pi)
+            tilt = (t * math.cos(a), t * math.sin(a))
+        blur = rng.uniform(*p.defocus_px) if rng.random() < p.defocus_rate else 0.0
+        for _ in range(200):
+            if touching and i == 1:
+                # flush against the first die: same turn (edge to edge), slid along it
+                d0 = dice[0]
+                angle = d0.angle_deg + rng.choice((0, 90, 180, 270)) + rng.uniform(-3, 3)
+                a0 = math.radians(d0.angle_deg + rng.choice((0, 90, 180, 270)))
+                slide = rng.uniform(-0.45, 0.45) * edge
+                gap = edge + rng.uniform(0.0, 0.25)
+                x = d0.x_mm + gap * math.cos(a0) - slide * math.sin(a0)
+                y = d0.y_mm + gap * math.sin(a0) + slide * math.cos(a0)
+            elif rng.random() < p.rim_rate:
+                # against the rim: the die's flat side on the wall
+                angle = rng.choice((0, 90, 180, 270)) + rng.uniform(-4, 4)
+                side = rng.choice(("l", "r", "t", "b"))
+                if side in "lr":
+                    x = (-1 if side == "l" else 1) * (w2 - edge / 2 - 0.1)
+                    y = rng.uniform(-h2 + reach, h2 - reach)
+                else:
+                    y = (-1 if side == "t" else 1) * (h2 - edge / 2 - 0.1)
+                    x = rng.uniform(-w2 + reach, w2 - reach)
+            else:
+                x = rng.uniform(-w2 + reach, w2 - reach)
+                y = rng.uniform(-h2 + reach, h2 - reach)
+            inside = abs(x) <= w2 - edge / 2 + 0.2 and abs(y) <= h2 - edge / 2 + 0.2
+            apart = all(math.hypot(x - d.x_mm, y - d.y_mm) >= edge * (0.98 if touching else 1.5) for d in dice)
+            if inside and apart:
+                break
+        else:
+            raise RuntimeError("could not place the dice in the tray")
+        dice.append(PlacedDie(face, x, y, angle, tilt, side_faces_for(face, rng), blur))
+    return dice
+
+
+def render_tray(
+    rng: random.Random,
+    faces: int | list[int] | None = None,
+    perturbations: str | dict | DicePerturbations | None = None,
+    *,
+    zone_mm: tuple[float, float] = (144.0, 72.0),
+    look: DiceLook | None = None,
+) -> TrayPicture:
+    """A camera crop of the DICE zone (`zone_mm`, centred on the tray) holding dice.
+
+    `faces`: how many dice (random faces), or the faces themselves, or None for two dice.
+    """
+    p = dice_perturbations_from(perturbations)
+    mm_per_px = rng.uniform(*p.mm_per_px)
+    if p.vary_felt:
+        felt = FELTS[rng.randrange(len(FELTS))]
+        pad = tuple(int(np.clip(c * rng.uniform(0.7, 1.2), 0, 200)) for c in FELTS[rng.randrange(len(FELTS))])
+        tray = Tray(pad_bgr=pad, rim_bgr=RIMS[rng.randrange(len(RIMS))], rim_mm=rng.uniform(2.5, 6.0))  # type: ignore[arg-type]
+    else:
+        felt, tray = (40, 112, 34), Tray()
+    look = look or (random_look(rng) if p.vary_look else DiceLook())
+    if faces is None:
+        faces = 2
+    if isinstance(faces, int):
+        dice = random_dice(rng, faces, p, tray)
+    else:
+        placed = random_dice(rng, len(faces), p, tray)
+        dice = [replace(d, face=f, side_faces=side_faces_for(f, rng)) for d, f in zip(placed, faces, strict=True)]
+
+    k = SUPERSAMPLE / mm_per_px  # canvas pixels per mm
+    w_px, h_px = round(zone_mm[0] / mm_per_px), round(zone_mm[1] / mm_per_px)
+    canvas = np.empty((h_px * SUPERSAMPLE, w_px * SUPERSAMPLE, 3), np.float64)
+    canvas[:] = felt
+    cx0, cy0 = canvas.shape[1] / 2, canvas.shape[0] / 2
+
+    def rect(wmm: float, hmm: float) -> np.ndarray:
+        return np.array([[cx0 - wmm * k / 2, cy0 - hmm * k / 2], [cx0 + wmm * k / 2, cy0 - hmm * k / 2],
+                         [cx0 + wmm * k / 2, cy0 + hmm * k / 2], [cx0 - wmm * k / 2, cy0 + hmm * k / 2]])
+
+    _fill(canvas, rect(tray.width_mm, tray.height_mm), tray.rim_bgr)
+    _fill(canvas, rect(tray.width_mm - 2 * tray.rim_mm, tray.height_mm - 2 * tray.rim_mm), tray.pad_bgr)
+    artist = DiceArtist(look, k)
+    layers: list[tuple[np.ndarray, PlacedDie]] = []
+    for d in dice:
+        if d.blur_px > 0:
+            # an out-of-focus die is drawn on its own layer and blurred before it is laid down
+            layer = canvas.copy()
+            artist.draw(layer, d, cx0 + d.x_mm * k, cy0 + d.y_mm * k)
+            layers.append((layer, d))
+        else:
+            artist.draw(canvas, d, cx0 + d.x_mm * k, cy0 + d.y_mm * k)
+    if dice and rng.random() < p.cover_rate:
+        # a fingertip over part of one die, reaching in from the dealer's side
+        d = dice[rng.randrange(len(dice))]
+        fx = cx0 + (d.x_mm + rng.uniform(-0.6, 0.6) * DIE_MM) * k
+        fy = cy0 + (d.y_mm + rng.uniform(0.0, 0.6) * DIE_MM) * k
+        tone = SKIN_TONES[rng.randrange(len(SKIN_TONES))]
+        axes = (int(rng.uniform(6, 9) * k), int(rng.uniform(14, 22) * k))
+        cv2.ellipse(canvas, (int(fx), int(fy)), axes, rng.uniform(-30, 30), 0, 360, tone, -1, cv2.LINE_AA)
+        cv2.rectangle(canvas, (int(fx - axes[0]), int(fy)), (int(fx + axes[0]), canvas.shape[0]), tone, -1)
+    img = cv2.resize(canvas, (w_px, h_px), interpolation=cv2.INTER_AREA)
+    for layer, d in layers:
+        small = cv2.resize(layer, (w_px, h_px), interpolation=cv2.INTER_AREA)
+        small = cv2.GaussianBlur(small, (0, 0), d.blur_px)
+        mask = np.zeros((h_px, w_px), np.float64)
+        cv2.circle(mask, (round(w_px / 2 + d.x_mm / mm_per_px), round(h_px / 2 + d.y_mm / mm_per_px)),
+                   round(DIE_MM * 0.95 / mm_per_px), 1.0, -1)
+        mask = cv2.GaussianBlur(mask, (0, 0), max(1.0, d.blur_px))[:, :, None]
+        img = img * (1 - mask) + small * mask
+    img = _camera_effects(img, p, rng)
+    order = sorted(range(len(dice)), key=lambda i: (dice[i].x_mm, dice[i].y_mm))
+    return TrayPicture(img, [dice[i].face for i in order], [dice[i] for i in order], mm_per_px,
+                       [dice[i].blur_px > 0 for i in order])
+
+
+def _camera_effects(img: np.ndarray, p: DicePerturbations, rng: random.Random) -> np.ndarray:
+    h, w = img.shape[:2]
+    if p.glare > 0:
+        gx, gy, r = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.2, 0.5) * w
+        yy, xx = np.mgrid[0:h, 0:w]
+        img = img + (p.glare * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * r * r)))[:, :, None]
+    if p.light_gradient > 0:
+        a = rng.uniform(0, 2 * math.pi)
+        yy, xx = np.mgrid[0:h, 0:w]
+        t = ((xx - w / 2) * math.cos(a) + (yy - h / 2) * math.sin(a)) / max(w, h) + 0.5
+        img = img * (1 - p.light_gradient * np.clip(t, 0, 1))[:, :, None]
+    if p.brightness != 1.0 or p.warmth:
+        wm = p.warmth
+        img = img * np.array([p.brightness * (1 - 0.30 * wm), p.brightness * (1 - 0.06 * wm), p.brightness * (1 + 0.12 * wm)])
+    if p.blur_sigma > 0:
+        img = cv2.GaussianBlur(img, (0, 0), p.blur_sigma)
+    if p.noise_sigma > 0:
+        img = img + np.random.default_rng(rng.randrange(1 << 30)).normal(0.0, p.noise_sigma, img.shape)
+    out = np.clip(np.round(img), 0, 255).astype(np.uint8)
+    if p.jpeg_quality:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(p.jpeg_quality)])
+        if ok:
+            out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
