@@ -1,10 +1,11 @@
 """Money at the table: integers in minor units, and the bounds every part holds to.
 
 Every amount (a bet, a deduction, a return, a wallet balance set by the platform) is an `int`
-of minor units, never a float. The bounds below keep every sum the station makes — a whole
-round's bets, a pot, the total of all wallets of a studio ledger — far inside a signed 64-bit
-integer, which is what SQLite and PostgreSQL store: 10^15 minor units is ten trillion in a
-currency of cents; ten thousand such wallets still sum to 10^19 / 10 < 2^63.
+of minor units, never a float. The bounds below keep the sums the station makes — a whole
+round's bets, a pot, a wallet's balance — inside a signed 64-bit integer, which is what SQLite
+and PostgreSQL store (2^63 is about 9.2 × 10^18): 10^15 minor units is ten trillion in a
+currency of cents, and a thousand such amounts sum to 10^18. The settlement ledger holds every
+account to ±10^18 and refuses a message that would go beyond, so no sum it keeps overflows.
 """
 
 from __future__ import annotations
