@@ -15,7 +15,9 @@ import sys
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     serve = sub.add_parser("serve", help="serve the settlement core over signed HTTP")
-    serve.add_argument("--ledger", required=True, help="the ledger SQLite file (created if absent)")
+    serve.add_argument("--ledger", required=True,
+                       help="the ledger: a SQLite file (created if absent), sqlite:///PATH or"
+                            " postgresql://… (several services may share one database)")
     serve.add_argument("--port", type=int, required=True)
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument(
