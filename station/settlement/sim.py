@@ -75,6 +75,7 @@ def plan_session(
     bets_per_round: tuple[int, int] = (3, 14),
     cancel_rate: float = 0.08,
     game_name: str = "pokdeng",
+    account_prefix: str = "",
 ) -> Session:
     rng = random.Random(seed)
     game = get_game(game_name)
@@ -90,7 +91,8 @@ def plan_session(
         messages.append({"key": f"wallet:{wallet_n}", "kind": "wallet", "t": t,
                          "account": account, "balance": balance})
 
-    names = [f"u{i:02d}" for i in range(1, accounts + 1)]
+    # a studio's tables share one ledger: `account_prefix` keeps each table's players apart
+    names = [f"{account_prefix}u{i:02d}" for i in range(1, accounts + 1)]
     for name in names:
         set_wallet(name, rng.choice((300, 2_000, 20_000, 50_000, 100_000)))
     session = Session(messages=messages, balances=mirror)
@@ -324,13 +326,21 @@ def _main(argv: list[str]) -> int:
     parser.add_argument("--ledger", help="settle in-process on this ledger file")
     parser.add_argument("--url", help="settle through `station settlement serve` at this URL")
     parser.add_argument("--secret-env", default="SETTLEMENT_SECRET")
+    parser.add_argument("--bus", help="publish to the studio bus (NATS JetStream) at this URL")
+    parser.add_argument("--table", default="PD-01", help="the table's name (round ids, bus subject)")
+    parser.add_argument("--account-prefix", default="", help="prefix of the players' accounts")
     parser.add_argument("--max-backoff", type=float, default=0.5,
                         help="longest wait between delivery retries, seconds")
     args = parser.parse_args(argv)
     session = plan_session(args.seed, args.rounds, accounts=args.accounts,
-                           bets_per_round=tuple(args.bets_per_round))
+                           bets_per_round=tuple(args.bets_per_round), table=args.table,
+                           account_prefix=args.account_prefix)
     core = None
-    if args.url:
+    if args.bus:
+        from station.settlement.bus import NatsTransport
+
+        transport = NatsTransport(args.bus, args.table, publish_timeout_s=2.0)
+    elif args.url:
         transport: Transport = HttpTransport(args.url, os.environ[args.secret_env], timeout=10)
     elif args.ledger:
         core = SettlementCore(args.ledger)
