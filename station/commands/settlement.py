@@ -39,6 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     consume.add_argument("--durable", default="settlement", help="the durable consumer's name")
     consume.add_argument("--tables", help="only these tables (comma-separated): one partition")
     consume.add_argument("--batch", type=int, default=256, help="messages fetched at a time")
+    consume.add_argument("--ack-wait", type=float, default=30.0,
+                         help="seconds before the bus redelivers a message not acknowledged")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,7 +69,8 @@ def _consume(args: argparse.Namespace) -> int:
         print(f"station settlement consume: {exc}", file=sys.stderr)
         return 2
     tables = [t for t in (args.tables or "").split(",") if t] or None
-    consumer = BusConsumer(core, args.bus, durable=args.durable, tables=tables, batch=args.batch)
+    consumer = BusConsumer(core, args.bus, durable=args.durable, tables=tables, batch=args.batch,
+                           ack_wait_s=args.ack_wait)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: consumer.stop())
     print(f"settlement consumer {args.durable}: ledger {core.ledger_path}, bus {args.bus}",

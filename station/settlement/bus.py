@@ -301,7 +301,8 @@ class BusConsumer:
                     msgs = await self._fetch(sub)
                     if msgs:
                         got = True
-                        await self._apply(js, msgs)
+                        await self._apply(js, [(m.subject[len(SETTLE_PREFIX):], m.data, m)
+                                               for m in msgs])
                 if not got:
                     await asyncio.sleep(0)
         finally:
@@ -327,14 +328,45 @@ class BusConsumer:
                         deliver_policy=api.DeliverPolicy.ALL, ack_wait=self.ack_wait_s,
                         max_ack_pending=max(1000, 4 * self.batch), filter_subject=subject,
                         max_deliver=-1)
-                    subs.append(await js.pull_subscribe(subject, durable=durable,
-                                                        stream=SETTLE_STREAM, config=config))
+                    sub = await js.pull_subscribe(subject, durable=durable,
+                                                  stream=SETTLE_STREAM, config=config)
+                    await self._recover_pending(js, durable, subject)
+                    subs.append(sub)
                 return subs
             except Exception as exc:  # noqa: BLE001 - retried until the bus answers
                 if self._stopping.is_set():
                     raise
                 log.warning("settlement: cannot subscribe to the studio bus: %s", exc)
                 await asyncio.sleep(1.0)
+
+    async def _recover_pending(self, js: Any, durable: str, subject: str) -> None:
+        """Apply, in stream order, what a previous consumer process was given and did not
+        acknowledge (it died), before anything newer.
+
+        JetStream would redeliver those only when their ack wait runs out, after newer
+        messages of the same table had been handed to us: a hand before its bets. Read
+        straight from the stream by sequence, they are applied first; their redelivered copies
+        later get the ledger's first results and are acknowledged.
+        """
+        from nats.js.errors import NotFoundError
+
+        info = await js.consumer_info(SETTLE_STREAM, durable)
+        first, last = info.ack_floor.stream_seq + 1, info.delivered.stream_seq
+        if last < first:
+            return
+        log.warning("settlement: %s had %d messages in flight; applying them first",
+                    durable, last - first + 1)
+        pattern = subject[:-1] if subject.endswith("*") else None
+        items: list[tuple[str, bytes, Any]] = []
+        for seq in range(first, last + 1):
+            try:
+                raw = await js.get_msg(SETTLE_STREAM, seq)
+            except NotFoundError:
+                continue  # removed from the stream (its age limit): nothing to apply
+            if raw.subject == subject or (pattern and raw.subject.startswith(pattern)):
+                items.append((raw.subject[len(SETTLE_PREFIX):], raw.data or b"", None))
+        for i in range(0, len(items), self.batch):
+            await self._apply(js, items[i:i + self.batch])
 
     async def _fetch(self, sub: Any) -> list[Any]:
         from nats.errors import TimeoutError as NatsTimeout
@@ -348,17 +380,18 @@ class BusConsumer:
             await asyncio.sleep(0.2)
             return []
 
-    async def _apply(self, js: Any, msgs: list[Any]) -> None:
+    async def _apply(self, js: Any, items: list[tuple[str, bytes, Any]]) -> None:
+        """Apply (table, body, bus message or None) in order; acknowledge after the commit."""
         messages: list[Any] = []
         tables: list[str] = []
-        for msg in msgs:
-            table = msg.subject[len(SETTLE_PREFIX):]
+        msgs = [m for _, _, m in items]
+        for table, data, msg in items:
             try:
-                messages.append(json.loads(msg.data))
+                messages.append(json.loads(data))
             except ValueError:
-                messages.append(f"not JSON: {msg.data[:200]!r}")  # refused, on record
+                messages.append(f"not JSON: {data[:200]!r}")  # refused, on record
             tables.append(table)
-            if msg.metadata.num_delivered > 1:
+            if msg is not None and msg.metadata.num_delivered > 1:
                 self.redelivered += 1
         loop = asyncio.get_running_loop()
         backoff = 0.05
@@ -371,8 +404,9 @@ class BusConsumer:
             except Exception as exc:  # noqa: BLE001 - the ledger is away: keep the batch
                 log.warning("settlement: the ledger is not reachable, retrying: %s", exc)
                 for msg in msgs[start:]:
-                    with contextlib.suppress(Exception):
-                        await msg.in_progress()  # not redelivered meanwhile: order holds
+                    if msg is not None:
+                        with contextlib.suppress(Exception):
+                            await msg.in_progress()  # not redelivered meanwhile: order holds
                 if self._stopping.is_set():
                     return
                 await asyncio.sleep(backoff)
@@ -388,8 +422,9 @@ class BusConsumer:
                 self.refused += 1
                 await self._alarm(js, tables[start + n], outcome.refused)
             for msg in msgs[start:start + done]:
-                with contextlib.suppress(Exception):
-                    await msg.ack()
+                if msg is not None:
+                    with contextlib.suppress(Exception):
+                        await msg.ack()
             start += done
 
     def _apply_sync(self, messages: list[Any], tables: list[str]) -> tuple[BatchOutcome, float]:
