@@ -178,3 +178,53 @@ def test_a_poison_message_on_the_bus_is_refused_on_record_and_the_queue_flows(
     assert alarm["table"] == "PD-09" and alarm["reason"] == refusal["reason"]
     assert core.check(require_closed=True).ok
     core.close()
+
+
+def test_what_a_dead_consumer_left_unacknowledged_is_applied_before_anything_newer(
+        tmp_path, local_nats, studio_ledger):
+    """A consumer took 40 messages, acknowledged 5 and died. JetStream would hand the other 35
+    to the next consumer only after their ack wait (30 s), newer messages first: a hand before
+    its bets. The next consumer applies them first, straight from the stream."""
+    import asyncio
+
+    import nats
+    from nats.js import api
+
+    from station.settlement.bus import DEFAULT_DURABLE, SETTLE_PREFIX, SETTLE_STREAM
+
+    session = table_session("PD-05", 5, 12)
+    transport = NatsTransport(local_nats.url, "PD-05")
+    station = MiniStation(tmp_path / "PD-05.db", transport)
+    assert station.run(session.messages, drain_timeout=30)
+    station.close()
+    transport.close()
+
+    async def take_and_die() -> None:
+        nc = await nats.connect(local_nats.url)
+        js = nc.jetstream()
+        config = api.ConsumerConfig(durable_name=DEFAULT_DURABLE, ack_wait=30.0,
+                                    ack_policy=api.AckPolicy.EXPLICIT,
+                                    filter_subject=SETTLE_PREFIX + "*")
+        sub = await js.pull_subscribe(SETTLE_PREFIX + "*", durable=DEFAULT_DURABLE,
+                                      stream=SETTLE_STREAM, config=config)
+        msgs = await sub.fetch(40, timeout=5)
+        assert len(msgs) == 40
+        for msg in msgs[:5]:
+            await msg.ack_sync()
+        await nc.close()  # dies without acknowledging the rest
+
+    asyncio.run(take_and_die())
+    core = SettlementCore(studio_ledger)
+    # messages 1-5 were acknowledged, so that consumer had applied them (done here by hand)
+    assert core.apply_batch(session.messages[:5], table="PD-05").refused is None
+    started = time.monotonic()
+    consumer = RunningConsumer(core, local_nats.url)
+    try:
+        consumer.wait_applied(len(session.messages) - 5, timeout_s=20)
+    finally:
+        consumer.stop()
+    assert time.monotonic() - started < 20  # not waiting for the 30 s ack wait
+    assert consumer.consumer.refused == 0
+    assert core.balances() == session.balances
+    assert core.check(require_closed=True).ok
+    core.close()
