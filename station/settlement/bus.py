@@ -114,8 +114,19 @@ class _LoopThread:
             raise
 
     def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(5)
+        """Cancel what still runs on the loop (client tasks of nats-py), then end it."""
+
+        async def cancel_all() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        if self._thread.is_alive():
+            with contextlib.suppress(Exception):
+                asyncio.run_coroutine_threadsafe(cancel_all(), self.loop).result(5)
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(5)
         with contextlib.suppress(RuntimeError):
             self.loop.close()
 
@@ -211,6 +222,7 @@ class StatePublisher:
         self.subject = STATE_PREFIX + table
         self._loop = _LoopThread(f"state-{table}")
         self._latest: dict[str, Any] | None = None
+        self._nc: Any = None
         self._event = asyncio.Event()
         self._task = asyncio.run_coroutine_threadsafe(self._run(), self._loop.loop)
 
@@ -220,6 +232,15 @@ class StatePublisher:
 
     async def _run(self) -> None:
         nc = None
+        try:
+            await self._publish_loop()
+        finally:
+            nc = self._nc
+            if nc is not None and not nc.is_closed:
+                with contextlib.suppress(Exception):
+                    await nc.close()
+
+    async def _publish_loop(self) -> None:
         while True:
             await self._event.wait()
             self._event.clear()
@@ -227,9 +248,10 @@ class StatePublisher:
             if state is None:
                 continue
             try:
-                if nc is None or nc.is_closed:
-                    nc = await _connect(self.url, f"state-{self.table}")
-                    await ensure_streams(nc.jetstream())
+                if self._nc is None or self._nc.is_closed:
+                    self._nc = await _connect(self.url, f"state-{self.table}")
+                    await ensure_streams(self._nc.jetstream())
+                nc = self._nc
                 if not nc.is_connected:
                     raise ConnectionError("reconnecting")
                 await nc.jetstream().publish(self.subject, json.dumps(state).encode(),
@@ -243,8 +265,7 @@ class StatePublisher:
                     self._event.set()
 
     def close(self) -> None:
-        self._task.cancel()
-        self._loop.stop()
+        self._loop.stop()  # cancels the publishing task, which closes its connection
 
 
 CommitHandler = Callable[[list[tuple[str, dict[str, Any]]], float], None]
@@ -371,14 +392,25 @@ class BusConsumer:
     async def _fetch(self, sub: Any) -> list[Any]:
         from nats.errors import TimeoutError as NatsTimeout
 
+        # A long poll for one message returns the moment it arrives; then whatever else is
+        # there, waiting at most a few milliseconds (a pull for many messages at once would
+        # linger until its whole batch is there or its time is up: latency for nothing).
         try:
-            return await sub.fetch(self.batch, timeout=0.25)
+            msgs = await sub.fetch(1, timeout=0.5)
         except (TimeoutError, NatsTimeout):
             return []
         except Exception as exc:  # noqa: BLE001 - the bus is away; nats-py reconnects
             log.debug("settlement: fetch failed: %s", exc)
             await asyncio.sleep(0.2)
             return []
+        if self.batch > 1:
+            try:
+                msgs += await sub.fetch(self.batch - 1, timeout=0.005)
+            except (TimeoutError, NatsTimeout):
+                pass
+            except Exception as exc:  # noqa: BLE001 - the first one is still ours to apply
+                log.debug("settlement: fetch failed: %s", exc)
+        return msgs
 
     async def _apply(self, js: Any, items: list[tuple[str, bytes, Any]]) -> None:
         """Apply (table, body, bus message or None) in order; acknowledge after the commit."""
