@@ -56,6 +56,9 @@ ALARM_STREAM = "STUDIO_ALARM"
 SETTLE_PREFIX = "studio.settle."
 STATE_PREFIX = "studio.state."
 ALARM_PREFIX = "studio.alarm."
+#: request/reply: a table's bet intake reserves a bet in the studio ledger before accepting it
+RESERVE_PREFIX = "studio.reserve."
+RESERVE_QUEUE = "reserve"
 DEFAULT_DURABLE = "settlement"
 #: how long the stream remembers message ids to drop duplicates, seconds
 DUPLICATE_WINDOW_S = 600.0
@@ -268,6 +271,50 @@ class StatePublisher:
         self._loop.stop()  # cancels the publishing task, which closes its connection
 
 
+class Reserver:
+    """A table's bet intake asking the studio ledger to reserve a bet (docs/studio.md).
+
+    `reserve(bet)` sends the bet message the outbox will carry (same key) and returns the
+    ledger's answer, which the table journals as an input and decides the bet from:
+    ``{"answer": "reserved", "result": {...}}``, ``{"answer": <refusal reason>, "detail"}``
+    (``insufficient_funds``, ``no_wallet``, …) or ``{"answer": "unavailable", "detail"}`` when
+    no answer came within `timeout_s` (the table then rejects the bet; a reservation that
+    committed anyway is released when the round closes without it).
+    """
+
+    def __init__(self, url: str, table: str) -> None:
+        self.url = url
+        self.table = check_table_name(table)
+        self.subject = RESERVE_PREFIX + table
+        self._loop = _LoopThread(f"reserve-{table}")
+        self._nc: Any = None
+
+    async def _request(self, body: bytes, timeout_s: float) -> dict[str, Any]:
+        if self._nc is None or self._nc.is_closed:
+            self._nc = await _connect(self.url, f"reserve-{self.table}")
+        if not self._nc.is_connected:
+            raise ConnectionError("the studio bus is reconnecting")
+        reply = await self._nc.request(self.subject, body, timeout=timeout_s)
+        return json.loads(reply.data)
+
+    def reserve(self, bet: dict[str, Any], *, timeout_s: float = 0.3) -> dict[str, Any]:
+        body = json.dumps(bet, separators=(",", ":")).encode()
+        try:
+            return self._loop.run(self._request(body, timeout_s), timeout_s + 2.0)
+        except Exception as exc:  # noqa: BLE001 - no answer is an answer: unavailable
+            return {"answer": "unavailable", "detail": repr(exc)[:300]}
+
+    def close(self) -> None:
+        async def shut() -> None:
+            if self._nc is not None and not self._nc.is_closed:
+                with contextlib.suppress(Exception):
+                    await self._nc.close()
+
+        with contextlib.suppress(Exception):
+            self._loop.run(shut(), 5)
+        self._loop.stop()
+
+
 CommitHandler = Callable[[list[tuple[str, dict[str, Any]]], float], None]
 
 
@@ -281,8 +328,10 @@ class BusConsumer:
     def __init__(self, core: SettlementCore, url: str, *, durable: str = DEFAULT_DURABLE,
                  tables: Sequence[str] | None = None, batch: int = 256,
                  ack_wait_s: float = 30.0, on_commit: CommitHandler | None = None,
-                 on_refused: Callable[[str, SettlementRefused], None] | None = None) -> None:
+                 on_refused: Callable[[str, SettlementRefused], None] | None = None,
+                 serve_reservations: bool = True) -> None:
         self.core = core
+        self.serve_reservations = serve_reservations
         self.url = url
         self.durable = durable
         self.tables = [check_table_name(t) for t in tables] if tables else None
@@ -315,6 +364,11 @@ class BusConsumer:
             return
         try:
             js = nc.jetstream(timeout=10)
+            if self.serve_reservations:
+                # a queue group: every settlement process may answer; each bet is row-locked
+                # on its wallet and keyed by (table, key), so answering twice is harmless
+                await nc.subscribe(RESERVE_PREFIX + "*", queue=RESERVE_QUEUE,
+                                   cb=self._reserve)
             subs = await self._subscribe(js)
             while not self._stopping.is_set():
                 got = False
@@ -359,6 +413,27 @@ class BusConsumer:
                     raise
                 log.warning("settlement: cannot subscribe to the studio bus: %s", exc)
                 await asyncio.sleep(1.0)
+
+    async def _reserve(self, msg: Any) -> None:
+        table = msg.subject[len(RESERVE_PREFIX):]
+        try:
+            bet: Any = json.loads(msg.data)
+        except ValueError:
+            bet = f"not JSON: {msg.data[:200]!r}"
+        loop = asyncio.get_running_loop()
+        try:
+            outcome = await loop.run_in_executor(
+                None, lambda: self.core.apply_batch([bet], table=table, reservation=True))
+        except Exception as exc:  # noqa: BLE001 - the ledger is away: the table hears so
+            answer: dict[str, Any] = {"answer": "unavailable", "detail": repr(exc)[:300]}
+        else:
+            if outcome.refused is not None:
+                answer = {"answer": outcome.refused.reason, "detail": outcome.refused.detail}
+            else:
+                answer = {"answer": "reserved", "result": outcome.results[0]}
+        if msg.reply:
+            with contextlib.suppress(Exception):
+                await msg.respond(json.dumps(answer, separators=(",", ":")).encode())
 
     async def _recover_pending(self, js: Any, durable: str, subject: str) -> None:
         """Apply, in stream order, what a previous consumer process was given and did not

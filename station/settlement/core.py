@@ -138,13 +138,16 @@ class SettlementCore:
         return outcome.results[0]
 
     def apply_batch(self, messages: Sequence[Mapping[str, Any]], *,
-                    table: str | Sequence[str] | None = None) -> BatchOutcome:
+                    table: str | Sequence[str] | None = None,
+                    reservation: bool = False) -> BatchOutcome:
         """Apply messages in order in one durable transaction (one commit for the batch).
 
         Stops at the first refusal: the messages before it are committed, it and the rest are
         not; the refusal itself is recorded in the ledger's ``refusals`` (same commit). Each
         message runs under its own savepoint so a refusal leaves no partial posting.
         `table` is one table for all, or one per message (a consumer of the studio bus).
+        `reservation`: the messages are bets a table's intake reserves before accepting them
+        (docs/studio.md); the same bet arriving later through the outbox is then a repeat.
         """
         tables = self._tables_for(messages, table)
         for name in set(tables):
@@ -152,7 +155,7 @@ class SettlementCore:
         attempt = 0
         while True:
             try:
-                return self._apply_batch_once(messages, tables)
+                return self._apply_batch_once(messages, tables, reservation)
             except self.store.retryable:
                 # lost a race with another transaction (a deadlock, a key another process
                 # inserted first): nothing of this attempt stands; try the whole batch again
@@ -226,14 +229,14 @@ class SettlementCore:
         return ids
 
     def _apply_batch_once(self, messages: Sequence[Mapping[str, Any]],
-                          tables: list[str]) -> BatchOutcome:
+                          tables: list[str], reservation: bool = False) -> BatchOutcome:
         outcome = BatchOutcome()
         store = self.store
         with store.transaction() as tx:
             for message, table in zip(messages, tables, strict=True):
                 try:
                     with tx.savepoint():
-                        result = self._apply_one(tx, table, message)
+                        result = self._apply_one(tx, table, message, reservation)
                 except SettlementRefused as refused:
                     outcome.refused = refused
                 except (store.retryable + store.unavailable):
@@ -245,7 +248,8 @@ class SettlementCore:
                     outcome.refused = SettlementRefused(
                         key if isinstance(key, str) else None, "error", repr(exc)[:1000])
                 if outcome.refused is not None:
-                    self._record_refusal(tx, table, message, outcome.refused)
+                    if not reservation:  # a reservation refused is the table's answer, not an alarm
+                        self._record_refusal(tx, table, message, outcome.refused)
                     break
                 outcome.results.append(result)
         return outcome
@@ -268,7 +272,8 @@ class SettlementCore:
              body[:MAX_RECORDED_BODY], now, now),
         )
 
-    def _apply_one(self, tx: Tx, table: str, message: Mapping[str, Any]) -> dict[str, Any]:
+    def _apply_one(self, tx: Tx, table: str, message: Mapping[str, Any],
+                   reservation: bool = False) -> dict[str, Any]:
         if not isinstance(message, Mapping):
             raise SettlementRefused(None, "malformed", f"a message is an object, got {type(message).__name__}")
         key = _need_text(message, "key")
@@ -291,10 +296,12 @@ class SettlementCore:
             if row[1] != digest:
                 raise SettlementRefused(key, "key_reused", "this key was applied with other content")
             return json.loads(row[0])
+        if reservation and kind != "bet":
+            raise SettlementRefused(key, "malformed", f"only a bet is reserved, not a {kind!r}")
         if kind == "wallet":
             result, round_id, finish = self._wallet(tx, table, key, message)
         elif kind == "bet":
-            result, round_id, finish = self._bet(tx, table, key, message)
+            result, round_id, finish = self._bet(tx, table, key, message, reservation)
         elif kind == "hand":
             result, round_id, finish = self._hand(tx, table, key, message)
         elif kind == "round_cancelled":
@@ -386,7 +393,8 @@ class SettlementCore:
         result = {"key": key, "kind": "wallet", "account": account, "balance": balance, "delta": delta}
         return result, None, lambda entry_id: self._post(tx, key, entry_id, rows)
 
-    def _bet(self, tx: Tx, table: str, key: str, m: Mapping[str, Any]) -> tuple:
+    def _bet(self, tx: Tx, table: str, key: str, m: Mapping[str, Any],
+             reservation: bool = False) -> tuple:
         round_id = _need_text(m, "round_id")
         game = self._game(key, m.get("game"))
         account = _need_text(m, "account")
@@ -423,8 +431,9 @@ class SettlementCore:
         def record_bet(entry_id: int) -> None:
             bet_id = tx.insert_id(
                 "INSERT INTO bets (table_id, key, round_id, game, account_id, spot, amount,"
-                " deducted) VALUES (?,?,?,?,?,?,?,?)",
-                (table, key, round_id, game.name, account_id, spot, amount, deducted),
+                " deducted, reserved) VALUES (?,?,?,?,?,?,?,?,?)",
+                (table, key, round_id, game.name, account_id, spot, amount, deducted,
+                 int(reservation)),
             )
             self._post(tx, key, entry_id, [(account_id, -deducted, bet_id),
                                            (in_play, deducted, bet_id)])
@@ -438,7 +447,7 @@ class SettlementCore:
     @staticmethod
     def _open_bets(tx: Tx, table: str, round_id: str) -> list[tuple]:
         return tx.execute(
-            "SELECT b.id, b.account_id, a.name, b.spot, b.amount, b.deducted, b.game"
+            "SELECT b.id, b.account_id, a.name, b.spot, b.amount, b.deducted, b.game, b.reserved"
             " FROM bets b JOIN accounts a ON a.id = b.account_id"
             " WHERE b.table_id = ? AND b.round_id = ? ORDER BY b.id",
             (table, round_id),
@@ -464,10 +473,10 @@ class SettlementCore:
         # lines to compare with the message, each player's credit and the totals.
         memo: dict[tuple[str, int], int] = {}  # returned() is pure in (spot, amount, hands)
         lines: list[tuple[str, str, int, int, int]] = []
-        closures: list[tuple[int, int]] = []
+        closures: list[tuple[int, int, str]] = []
         credits: dict[int, int] = defaultdict(int)
         total_deducted = total_returned = 0
-        for bet_id, account_id, name, spot, amount, deducted, bet_game in held:
+        for _, _, name, spot, amount, deducted, bet_game, _ in held:
             if bet_game != game.name:
                 raise SettlementRefused(key, "bet_mismatch",
                                         f"round {round_id} holds {bet_game} bets, the hand is {game.name}")
@@ -475,11 +484,24 @@ class SettlementCore:
             if r is None:
                 r = memo[(spot, amount)] = game.returned(spot, amount, hands)
             lines.append((name, spot, amount, deducted, r))
-            closures.append((bet_id, r))
+        mine = Counter(lines)
+        released: set[int] = set()
+        if not dict.__eq__(mine, theirs) and any(b[7] for b in held):
+            # reservations the table never listed (it did not live to journal the ledger's
+            # answer, or it had given up waiting): released to their wallets, not a mismatch
+            unlisted = mine - theirs
+            for i in range(len(held) - 1, -1, -1):
+                if held[i][7] and unlisted[lines[i]] > 0:
+                    unlisted[lines[i]] -= 1
+                    released.add(i)
+            mine = Counter(line for i, line in enumerate(lines) if i not in released)
+        self._compare(key, round_id, mine, theirs, "returned")
+        for i, (bet_id, account_id, _, _, _, deducted, _, _) in enumerate(held):
+            r = deducted if i in released else lines[i][4]
+            closures.append((bet_id, r, "released" if i in released else "settled"))
             credits[account_id] += r
             total_deducted += deducted
             total_returned += r
-        self._compare(key, round_id, Counter(lines), theirs, "returned")
         ids = self._system_accounts(table)
         # one posting per account (the itemised detail is in bet_closures): a round of 50,000
         # bets among 2,000 players writes 2,002 postings, not 100,000
@@ -490,9 +512,8 @@ class SettlementCore:
         def close_round(entry_id: int) -> None:
             self._post(tx, key, entry_id, rows)
             tx.executemany(
-                "INSERT INTO bet_closures (bet_id, entry_id, outcome, returned)"
-                " VALUES (?, ?, 'settled', ?)",
-                [(bet_id, entry_id, r) for bet_id, r in closures],
+                "INSERT INTO bet_closures (bet_id, entry_id, outcome, returned) VALUES (?, ?, ?, ?)",
+                [(bet_id, entry_id, outcome, r) for bet_id, r, outcome in closures],
             )
             tx.execute(
                 "INSERT INTO rounds (table_id, round_id, status, entry_id) VALUES (?, ?, 'settled', ?)",
@@ -504,6 +525,8 @@ class SettlementCore:
             "bets": len(held), "deducted": total_deducted, "returned": total_returned,
             "house": total_deducted - total_returned,
         }
+        if released:
+            result["released"] = len(released)
         return result, round_id, close_round
 
     def _cancel(self, tx: Tx, table: str, key: str, m: Mapping[str, Any]) -> tuple:
@@ -516,10 +539,10 @@ class SettlementCore:
         if "refunds" in m:
             # optional: the table core's own refund list, held to the same standard as a hand's
             theirs = self._settlement_list(key, m, "refunds")
-            mine = Counter((name, spot, amount, d, d) for _, _, name, spot, amount, d, _ in held)
+            mine = Counter((name, spot, amount, d, d) for _, _, name, spot, amount, d, _, _ in held)
             self._compare(key, round_id, mine, theirs, "refund")
         refunds: dict[int, int] = defaultdict(int)
-        for _, account_id, _, _, _, deducted, _ in held:
+        for _, account_id, _, _, _, deducted, _, _ in held:
             refunds[account_id] += deducted
         total = sum(refunds.values())
         rows: list[tuple[int, int, int | None]] = [(a, amt, None) for a, amt in refunds.items()]

@@ -138,7 +138,7 @@ def _check(tx: Tx, s: str, problem: Any, require_closed: bool) -> dict[str, Any]
         (table, name): int(id_) for table, name, id_ in tx.execute(
             "SELECT table_id, name, id FROM accounts WHERE kind = 'system'")
     }
-    counts = {"open": 0, "settled": 0, "refunded": 0}
+    counts = {"open": 0, "settled": 0, "refunded": 0, "released": 0}
     open_deducted: dict[str, int] = defaultdict(int)
     rows = tx.execute(
         """
@@ -172,14 +172,16 @@ def _check(tx: Tx, s: str, problem: Any, require_closed: bool) -> dict[str, Any]
             elif require_closed:
                 problem(f"{label}: neither settled nor refunded")
             continue
-        counts[outcome] += 1
-        expected_round = {"settled": "settled", "refunded": "cancelled"}[outcome]
-        if round_status != expected_round:
+        counts[outcome] = counts.get(outcome, 0) + 1
+        # a released reservation (never listed by its table) closes with either kind of round
+        expected_round = {"settled": ("settled",), "refunded": ("cancelled",),
+                          "released": ("settled", "cancelled")}.get(outcome, ())
+        if round_status not in expected_round:
             problem(f"{label}: {outcome} but its round is {round_status or 'not closed'}")
         elif closed_by != round_entry:
             problem(f"{label}: {outcome} by entry {closed_by}, its round by {round_entry}")
-        if outcome == "refunded" and returned != deducted:
-            problem(f"{label}: refunded {returned} of {deducted}")
+        if outcome in ("refunded", "released") and returned != deducted:
+            problem(f"{label}: {outcome} {returned} of {deducted}")
 
     # The closing entries must move exactly what their closures say, account by account.
     due: dict[tuple[int, int], int] = defaultdict(int)
@@ -242,6 +244,7 @@ def _check(tx: Tx, s: str, problem: Any, require_closed: bool) -> dict[str, Any]
         "bets_open": counts["open"],
         "bets_settled": counts["settled"],
         "bets_refunded": counts["refunded"],
+        "bets_released": counts["released"],
         "in_play": in_play_total,
         # refused messages that never applied since: on record, alarmed, never posted
         "refused": count("SELECT COUNT(*) FROM refusals r WHERE NOT EXISTS (SELECT 1 FROM"

@@ -65,6 +65,9 @@ CREATE TABLE IF NOT EXISTS bets (
     spot       TEXT NOT NULL,
     amount     {int} NOT NULL CHECK (amount > 0),
     deducted   {int} NOT NULL CHECK (deducted > 0),
+    -- 1: taken by a table's bet intake before it accepted the bet (docs/studio.md); a round
+    -- closes such a bet from the table's own list and releases it if the table never listed it
+    reserved   {int} NOT NULL DEFAULT 0,
     UNIQUE (table_id, key)
 );
 CREATE INDEX IF NOT EXISTS bets_by_round ON bets(table_id, round_id);
@@ -83,7 +86,7 @@ CREATE INDEX IF NOT EXISTS postings_by_bet ON postings(bet_id) WHERE bet_id IS N
 CREATE TABLE IF NOT EXISTS bet_closures (
     bet_id   {int} PRIMARY KEY REFERENCES bets(id),
     entry_id {int} NOT NULL REFERENCES entries(id),
-    outcome  TEXT NOT NULL CHECK (outcome IN ('settled', 'refunded')),
+    outcome  TEXT NOT NULL CHECK (outcome IN ('settled', 'refunded', 'released')),
     returned {int} NOT NULL CHECK (returned >= 0)
 );
 CREATE TABLE IF NOT EXISTS rounds (
