@@ -156,7 +156,7 @@ class LocalPostgres:
             conn.execute(f'CREATE DATABASE "{name}"')
         return self.url_for(name)
 
-    def stop(self, *, immediate: bool = False, timeout_s: float = 30.0) -> None:
+    def stop(self, *, immediate: bool = False, timeout_s: float = 10.0) -> None:
         """Fast shutdown (SIGINT), or `immediate` (SIGQUIT: no checkpoint, crash recovery at
         the next start, as after a crash)."""
         proc, self.proc = self.proc, None
@@ -166,8 +166,12 @@ class LocalPostgres:
         try:
             proc.wait(timeout_s)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+            proc.send_signal(signal.SIGQUIT)  # a fast shutdown that hangs: immediate
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
 
     def restart(self, *, immediate: bool = True) -> None:
         self.stop(immediate=immediate)

@@ -224,3 +224,43 @@ def test_a_database_that_is_not_a_ledger_is_refused(request):
         open_store(url)
     done = ledger_check(url)
     assert done.returncode == 2 and "not a settlement ledger" in done.stderr
+
+
+def test_runs_of_bets_in_one_batch_give_what_one_by_one_gives(ledger, tmp_path):
+    """The fast path for runs of bets against the general path, message for message: repeats,
+    a bet beyond the wallet, a closed round, a wallet that does not exist, in the middle."""
+    from station.settlement.sim import plan_session
+
+    session = plan_session(21, 12, accounts=4, bets_per_round=(6, 20))
+    messages = list(session.messages)
+    bets = [m for m in messages if m["kind"] == "bet"]
+    first_hand = next(i for i, m in enumerate(messages) if m["kind"] == "hand")
+    odd = [dict(bets[0]),  # a repeat
+           dict(bets[1], key="bet:late:1"),  # its round is closed by then
+           dict(bets[2], key="bet:nobody:1", account="nobody", round_id="X-R1"),
+           dict(bets[3], key="bet:rich:1", round_id="X-R1", amount=10**9, deducted=2 * 10**9 if
+                not bets[3]["spot"].endswith("PAIR") else 10**9),
+           dict(bets[0], key=bets[0]["key"], amount=bets[0]["amount"] + 1)]  # key reused
+    mixed = messages[:first_hand + 1] + odd + messages[first_hand + 1:]
+
+    def apply_all(core: SettlementCore, batch: int) -> list:
+        answers = []
+        i = 0
+        while i < len(mixed):
+            outcome = core.apply_batch(mixed[i:i + batch])
+            answers.extend(outcome.results)
+            i += len(outcome.results)
+            if outcome.refused is not None:
+                answers.append(("refused", outcome.refused.key, outcome.refused.reason))
+                i += 1
+        return answers
+
+    with SettlementCore(ledger) as fast, SettlementCore(tmp_path / "one_by_one.db") as slow:
+        in_batches = apply_all(fast, 500)
+        one_by_one = apply_all(slow, 1)
+        assert in_batches == one_by_one
+        refused = {a[1]: a[2] for a in in_batches if isinstance(a, tuple)}
+        assert refused == {"bet:late:1": "round_closed", "bet:nobody:1": "no_wallet",
+                           "bet:rich:1": "insufficient_funds", bets[0]["key"]: "key_reused"}
+        assert fast.balances() == slow.balances()
+        assert fast.check().ok and slow.check().ok
