@@ -39,6 +39,8 @@ from station.settlement.ledger.schema import MAX_BALANCE
 from station.settlement.ledger.store import ensure_system_accounts
 
 MESSAGE_KINDS = ("wallet", "bet", "hand", "round_cancelled")
+#: balances moved by one statement at most (its parameters stay far below either engine's limit)
+MOVE_CHUNK = 2000
 #: at most this many bets are applied together by the fast path for runs of bets
 BET_RUN_MAX = 500
 #: the largest message time ``t`` accepted, in seconds (table clock or epoch)
@@ -371,16 +373,7 @@ class SettlementCore:
             postings.append((entry_of[key], in_play, m["deducted"], bet_of[key]))
         if abs(moves[in_play]) > MAX_BALANCE:
             raise SettlementRefused(taken[0][0], "out_of_bounds", "a run of bets beyond the bound")
-        ids = sorted(moves)
-        moved = tx.execute(
-            "WITH v(id, d) AS (VALUES " + ",".join(["(?, ?)"] * len(ids)) + ")"
-            " UPDATE accounts SET balance = balance + (SELECT d FROM v WHERE v.id = accounts.id)"
-            " WHERE id IN (SELECT id FROM v) RETURNING id, balance",
-            [x for a in ids for x in (a, moves[a])])
-        for account_id, new_balance in moved:
-            if type(new_balance) is not int or abs(new_balance) > MAX_BALANCE:
-                raise SettlementRefused(taken[0][0], "out_of_bounds",
-                                        f"account {account_id} would hold {new_balance}")
+        self._move(tx, taken[0][0], dict(moves))
         tx.executemany(
             "INSERT INTO postings (entry_id, account_id, amount, bet_id) VALUES (?,?,?,?)", postings)
         return [result for _, _, _, _, result in taken]
@@ -461,23 +454,35 @@ class SettlementCore:
         moves: dict[int, int] = defaultdict(int)
         for account_id, amount, _ in rows:
             moves[account_id] += amount
-        for account_id in sorted(moves):  # one lock order for every transaction
-            delta = moves[account_id]
+        for delta in moves.values():
             if abs(delta) > MAX_BALANCE:
                 raise SettlementRefused(key, "out_of_bounds",
                                         f"a movement of {delta} is beyond the ledger's bound")
-            if delta == 0:
-                continue
-            row = tx.one("UPDATE accounts SET balance = balance + ? WHERE id = ?"
-                         " RETURNING balance", (delta, account_id))
-            if row is None or type(row[0]) is not int or abs(row[0]) > MAX_BALANCE:
-                raise SettlementRefused(
-                    key, "out_of_bounds",
-                    f"account {account_id} would hold {row and row[0]}, beyond ±{MAX_BALANCE}")
+        self._move(tx, key, {a: d for a, d in moves.items() if d})
         tx.executemany(
             "INSERT INTO postings (entry_id, account_id, amount, bet_id) VALUES (?,?,?,?)",
             [(entry_id, a, amt, bet) for a, amt, bet in rows],
         )
+
+    @staticmethod
+    def _move(tx: Tx, key: str, moves: dict[int, int]) -> None:
+        """Move cached balances by `moves` (account id -> delta) in one statement (one round
+        trip to the database for a hand's thousands of players too); refused `out_of_bounds`
+        if any would leave ±MAX_BALANCE (the caller's savepoint undoes the statement)."""
+        for i in range(0, len(moves), MOVE_CHUNK):
+            ids = sorted(moves)[i:i + MOVE_CHUNK]  # one lock order for every transaction
+            rows = tx.execute(
+                "WITH v(id, d) AS (VALUES " + ",".join(["(?, ?)"] * len(ids)) + ")"
+                " UPDATE accounts SET balance = balance + (SELECT d FROM v WHERE v.id = accounts.id)"
+                " WHERE id IN (SELECT id FROM v) RETURNING id, balance",
+                [x for a in ids for x in (a, moves[a])])
+            if len(rows) != len(ids):
+                raise SettlementRefused(key, "error", "an account to post to does not exist")
+            for account_id, balance in rows:
+                if type(balance) is not int or abs(balance) > MAX_BALANCE:
+                    raise SettlementRefused(
+                        key, "out_of_bounds",
+                        f"account {account_id} would hold {balance}, beyond ±{MAX_BALANCE}")
 
     def _game(self, key: str, name: object) -> Game:
         if not isinstance(name, str):
