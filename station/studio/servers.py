@@ -178,7 +178,8 @@ class LocalPostgres:
         self.start()
 
     def close(self) -> None:
-        self.stop()
+        # a server whose folder is about to be removed need not write its buffers out first
+        self.stop(immediate=self._own_root)
         if self._own_root:
             shutil.rmtree(self.root, ignore_errors=True)
 
