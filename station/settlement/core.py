@@ -473,8 +473,8 @@ class SettlementCore:
             ids = sorted(moves)[i:i + MOVE_CHUNK]  # one lock order for every transaction
             rows = tx.execute(
                 "WITH v(id, d) AS (VALUES " + ",".join(["(?, ?)"] * len(ids)) + ")"
-                " UPDATE accounts SET balance = balance + (SELECT d FROM v WHERE v.id = accounts.id)"
-                " WHERE id IN (SELECT id FROM v) RETURNING id, balance",
+                " UPDATE accounts SET balance = accounts.balance + v.d FROM v"
+                " WHERE accounts.id = v.id RETURNING accounts.id, accounts.balance",
                 [x for a in ids for x in (a, moves[a])])
             if len(rows) != len(ids):
                 raise SettlementRefused(key, "error", "an account to post to does not exist")
