@@ -34,13 +34,14 @@ def start_table(tmp_path: Path, table: str, seed: int, bus: str) -> subprocess.P
         cwd=REPO, env=env_with_secret(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def start_consumer(ledger: str, bus: str) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "station", "settlement", "consume", "--ledger", ledger,
-         "--bus", bus, "--ack-wait", "5", "--batch", "64"],
-        cwd=REPO, env=env_with_secret(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def start_consumer(ledger: str, bus: str, log: Path) -> subprocess.Popen:
+    with open(log, "ab") as err:  # what the consumer says, for the assertion messages
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "station", "settlement", "consume", "--ledger", ledger,
+             "--bus", bus, "--ack-wait", "5", "--batch", "64"],
+            cwd=REPO, env=env_with_secret(), stdout=subprocess.PIPE, stderr=err)
     line = proc.stdout.readline().decode()
-    assert "settlement consumer" in line, proc.stderr.read().decode()[-2000:]
+    assert "settlement consumer" in line, log.read_text()[-2000:]
     return proc
 
 
@@ -69,10 +70,10 @@ def journal_books(journal: Path) -> tuple[dict[str, int], list[str], int]:
     return balances, keys, bets
 
 
-def wait_until(what: str, predicate, timeout_s: float) -> None:
+def wait_until(what, predicate, timeout_s: float) -> None:
     deadline = time.monotonic() + timeout_s
     while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        assert time.monotonic() < deadline, f"timed out waiting for {what()}"
         time.sleep(0.2)
 
 
@@ -83,14 +84,15 @@ def test_tables_deal_through_consumer_kills_and_postgres_and_bus_restarts(tmp_pa
     pg = LocalPostgres(fsync=True).start()
     bus = LocalNats().start()
     consumer = tables = None
+    consumer_log = tmp_path / "consumer.log"
     try:
         ledger = pg.create_database("studio")
-        consumer = start_consumer(ledger, bus.url)
+        consumer = start_consumer(ledger, bus.url, consumer_log)
         tables = {t: start_table(tmp_path, t, seed * 10 + i, bus.url) for i, t in enumerate(TABLES)}
         time.sleep(rng.uniform(0.8, 1.5))
         kill(consumer)  # kill -9 the settlement service in the middle of a batch
         time.sleep(rng.uniform(0.2, 0.8))
-        consumer = start_consumer(ledger, bus.url)
+        consumer = start_consumer(ledger, bus.url, consumer_log)
         time.sleep(rng.uniform(0.5, 1.0))
         pg.restart(immediate=True)  # PostgreSQL goes down as in a crash and comes back
         time.sleep(rng.uniform(0.5, 1.0))
@@ -99,7 +101,7 @@ def test_tables_deal_through_consumer_kills_and_postgres_and_bus_restarts(tmp_pa
         bus.start()
         time.sleep(rng.uniform(0.2, 0.6))
         kill(consumer)
-        consumer = start_consumer(ledger, bus.url)
+        consumer = start_consumer(ledger, bus.url, consumer_log)
         for table, proc in tables.items():
             out, err = proc.communicate(timeout=180)
             assert proc.returncode == 0, (table, err.decode()[-3000:])
@@ -118,7 +120,8 @@ def test_tables_deal_through_consumer_kills_and_postgres_and_bus_restarts(tmp_pa
             def all_applied() -> bool:
                 with core.store.transaction(read_only=True) as tx:
                     return tx.one("SELECT COUNT(*) FROM entries WHERE table_id != ''")[0] >= total
-            wait_until("the consumer to apply every table's messages", all_applied, 120)
+            wait_until(lambda: "the consumer to apply every table's messages: "
+                       + consumer_log.read_text()[-3000:], all_applied, 120)
             assert core.balances() == expected
             report = core.check(require_closed=True)
             assert report.ok, report.problems
