@@ -134,7 +134,7 @@ class _LoopThread:
             self.loop.close()
 
 
-async def _connect(url: str, name: str) -> Any:
+async def _connect(url: str, name: str, on_reconnect: Callable[[], Any] | None = None) -> Any:
     # `nats.js` imported whole here: the client reaches it as an attribute, which a table's
     # thread could otherwise see half-imported while another thread's first use imports it
     import nats
@@ -143,8 +143,13 @@ async def _connect(url: str, name: str) -> Any:
     async def quiet(exc: Exception) -> None:  # reconnects are normal; the caller reports
         log.debug("bus %s: %s", name, exc)
 
+    async def reconnected() -> None:
+        if on_reconnect is not None:
+            on_reconnect()
+
     return await nats.connect(
         servers=[url], name=name, connect_timeout=2, allow_reconnect=True,
+        reconnected_cb=reconnected,
         max_reconnect_attempts=-1, reconnect_time_wait=0.5, error_cb=quiet,
         # nothing is buffered while disconnected: a publish then fails at once and the
         # outbox keeps the message, instead of a second copy waiting in a client buffer
@@ -346,6 +351,8 @@ class BusConsumer:
         self.refused = 0
         self.redelivered = 0
         self._stopping = threading.Event()
+        self._reconnected = threading.Event()
+        self._durables: list[tuple[str, str]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def stop(self) -> None:
@@ -358,7 +365,8 @@ class BusConsumer:
         nc = None
         while not self._stopping.is_set():
             try:
-                nc = await _connect(self.url, f"settlement-{self.durable}")
+                nc = await _connect(self.url, f"settlement-{self.durable}",
+                                    on_reconnect=self._reconnected.set)
                 break
             except Exception as exc:  # noqa: BLE001 - the bus may come up after us
                 log.warning("settlement: the studio bus at %s is not reachable: %s", self.url, exc)
@@ -374,6 +382,19 @@ class BusConsumer:
                                    cb=self._reserve)
             subs = await self._subscribe(js)
             while not self._stopping.is_set():
+                if self._reconnected.is_set():
+                    # messages in flight to us when the connection dropped are delivered in
+                    # the bus's eyes and would come again only after their ack wait, after
+                    # newer ones: apply them first, as at start-up
+                    self._reconnected.clear()
+                    try:
+                        for durable, subject in self._durables:
+                            await self._recover_pending(js, durable, subject)
+                    except Exception as exc:  # noqa: BLE001 - the bus is flaky still: again
+                        log.warning("settlement: recovering after a reconnect failed: %s", exc)
+                        self._reconnected.set()
+                        await asyncio.sleep(0.5)
+                        continue
                 got = False
                 for sub in subs:
                     msgs = await self._fetch(sub)
@@ -396,6 +417,7 @@ class BusConsumer:
                 subjects = ([SETTLE_PREFIX + t for t in self.tables] if self.tables
                             else [SETTLE_PREFIX + "*"])
                 subs = []
+                self._durables = []
                 for subject in subjects:
                     # with --tables, a durable per table: the same table always resumes the
                     # same consumer, whatever else the list holds
@@ -410,6 +432,7 @@ class BusConsumer:
                                                   stream=SETTLE_STREAM, config=config)
                     await self._recover_pending(js, durable, subject)
                     subs.append(sub)
+                    self._durables.append((durable, subject))
                 return subs
             except Exception as exc:  # noqa: BLE001 - retried until the bus answers
                 if self._stopping.is_set():
@@ -440,7 +463,8 @@ class BusConsumer:
 
     async def _recover_pending(self, js: Any, durable: str, subject: str) -> None:
         """Apply, in stream order, what a previous consumer process was given and did not
-        acknowledge (it died), before anything newer.
+        acknowledge (it died), or what was in flight to this one when its connection dropped,
+        before anything newer.
 
         JetStream would redeliver those only when their ack wait runs out, after newer
         messages of the same table had been handed to us: a hand before its bets. Read
