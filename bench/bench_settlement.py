@@ -110,7 +110,7 @@ def bench_round(bets: int, baseline_bets: int, runs: int, workdir: Path) -> bool
     print(f"-- one round with {bets:,} bets, settled durably (WAL, synchronous=FULL) in {workdir}")
     t0 = time.perf_counter()
     core, hand = _ledger_with_open_round(workdir / "round.db", bets)
-    core._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every run starts from the same file
+    core.store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every run starts from the same file
     core.close()
     setup = time.perf_counter() - t0
     times = []

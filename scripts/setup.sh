@@ -42,6 +42,20 @@ if [ "${STATION_SETUP_BROWSER:-0}" = 1 ]; then
   fi
 fi
 
+# PostgreSQL and nats-server: the studio's ledger and bus (docs/studio.md); the studio's tests
+# start their own servers from these binaries. Skipped (no apt) when both are there.
+pg_bin_found=0
+for d in /usr/lib/postgresql/*/bin; do
+  if [ -x "$d/initdb" ] && [ -x "$d/postgres" ]; then pg_bin_found=1; fi
+done
+studio_missing=()
+if [ "$pg_bin_found" = 0 ]; then studio_missing+=(postgresql); fi
+if ! command -v nats-server >/dev/null 2>&1; then studio_missing+=(nats-server); fi
+if [ "${#studio_missing[@]}" -gt 0 ]; then
+  log "installing ${studio_missing[*]} (the studio's ledger and bus)"
+  apt_install "${studio_missing[@]}"
+fi
+
 py="${PYTHON:-python3}"
 if ! "$py" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'; then
   log "Python 3.11 or newer is needed (found $("$py" --version 2>&1))"; exit 1

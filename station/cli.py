@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("station.commands.run", "run the station at a table from a config file"),
     "demo": ("station.commands.demo", "a whole simulated studio table on this machine"),
     "diagram": ("station.commands.diagram", "print the table procedure as a mermaid diagram"),
+    "studio": ("station.commands.studio", "a simulated studio: many tables, one settlement on PostgreSQL and NATS"),
     "soak": ("station.commands.soak", "thousands of rounds end to end with faults, at accelerated time"),
 }
 

@@ -1,8 +1,11 @@
-"""`station settlement serve`: run the settlement core as its own service.
+"""`station settlement serve|consume`: run the settlement core as its own service.
 
-The studio engineer starts it next to (or away from) the table PC; stations deliver to it with
-``HttpTransport``. The shared secret is read from an environment variable, never from the
-command line, so it does not show in the process list.
+`serve`: signed HTTP; stations deliver to it with ``HttpTransport``. The shared secret is read
+from an environment variable, never from the command line, so it does not show in the process
+list. `consume`: the studio's settlement on the NATS JetStream bus (a durable consumer of every
+table's messages, acknowledged after the ledger's commit; docs/studio.md). Both take the
+ledger as a path or URL; ``--ledger-env`` reads it from an environment variable instead, so a
+database password stays out of the process list.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ import sys
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     serve = sub.add_parser("serve", help="serve the settlement core over signed HTTP")
-    serve.add_argument("--ledger", required=True, help="the ledger SQLite file (created if absent)")
+    serve.add_argument("--ledger", required=True,
+                       help="the ledger: a SQLite file (created if absent), sqlite:///PATH or"
+                            " postgresql://… (several services may share one database)")
     serve.add_argument("--port", type=int, required=True)
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument(
@@ -26,7 +31,58 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="accepted clock difference of signed requests, seconds (300)")
 
 
+    consume = sub.add_parser("consume", help="settle the studio bus (NATS JetStream) into a ledger")
+    where = consume.add_mutually_exclusive_group(required=True)
+    where.add_argument("--ledger", help="the ledger: postgresql://… (or a SQLite path for one machine)")
+    where.add_argument("--ledger-env", metavar="VAR", help="environment variable holding the ledger URL")
+    consume.add_argument("--bus", required=True, help="the NATS server, e.g. nats://127.0.0.1:4222")
+    consume.add_argument("--durable", default="settlement", help="the durable consumer's name")
+    consume.add_argument("--tables", help="only these tables (comma-separated): one partition")
+    consume.add_argument("--batch", type=int, default=256, help="messages fetched at a time")
+    consume.add_argument("--ack-wait", type=float, default=30.0,
+                         help="seconds before the bus redelivers a message not acknowledged")
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.action == "consume":
+        return _consume(args)
+    return _serve(args)
+
+
+def _consume(args: argparse.Namespace) -> int:
+    import logging
+    import signal
+
+    from station.settlement.bus import BusConsumer
+    from station.settlement.core import SettlementCore
+    from station.settlement.ledger import LedgerError
+
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    ledger = args.ledger or os.environ.get(args.ledger_env or "", "")
+    if not ledger:
+        print(f"station settlement consume: environment variable {args.ledger_env} is unset or empty",
+              file=sys.stderr)
+        return 2
+    try:
+        core = SettlementCore(ledger, pool_size=2)
+    except LedgerError as exc:
+        print(f"station settlement consume: {exc}", file=sys.stderr)
+        return 2
+    tables = [t for t in (args.tables or "").split(",") if t] or None
+    consumer = BusConsumer(core, args.bus, durable=args.durable, tables=tables, batch=args.batch,
+                           ack_wait_s=args.ack_wait)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: consumer.stop())
+    print(f"settlement consumer {args.durable}: ledger {core.ledger_path}, bus {args.bus}",
+          flush=True)
+    try:
+        consumer.run()
+    finally:
+        core.close()
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from station.settlement.core import SettlementCore

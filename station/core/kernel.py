@@ -150,12 +150,15 @@ class TableKernel:
         """An outbox message for settlement. Its `key` and its `round_id` are made unique
         per table and journal (`PD-01/<journal id>/PD-01-S1-R2`): round numbers restart
         with a new journal, and a studio's tables share one ledger. `table_round` keeps the
-        round id the records and the floor know."""
+        round id the records and the floor know. A journal from before journal ids keeps its
+        outbox's old scheme whole: no prefix and no `table`, so settlement books its new
+        messages with the rows its outbox already holds (the ledger's default table)."""
         if "round_id" in fields and self.key_prefix:
             fields["table_round"] = fields["round_id"]
             fields["round_id"] = self.key_prefix + fields["round_id"]
+        where = {"table": self.table} if self.key_prefix else {}
         self._messages.append({"key": self.key_prefix + key, "kind": kind,
-                               "t": to_s(self.now_us), "table": self.table, **fields})
+                               "t": to_s(self.now_us), **where, **fields})
 
     def command(self, *cmd: str) -> None:
         self._commands.append(cmd)

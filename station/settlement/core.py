@@ -1,22 +1,28 @@
 """The settlement core: applies the table core's messages to the ledger, each exactly once.
 
 Messages (the hand-off contract, see docs/settlement.md) are dicts with a unique ``key`` and a
-``kind``: ``wallet``, ``bet``, ``hand`` or ``round_cancelled``. Applying a message posts its
+``kind``: ``wallet``, ``bet``, ``hand`` or ``round_cancelled``, or one of a pot game's
+(``pot_in``, ``pot_settled``, ``pot_cancelled``: `station.settlement.pot`). Applying a message posts its
 money movement and records the key with its result in the same transaction, so a message that
 arrives twice (a retry after a crash, a replayed HTTP request) returns the first result and
 posts nothing. A round is closed once: a second hand or cancellation for it is refused.
 
 The core trusts the table core for *which* bets were accepted, but not for arithmetic: it
 recomputes every return from the cards with the game module and refuses a hand whose
-settlement list differs, in bets or in amounts. A refusal posts nothing; the message stays
-undelivered in the station's outbox and the delivery worker reports it to the supervisor.
+settlement list differs, in bets or in amounts. A refusal posts nothing and is recorded in
+the ledger (``refusals``); the delivery worker reports it to the supervisor and goes on with
+the messages behind it, so one message that can never apply never stops a table's books.
+
+Every amount is bounded (station/money.py, and `MAX_BALANCE` for what an account may hold):
+a message beyond the bounds is refused ``out_of_bounds`` before any arithmetic reaches the
+database, so nothing overflows and no balance becomes a float.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
+import random
 import threading
 import time
 from collections import Counter, defaultdict
@@ -28,11 +34,22 @@ from typing import Any
 from station.cards import Card, CardError, parse_card
 from station.games import get_game
 from station.games.base import BetError, Game
+from station.money import AmountError, check_amount
 from station.settlement import pot
-from station.settlement.ledger import CheckReport, check_books, connect
+from station.settlement.ledger import CheckReport, Store, Tx, check_books, open_store
+from station.settlement.ledger.schema import MAX_BALANCE
+from station.settlement.ledger.store import ensure_system_accounts
 from station.settlement.pot import POT_KINDS
 
 MESSAGE_KINDS = ("wallet", "bet", "hand", "round_cancelled", *POT_KINDS)
+#: balances moved by one statement at most (its parameters stay far below either engine's limit)
+MOVE_CHUNK = 2000
+#: at most this many bets are applied together by the fast path for runs of bets
+BET_RUN_MAX = 500
+#: the largest message time ``t`` accepted, in seconds (table clock or epoch)
+MAX_T = 1e12
+#: how much of a refused message the ledger keeps on record, in characters
+MAX_RECORDED_BODY = 1_000_000
 
 
 class SettlementRefused(Exception):
@@ -84,89 +101,108 @@ def _need_text(message: Mapping[str, Any], name: str) -> str:
     return value
 
 
-class SettlementCore:
-    """The settlement side of the hand-off, on its own ledger file.
+def _refused_for_bounds(key: str, exc: AmountError) -> SettlementRefused:
+    return SettlementRefused(key, "out_of_bounds", str(exc))
 
-    Thread-safe: one lock serialises every use of the connection, so the HTTP service can call
-    it from worker threads.
+
+class SettlementCore:
+    """The settlement side of the hand-off, on its ledger: a file or a database URL
+    (`station.settlement.ledger.store`).
+
+    Thread-safe. On SQLite every transaction holds the file's one connection in turn; on
+    PostgreSQL each takes a connection from the pool, so threads of one service, and other
+    service processes on the same database, apply batches at the same time: row locks keep a
+    shared wallet right and a lost race is retried whole.
+
+    Each message belongs to a table; its key is unique within that table. The table is the
+    call's `table` argument, else the message's own ``table`` field, else the core's default
+    (the empty string: a single table's ledger).
     """
 
-    def __init__(self, ledger_path: str | Path) -> None:
-        self.ledger_path = Path(ledger_path)
-        self._conn = connect(self.ledger_path)
-        self._lock = threading.RLock()
+    def __init__(self, ledger: str | Path, *, table: str = "", pool_size: int = 4,
+                 max_retries: int = 30) -> None:
+        self.store: Store = open_store(ledger, pool_size=pool_size)
+        #: where the books are, fit for a screen (a path, or a URL without its password)
+        self.ledger_path = self.store.where
+        self.table = table
+        self.max_retries = max_retries
         self._games: dict[str, Game] = {}
-        self._system: dict[str, int] = {
-            name: id_
-            for id_, name in self._conn.execute("SELECT id, name FROM accounts WHERE kind='system'")
-        }
+        self._system: dict[str, dict[str, int]] = {}
+        self._meta_lock = threading.Lock()
+        try:
+            self._system_accounts(table)
+        except BaseException:
+            self.store.close()
+            raise
 
     # -- public API ---------------------------------------------------------------------
 
-    def apply(self, message: Mapping[str, Any]) -> dict[str, Any]:
+    def apply(self, message: Mapping[str, Any], *, table: str | None = None) -> dict[str, Any]:
         """Apply one message; raises SettlementRefused (nothing posted) if it cannot be."""
-        outcome = self.apply_batch([message])
+        outcome = self.apply_batch([message], table=table)
         if outcome.refused is not None:
             raise outcome.refused
         return outcome.results[0]
 
-    def apply_batch(self, messages: Sequence[Mapping[str, Any]]) -> BatchOutcome:
-        """Apply messages in order in one durable transaction (one fsync for the batch).
+    def apply_batch(self, messages: Sequence[Mapping[str, Any]], *,
+                    table: str | Sequence[str] | None = None,
+                    reservation: bool = False) -> BatchOutcome:
+        """Apply messages in order in one durable transaction (one commit for the batch).
 
         Stops at the first refusal: the messages before it are committed, it and the rest are
-        not. Each message runs under its own savepoint so a refusal leaves no partial posting.
+        not; the refusal itself is recorded in the ledger's ``refusals`` (same commit). Each
+        message runs under its own savepoint so a refusal leaves no partial posting.
+        `table` is one table for all, or one per message (a consumer of the studio bus).
+        `reservation`: the messages are bets a table's intake reserves before accepting them
+        (docs/studio.md); the same bet arriving later through the outbox is then a repeat.
         """
-        outcome = BatchOutcome()
-        with self._lock:
-            conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")
+        tables = self._tables_for(messages, table)
+        for name in set(tables):
+            self._system_accounts(name)
+        attempt = 0
+        while True:
             try:
-                for message in messages:
-                    conn.execute("SAVEPOINT message")
-                    try:
-                        result = self._apply_one(message)
-                    except SettlementRefused as refused:
-                        conn.execute("ROLLBACK TO message")
-                        conn.execute("RELEASE message")
-                        outcome.refused = refused
-                        break
-                    except (sqlite3.IntegrityError, ValueError, TypeError, KeyError) as exc:
-                        # A message the checks above let through but the books refuse (the
-                        # schema's constraints are the last line): refused, never half-posted.
-                        conn.execute("ROLLBACK TO message")
-                        conn.execute("RELEASE message")
-                        key = message.get("key") if isinstance(message, Mapping) else None
-                        outcome.refused = SettlementRefused(key, "error", repr(exc))
-                        break
-                    conn.execute("RELEASE message")
-                    outcome.results.append(result)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-        return outcome
+                return self._apply_batch_once(messages, tables, reservation)
+            except self.store.retryable:
+                # lost a race with another transaction (a deadlock, a key another process
+                # inserted first): nothing of this attempt stands; try the whole batch again
+                attempt += 1
+                if attempt > self.max_retries:
+                    raise
+                time.sleep(random.uniform(0, min(0.2, 0.002 * 2**attempt)))
 
     def balances(self) -> dict[str, int]:
         """Every wallet's balance, by account name."""
-        with self._lock:
-            return dict(
-                self._conn.execute("SELECT name, balance FROM accounts WHERE kind='wallet'")
-            )
+        with self.store.transaction(read_only=True) as tx:
+            return {name: int(b) for name, b in
+                    tx.execute("SELECT name, balance FROM accounts WHERE kind = 'wallet'")}
 
     def check(self, *, require_closed: bool = False) -> CheckReport:
-        with self._lock:
-            return check_books(self._conn, require_closed=require_closed)
+        return check_books(self.store, require_closed=require_closed)
 
-    def applied(self, key: str) -> dict[str, Any] | None:
+    def applied(self, key: str, *, table: str | None = None) -> dict[str, Any] | None:
         """The result recorded for a message key, or None if it was never applied."""
-        with self._lock:
-            row = self._conn.execute("SELECT result FROM entries WHERE key = ?", (key,)).fetchone()
+        with self.store.transaction(read_only=True) as tx:
+            row = tx.one("SELECT result FROM entries WHERE table_id = ? AND key = ?",
+                         (self.table if table is None else table, key))
         return None if row is None else json.loads(row[0])
 
+    def refusals(self, *, table: str | None = None) -> list[dict[str, Any]]:
+        """Refused messages on record that never applied since, oldest first."""
+        sql = ("SELECT r.table_id, r.key, r.kind, r.reason, r.detail, r.attempts, r.first_at,"
+               " r.last_at FROM refusals r WHERE NOT EXISTS (SELECT 1 FROM entries e"
+               " WHERE e.table_id = r.table_id AND e.key = r.key)")
+        params: tuple = ()
+        if table is not None:
+            sql += " AND r.table_id = ?"
+            params = (table,)
+        with self.store.transaction(read_only=True) as tx:
+            rows = tx.execute(sql + " ORDER BY r.first_at", params)
+        names = ("table", "key", "kind", "reason", "detail", "attempts", "first_at", "last_at")
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self.store.close()
 
     def __enter__(self) -> SettlementCore:
         return self
@@ -176,64 +212,282 @@ class SettlementCore:
 
     # -- applying -------------------------------------------------------------------------
 
-    def _apply_one(self, message: Mapping[str, Any]) -> dict[str, Any]:
+    def _tables_for(self, messages: Sequence[Any], table: str | Sequence[str] | None) -> list[str]:
+        if isinstance(table, str):
+            return [table] * len(messages)
+        if table is not None:
+            tables = list(table)
+            if len(tables) != len(messages) or not all(isinstance(t, str) for t in tables):
+                raise ValueError("one table name per message")
+            return tables
+        return [m["table"] if isinstance(m, Mapping) and isinstance(m.get("table"), str)
+                else self.table for m in messages]
+
+    def _system_accounts(self, table: str) -> dict[str, int]:
+        ids = self._system.get(table)
+        if ids is None:
+            with self._meta_lock:
+                ids = self._system.get(table)
+                if ids is None:
+                    # its own committed transaction: the ids are cached, so they must stay
+                    with self.store.transaction() as tx:
+                        ids = ensure_system_accounts(tx, table)
+                    self._system[table] = ids
+        return ids
+
+    def _apply_batch_once(self, messages: Sequence[Mapping[str, Any]],
+                          tables: list[str], reservation: bool = False) -> BatchOutcome:
+        outcome = BatchOutcome()
+        store = self.store
+        with store.transaction() as tx:
+            i = 0
+            while i < len(messages):
+                if not reservation:
+                    # runs of plain new bets in a few statements for all (a studio's traffic
+                    # is mostly bets); whatever the fast path does not take, the general one does
+                    try:
+                        with tx.savepoint():
+                            taken = self._bet_run(tx, tables[i], messages, tables, i)
+                    except (store.retryable + store.unavailable):
+                        raise
+                    except Exception:  # noqa: BLE001 - undone; the general path decides
+                        taken = []
+                    if taken:
+                        outcome.results.extend(taken)
+                        i += len(taken)
+                        continue
+                message, table = messages[i], tables[i]
+                i += 1
+                try:
+                    with tx.savepoint():
+                        result = self._apply_one(tx, table, message, reservation)
+                except SettlementRefused as refused:
+                    outcome.refused = refused
+                except (store.retryable + store.unavailable):
+                    raise
+                except Exception as exc:  # noqa: BLE001 - the books' constraints are the last line
+                    # a message the checks let through but the schema refuses: refused, never
+                    # half-posted, and never an error that would stop every later message
+                    key = message.get("key") if isinstance(message, Mapping) else None
+                    outcome.refused = SettlementRefused(
+                        key if isinstance(key, str) else None, "error", repr(exc)[:1000])
+                if outcome.refused is not None:
+                    if not reservation:  # a reservation refused is the table's answer, not an alarm
+                        self._record_refusal(tx, table, message, outcome.refused)
+                    break
+                outcome.results.append(result)
+        return outcome
+
+    def _bet_run(self, tx: Tx, table: str, messages: Sequence[Any], tables: list[str],
+                 start: int) -> list[dict[str, Any]]:
+        """Apply the longest run of bets from `start` that all apply plainly, with a handful of
+        statements for the whole run; return their results ([] when the first does not).
+
+        A bet is taken only if every check of `_bet` passes (and its key is new, its round
+        open, its wallet there and holding enough after the run's earlier bets); the run stops
+        before the first that does not, which the general path then applies or refuses. Each
+        result is the one `_bet` would give, so a repeat later returns the same.
+        """
+        run: list[tuple[str, Mapping[str, Any], Game, str]] = []
+        for j in range(start, min(len(messages), start + BET_RUN_MAX)):
+            m = messages[j]
+            if tables[j] != table or not isinstance(m, Mapping) or m.get("kind") != "bet":
+                break
+            try:
+                key = _need_text(m, "key")
+                own = m.get("table")
+                if own is not None and own != table:
+                    break
+                t = m.get("t")
+                if t is not None and (isinstance(t, bool) or not isinstance(t, int | float)
+                                      or not abs(t) <= MAX_T):
+                    break
+                _need_text(m, "round_id"), _need_text(m, "account"), _need_text(m, "spot")
+                amount, deducted = _need(m, "amount", int), _need(m, "deducted", int)
+                check_amount(amount)
+                check_amount(deducted)
+                game = self._game(key, m.get("game"))
+                if game.check_bet(m["spot"], amount) != deducted:
+                    break
+                digest = message_digest(m)
+            except (SettlementRefused, AmountError, BetError, ValueError):
+                break
+            run.append((key, m, game, digest))
+        if not run:
+            return []
+        keys = [k for k, _, _, _ in run]
+        frag, params = tx.in_list(keys)
+        known = {k for (k,) in tx.execute(
+            f"SELECT key FROM entries WHERE table_id = ? AND key{frag}", [table, *params])}
+        seen: set[str] = set()
+        for n, k in enumerate(keys):  # up to the first repeat: the general path answers it
+            if k in known or k in seen:
+                run = run[:n]
+                break
+            seen.add(k)
+        if not run:
+            return []
+        rounds = sorted({m["round_id"] for _, m, _, _ in run})
+        frag, params = tx.in_list(rounds)
+        closed = {r for (r,) in tx.execute(
+            f"SELECT round_id FROM rounds WHERE table_id = ? AND round_id{frag}", [table, *params])}
+        names = sorted({m["account"] for _, m, _, _ in run})
+        frag, params = tx.in_list(names)
+        wallets = {name: (int(id_), int(balance)) for id_, name, balance in tx.execute(
+            "SELECT id, name, balance FROM accounts WHERE kind = 'wallet' AND table_id = ''"
+            f" AND name{frag} ORDER BY id{tx.lock}", params)}
+        balance = {name: b for name, (_, b) in wallets.items()}
+        taken: list[tuple[str, Mapping[str, Any], Game, str, dict[str, Any]]] = []
+        for key, m, game, digest in run:
+            name = m["account"]
+            if (key in known or m["round_id"] in closed or name not in wallets
+                    or balance[name] < m["deducted"]):
+                break
+            balance[name] -= m["deducted"]
+            result = {"key": key, "kind": "bet", "round_id": m["round_id"], "account": name,
+                      "spot": m["spot"], "amount": m["amount"], "deducted": m["deducted"],
+                      "balance": balance[name]}
+            taken.append((key, m, game, digest, result))
+        if not taken:
+            return []
+        now = time.time()
+        rows = tx.execute(
+            "INSERT INTO entries (table_id, key, kind, round_id, t, applied_at, digest, result)"
+            " VALUES " + ",".join(["(?,?,?,?,?,?,?,?)"] * len(taken)) + " RETURNING id, key",
+            [v for key, m, _, digest, result in taken for v in (
+                table, key, "bet", m["round_id"], None if m.get("t") is None else float(m["t"]),
+                now, digest, json.dumps(result, separators=(",", ":")))])
+        entry_of = {k: int(i) for i, k in rows}
+        rows = tx.execute(
+            "INSERT INTO bets (table_id, key, round_id, game, account_id, spot, amount, deducted)"
+            " VALUES " + ",".join(["(?,?,?,?,?,?,?,?)"] * len(taken)) + " RETURNING id, key",
+            [v for key, m, game, _, _ in taken for v in (
+                table, key, m["round_id"], game.name, wallets[m["account"]][0], m["spot"],
+                m["amount"], m["deducted"])])
+        bet_of = {k: int(i) for i, k in rows}
+        in_play = self._system_accounts(table)["in_play"]
+        moves: dict[int, int] = defaultdict(int)
+        postings = []
+        for key, m, _, _, _ in taken:
+            wallet_id = wallets[m["account"]][0]
+            moves[wallet_id] -= m["deducted"]
+            moves[in_play] += m["deducted"]
+            postings.append((entry_of[key], wallet_id, -m["deducted"], bet_of[key]))
+            postings.append((entry_of[key], in_play, m["deducted"], bet_of[key]))
+        if abs(moves[in_play]) > MAX_BALANCE:
+            raise SettlementRefused(taken[0][0], "out_of_bounds", "a run of bets beyond the bound")
+        self._move(tx, taken[0][0], dict(moves))
+        tx.executemany(
+            "INSERT INTO postings (entry_id, account_id, amount, bet_id) VALUES (?,?,?,?)", postings)
+        return [result for _, _, _, _, result in taken]
+
+    @staticmethod
+    def _record_refusal(tx: Tx, table: str, message: Any, refused: SettlementRefused) -> None:
+        try:
+            body = json.dumps(message, separators=(",", ":"), default=repr)
+        except (TypeError, ValueError):
+            body = repr(message)
+        kind = message.get("kind") if isinstance(message, Mapping) else None
+        now = time.time()
+        tx.execute(
+            "INSERT INTO refusals (table_id, key, kind, reason, detail, body, first_at, last_at)"
+            " VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (table_id, key) DO UPDATE SET"
+            " reason = excluded.reason, detail = excluded.detail, body = excluded.body,"
+            " last_at = excluded.last_at, attempts = refusals.attempts + 1",
+            (table, refused.key if isinstance(refused.key, str) else "",
+             kind if isinstance(kind, str) else None, refused.reason, refused.detail[:4000],
+             body[:MAX_RECORDED_BODY], now, now),
+        )
+
+    def _apply_one(self, tx: Tx, table: str, message: Mapping[str, Any],
+                   reservation: bool = False) -> dict[str, Any]:
         if not isinstance(message, Mapping):
             raise SettlementRefused(None, "malformed", f"a message is an object, got {type(message).__name__}")
         key = _need_text(message, "key")
         kind = _need_text(message, "kind")
-        digest = message_digest(message)
-        row = self._conn.execute(
-            "SELECT result, digest FROM entries WHERE key = ?",
-            (key,),
-        ).fetchone()
+        own = message.get("table")
+        if own is not None and own != table:
+            raise SettlementRefused(key, "malformed",
+                                    f"the message names table {own!r}, it came for {table!r}")
+        t = message.get("t")
+        if t is not None and (isinstance(t, bool) or not isinstance(t, int | float)
+                              or not abs(t) <= MAX_T):  # NaN fails this too
+            raise SettlementRefused(key, "malformed", "field 't' is not a finite time")
+        try:
+            digest = message_digest(message)
+        except ValueError as exc:  # NaN or infinity somewhere: not JSON, never an amount
+            raise SettlementRefused(key, "malformed", str(exc)) from None
+        row = tx.one("SELECT result, digest FROM entries WHERE table_id = ? AND key = ?",
+                     (table, key))
         if row is not None:
             if row[1] != digest:
                 raise SettlementRefused(key, "key_reused", "this key was applied with other content")
             return json.loads(row[0])
-        t = message.get("t")
-        if t is not None and (isinstance(t, bool) or not isinstance(t, int | float)):
-            raise SettlementRefused(key, "malformed", "field 't' is not a number")
+        if reservation and kind != "bet":
+            raise SettlementRefused(key, "malformed", f"only a bet is reserved, not a {kind!r}")
         if kind == "wallet":
-            result, postings, round_id = self._wallet(key, message)
+            result, round_id, finish = self._wallet(tx, table, key, message)
         elif kind == "bet":
-            result, postings, round_id = self._bet(key, message)
+            result, round_id, finish = self._bet(tx, table, key, message, reservation)
         elif kind == "hand":
-            result, postings, round_id = self._hand(key, message)
+            result, round_id, finish = self._hand(tx, table, key, message)
         elif kind == "round_cancelled":
-            result, postings, round_id = self._cancel(key, message)
+            result, round_id, finish = self._cancel(tx, table, key, message)
         elif kind in POT_KINDS:
-            result, postings, round_id = pot.apply(self, kind, key, message)
+            result, round_id, finish = pot.apply(self, tx, table, kind, key, message)
         else:
             raise SettlementRefused(key, "unknown_kind", f"kind {kind!r} (known: {', '.join(MESSAGE_KINDS)})")
-        cur = self._conn.execute(
-            "INSERT INTO entries (key, kind, round_id, t, applied_at, digest, result)"
-            " VALUES (?,?,?,?,?,?,?)",
-            (key, kind, round_id, t, time.time(), digest, json.dumps(result, separators=(",", ":"))),
+        entry_id = tx.insert_id(
+            "INSERT INTO entries (table_id, key, kind, round_id, t, applied_at, digest, result)"
+            " VALUES (?,?,?,?,?,?,?,?)",
+            (table, key, kind, round_id, None if t is None else float(t), time.time(), digest,
+             json.dumps(result, separators=(",", ":"))),
         )
-        entry_id = cur.lastrowid
-        if postings.deferred_bet is not None:
-            postings.deferred_bet(entry_id)
-        self._post(entry_id, postings.rows)
-        for finish in postings.after:
-            finish(entry_id)
+        finish(entry_id)
         return result
 
-    def _post(self, entry_id: int, rows: Iterable[tuple[int, int, int | None]]) -> None:
-        """Write postings (account, amount, bet) and move the cached balances with them."""
+    def _post(self, tx: Tx, key: str, entry_id: int,
+              rows: Iterable[tuple[int, int, int | None]]) -> None:
+        """Write postings (account, amount, bet) and move the cached balances with them.
+
+        No balance may leave ±MAX_BALANCE (refused `out_of_bounds`, the savepoint undoes it):
+        bounded inputs keep every sum of the books inside 64 bits.
+        """
         rows = [r for r in rows if r[1] != 0]
         if not rows:
             return
-        self._conn.executemany(
-            "INSERT INTO postings (entry_id, account_id, amount, bet_id) VALUES (?,?,?,?)",
-            [(entry_id, a, amt, bet) for a, amt, bet in rows],
-        )
         moves: dict[int, int] = defaultdict(int)
         for account_id, amount, _ in rows:
             moves[account_id] += amount
-        self._conn.executemany(
-            "UPDATE accounts SET balance = balance + ? WHERE id = ?",
-            [(amt, a) for a, amt in moves.items() if amt],
+        for delta in moves.values():
+            if abs(delta) > MAX_BALANCE:
+                raise SettlementRefused(key, "out_of_bounds",
+                                        f"a movement of {delta} is beyond the ledger's bound")
+        self._move(tx, key, {a: d for a, d in moves.items() if d})
+        tx.executemany(
+            "INSERT INTO postings (entry_id, account_id, amount, bet_id) VALUES (?,?,?,?)",
+            [(entry_id, a, amt, bet) for a, amt, bet in rows],
         )
+
+    @staticmethod
+    def _move(tx: Tx, key: str, moves: dict[int, int]) -> None:
+        """Move cached balances by `moves` (account id -> delta) in one statement (one round
+        trip to the database for a hand's thousands of players too); refused `out_of_bounds`
+        if any would leave ±MAX_BALANCE (the caller's savepoint undoes the statement)."""
+        for i in range(0, len(moves), MOVE_CHUNK):
+            ids = sorted(moves)[i:i + MOVE_CHUNK]  # one lock order for every transaction
+            rows = tx.execute(
+                "WITH v(id, d) AS (VALUES " + ",".join(["(?, ?)"] * len(ids)) + ")"
+                " UPDATE accounts SET balance = accounts.balance + v.d FROM v"
+                " WHERE accounts.id = v.id RETURNING accounts.id, accounts.balance",
+                [x for a in ids for x in (a, moves[a])])
+            if len(rows) != len(ids):
+                raise SettlementRefused(key, "error", "an account to post to does not exist")
+            for account_id, balance in rows:
+                if type(balance) is not int or abs(balance) > MAX_BALANCE:
+                    raise SettlementRefused(
+                        key, "out_of_bounds",
+                        f"account {account_id} would hold {balance}, beyond ±{MAX_BALANCE}")
 
     def _game(self, key: str, name: object) -> Game:
         if not isinstance(name, str):
@@ -246,45 +500,54 @@ class SettlementCore:
                 raise SettlementRefused(key, "unknown_game", str(exc)) from None
         return game
 
-    def _wallet_id(self, name: str) -> int | None:
-        row = self._conn.execute(
-            "SELECT id FROM accounts WHERE kind='wallet' AND name = ?", (name,)
-        ).fetchone()
+    @staticmethod
+    def _wallet_row(tx: Tx, name: str) -> tuple[int, int] | None:
+        row = tx.one("SELECT id, balance FROM accounts WHERE kind = 'wallet' AND table_id = ''"
+                     " AND name = ?" + tx.lock, (name,))
+        return None if row is None else (int(row[0]), int(row[1]))
+
+    @staticmethod
+    def _round_status(tx: Tx, table: str, round_id: str) -> str | None:
+        row = tx.one("SELECT status FROM rounds WHERE table_id = ? AND round_id = ?",
+                     (table, round_id))
         return None if row is None else row[0]
 
-    def _round_status(self, round_id: str) -> str | None:
-        row = self._conn.execute(
-            "SELECT status FROM rounds WHERE round_id = ?", (round_id,)
-        ).fetchone()
-        return None if row is None else row[0]
-
-    def _wallet(self, key: str, m: Mapping[str, Any]) -> tuple[dict, _Postings, None]:
+    def _wallet(self, tx: Tx, table: str, key: str, m: Mapping[str, Any]) -> tuple:
         account = _need_text(m, "account")
         balance = _need(m, "balance", int)
         if balance < 0:
             raise SettlementRefused(key, "malformed", f"a wallet balance cannot be negative: {balance}")
-        account_id = self._wallet_id(account)
-        if account_id is None:
-            account_id = self._conn.execute(
-                "INSERT INTO accounts (kind, name) VALUES ('wallet', ?)", (account,)
-            ).lastrowid
-            current = 0
-        else:
-            current = self._conn.execute(
-                "SELECT balance FROM accounts WHERE id = ?", (account_id,)
-            ).fetchone()[0]
+        try:
+            check_amount(balance, what="a wallet balance", allow_zero=True)
+        except AmountError as exc:
+            raise _refused_for_bounds(key, exc) from None
+        found = self._wallet_row(tx, account)
+        if found is None:
+            tx.execute("INSERT INTO accounts (kind, table_id, name) VALUES ('wallet', '', ?)"
+                       " ON CONFLICT DO NOTHING", (account,))
+            found = self._wallet_row(tx, account)
+            assert found is not None
+        account_id, current = found
         delta = balance - current
-        postings = _Postings(rows=[(account_id, delta, None), (self._system["cashier"], -delta, None)])
+        cashier = self._system_accounts(table)["cashier"]
+        rows = [(account_id, delta, None), (cashier, -delta, None)]
         result = {"key": key, "kind": "wallet", "account": account, "balance": balance, "delta": delta}
-        return result, postings, None
+        return result, None, lambda entry_id: self._post(tx, key, entry_id, rows)
 
-    def _bet(self, key: str, m: Mapping[str, Any]) -> tuple[dict, _Postings, str]:
+    def _bet(self, tx: Tx, table: str, key: str, m: Mapping[str, Any],
+             reservation: bool = False) -> tuple:
         round_id = _need_text(m, "round_id")
         game = self._game(key, m.get("game"))
         account = _need_text(m, "account")
         spot = _need_text(m, "spot")
         amount = _need(m, "amount", int)
         deducted = _need(m, "deducted", int)
+        try:
+            check_amount(amount, what="a bet's amount")
+            check_amount(deducted, what="a bet's deduction")
+        except AmountError as exc:
+            if amount > 0 and deducted > 0:
+                raise _refused_for_bounds(key, exc) from None
         try:
             expected = game.check_bet(spot, amount)
         except BetError as exc:
@@ -293,53 +556,48 @@ class SettlementCore:
             raise SettlementRefused(
                 key, "bad_deduction", f"{spot} {amount} deducts {expected}, the message says {deducted}"
             )
-        status = self._round_status(round_id)
+        status = self._round_status(tx, table, round_id)
         if status is not None:
             raise SettlementRefused(key, "round_closed", f"round {round_id} is already {status}")
-        account_id = self._wallet_id(account)
-        if account_id is None:
+        found = self._wallet_row(tx, account)  # locked until commit on PostgreSQL
+        if found is None:
             raise SettlementRefused(key, "no_wallet", f"no wallet {account!r} in the ledger")
-        balance = self._conn.execute(
-            "SELECT balance FROM accounts WHERE id = ?", (account_id,)
-        ).fetchone()[0]
+        account_id, balance = found
         if balance < deducted:
             raise SettlementRefused(
                 key, "insufficient_funds", f"wallet {account!r} holds {balance}, the bet deducts {deducted}"
             )
-        in_play = self._system["in_play"]
-        postings = _Postings()
+        in_play = self._system_accounts(table)["in_play"]
 
         def record_bet(entry_id: int) -> None:
-            bet_id = self._conn.execute(
-                "INSERT INTO bets (key, round_id, game, account_id, spot, amount, deducted)"
-                " VALUES (?,?,?,?,?,?,?)",
-                (key, round_id, game.name, account_id, spot, amount, deducted),
-            ).lastrowid
-            postings.rows.extend([(account_id, -deducted, bet_id), (in_play, deducted, bet_id)])
+            bet_id = tx.insert_id(
+                "INSERT INTO bets (table_id, key, round_id, game, account_id, spot, amount,"
+                " deducted, reserved) VALUES (?,?,?,?,?,?,?,?,?)",
+                (table, key, round_id, game.name, account_id, spot, amount, deducted,
+                 int(reservation)),
+            )
+            self._post(tx, key, entry_id, [(account_id, -deducted, bet_id),
+                                           (in_play, deducted, bet_id)])
 
-        postings.deferred_bet = record_bet
         result = {
             "key": key, "kind": "bet", "round_id": round_id, "account": account, "spot": spot,
             "amount": amount, "deducted": deducted, "balance": balance - deducted,
         }
-        return result, postings, round_id
+        return result, round_id, record_bet
 
-    def _open_bets(self, round_id: str) -> list[tuple[int, int, str, str, int, int, str]]:
-        rows = self._conn.execute(
-            "SELECT id, account_id, spot, amount, deducted, game FROM bets"
-            " WHERE round_id = ? ORDER BY id",
-            (round_id,),
-        ).fetchall()
-        if not rows:
-            return []
-        # names from one pass over the wallets rather than a join per bet (50,000 in a round)
-        names = dict(self._conn.execute("SELECT id, name FROM accounts WHERE kind = 'wallet'"))
-        return [(b, a, names[a], s, x, d, g) for b, a, s, x, d, g in rows]
+    @staticmethod
+    def _open_bets(tx: Tx, table: str, round_id: str) -> list[tuple]:
+        return tx.execute(
+            "SELECT b.id, b.account_id, a.name, b.spot, b.amount, b.deducted, b.game, b.reserved"
+            " FROM bets b JOIN accounts a ON a.id = b.account_id"
+            " WHERE b.table_id = ? AND b.round_id = ? ORDER BY b.id",
+            (table, round_id),
+        )
 
-    def _hand(self, key: str, m: Mapping[str, Any]) -> tuple[dict, _Postings, str]:
+    def _hand(self, tx: Tx, table: str, key: str, m: Mapping[str, Any]) -> tuple:
         round_id = _need_text(m, "round_id")
         game = self._game(key, m.get("game"))
-        status = self._round_status(round_id)
+        status = self._round_status(tx, table, round_id)
         if status is not None:
             raise SettlementRefused(key, "round_closed", f"round {round_id} is already {status}")
         hands = self._parse_hands(key, game, _need(m, "cards", dict))
@@ -348,97 +606,107 @@ class SettlementCore:
             raise SettlementRefused(
                 key, "results_mismatch",
                 f"the cards give {json.dumps(computed, sort_keys=True)}, the message says "
-                f"{json.dumps(m['results'], sort_keys=True)}",
+                f"{json.dumps(m['results'], sort_keys=True, default=repr)}",
             )
         theirs = self._settlement_list(key, m, "settlement")
-        held = self._open_bets(round_id)
+        held = self._open_bets(tx, table, round_id)
         # One pass over the round's bets (50,000 in a big round) computes each return, the
         # lines to compare with the message, each player's credit and the totals.
         memo: dict[tuple[str, int], int] = {}  # returned() is pure in (spot, amount, hands)
         lines: list[tuple[str, str, int, int, int]] = []
-        closures: list[tuple[int, int]] = []
+        closures: list[tuple[int, int, str]] = []
         credits: dict[int, int] = defaultdict(int)
         total_deducted = total_returned = 0
-        other_game = None
-        for bet_id, account_id, name, spot, amount, deducted, bet_game in held:
+        for _, _, name, spot, amount, deducted, bet_game, _ in held:
+            if bet_game != game.name:
+                raise SettlementRefused(key, "bet_mismatch",
+                                        f"round {round_id} holds {bet_game} bets, the hand is {game.name}")
             r = memo.get((spot, amount))
             if r is None:
-                if bet_game != game.name:
-                    other_game = bet_game
-                    break
                 r = memo[(spot, amount)] = game.returned(spot, amount, hands)
             lines.append((name, spot, amount, deducted, r))
-            closures.append((bet_id, r))
+        mine = Counter(lines)
+        released: set[int] = set()
+        if not dict.__eq__(mine, theirs) and any(b[7] for b in held):
+            # reservations the table never listed (it did not live to journal the ledger's
+            # answer, or it had given up waiting): released to their wallets, not a mismatch
+            unlisted = mine - theirs
+            for i in range(len(held) - 1, -1, -1):
+                if held[i][7] and unlisted[lines[i]] > 0:
+                    unlisted[lines[i]] -= 1
+                    released.add(i)
+            mine = Counter(line for i, line in enumerate(lines) if i not in released)
+        self._compare(key, round_id, mine, theirs, "returned")
+        for i, (bet_id, account_id, _, _, _, deducted, _, _) in enumerate(held):
+            r = deducted if i in released else lines[i][4]
+            closures.append((bet_id, r, "released" if i in released else "settled"))
             credits[account_id] += r
             total_deducted += deducted
             total_returned += r
-        if other_game is not None or any(g != game.name for g in {b[6] for b in held}):
-            raise SettlementRefused(key, "bet_mismatch",
-                                    f"round {round_id} holds {other_game} bets, the hand is {game.name}")
-        self._compare(key, round_id, Counter(lines), theirs, "returned")
+        ids = self._system_accounts(table)
         # one posting per account (the itemised detail is in bet_closures): a round of 50,000
         # bets among 2,000 players writes 2,002 postings, not 100,000
         rows: list[tuple[int, int, int | None]] = [(a, amt, None) for a, amt in credits.items()]
-        rows.append((self._system["in_play"], -total_deducted, None))
-        rows.append((self._system["house"], total_deducted - total_returned, None))
-        postings = _Postings(rows=rows)
+        rows.append((ids["in_play"], -total_deducted, None))
+        rows.append((ids["house"], total_deducted - total_returned, None))
 
         def close_round(entry_id: int) -> None:
-            self._conn.executemany(
-                "INSERT INTO bet_closures (bet_id, entry_id, outcome, returned)"
-                " VALUES (?, ?, 'settled', ?)",
-                [(bet_id, entry_id, r) for bet_id, r in closures],
+            self._post(tx, key, entry_id, rows)
+            tx.executemany(
+                "INSERT INTO bet_closures (bet_id, entry_id, outcome, returned) VALUES (?, ?, ?, ?)",
+                [(bet_id, entry_id, outcome, r) for bet_id, r, outcome in closures],
             )
-            self._conn.execute(
-                "INSERT INTO rounds (round_id, status, entry_id) VALUES (?, 'settled', ?)",
-                (round_id, entry_id),
+            tx.execute(
+                "INSERT INTO rounds (table_id, round_id, status, entry_id) VALUES (?, ?, 'settled', ?)",
+                (table, round_id, entry_id),
             )
 
-        postings.after.append(close_round)
         result = {
             "key": key, "kind": "hand", "round_id": round_id, "status": "settled",
             "bets": len(held), "deducted": total_deducted, "returned": total_returned,
             "house": total_deducted - total_returned,
         }
-        return result, postings, round_id
+        if released:
+            result["released"] = len(released)
+        return result, round_id, close_round
 
-    def _cancel(self, key: str, m: Mapping[str, Any]) -> tuple[dict, _Postings, str]:
+    def _cancel(self, tx: Tx, table: str, key: str, m: Mapping[str, Any]) -> tuple:
         round_id = _need_text(m, "round_id")
         reason = _need_text(m, "reason")
-        status = self._round_status(round_id)
+        status = self._round_status(tx, table, round_id)
         if status is not None:
             raise SettlementRefused(key, "round_closed", f"round {round_id} is already {status}")
-        held = self._open_bets(round_id)
+        held = self._open_bets(tx, table, round_id)
         if "refunds" in m:
             # optional: the table core's own refund list, held to the same standard as a hand's
             theirs = self._settlement_list(key, m, "refunds")
-            mine = Counter((name, spot, amount, d, d) for _, _, name, spot, amount, d, _ in held)
+            mine = Counter((name, spot, amount, d, d) for _, _, name, spot, amount, d, _, _ in held)
             self._compare(key, round_id, mine, theirs, "refund")
         refunds: dict[int, int] = defaultdict(int)
-        for _, account_id, _, _, _, deducted, _ in held:
+        for _, account_id, _, _, _, deducted, _, _ in held:
             refunds[account_id] += deducted
         total = sum(refunds.values())
         rows: list[tuple[int, int, int | None]] = [(a, amt, None) for a, amt in refunds.items()]
-        rows.append((self._system["in_play"], -total, None))
-        postings = _Postings(rows=rows)
+        rows.append((self._system_accounts(table)["in_play"], -total, None))
 
         def close_round(entry_id: int) -> None:
-            self._conn.executemany(
+            self._post(tx, key, entry_id, rows)
+            tx.executemany(
                 "INSERT INTO bet_closures (bet_id, entry_id, outcome, returned)"
                 " VALUES (?, ?, 'refunded', ?)",
                 [(b[0], entry_id, b[5]) for b in held],
             )
-            self._conn.execute(
-                "INSERT INTO rounds (round_id, status, entry_id, reason) VALUES (?, 'cancelled', ?, ?)",
-                (round_id, entry_id, reason),
+            tx.execute(
+                "INSERT INTO rounds (table_id, round_id, status, entry_id, reason)"
+                " VALUES (?, ?, 'cancelled', ?, ?)",
+                (table, round_id, entry_id, reason),
             )
 
-        postings.after.append(close_round)
         result = {
             "key": key, "kind": "round_cancelled", "round_id": round_id, "status": "cancelled",
             "reason": reason, "bets": len(held), "refunded": total,
         }
-        return result, postings, round_id
+        return result, round_id, close_round
 
     @staticmethod
     def _parse_hands(key: str, game: Game, cards: Mapping[str, Any]) -> dict[str, list[Card]]:
@@ -509,12 +777,3 @@ class SettlementCore:
             f"round {round_id}: computed [account, spot, amount, deducted, {what}] "
             f"{show(mine - theirs)}; the message says {show(theirs - mine)}",
         )
-
-
-@dataclass
-class _Postings:
-    """What a message will post, built before its entry row exists."""
-
-    rows: list[tuple[int, int, int | None]] = field(default_factory=list)
-    deferred_bet: Any = None
-    after: list[Any] = field(default_factory=list)

@@ -10,8 +10,16 @@ does not know.
 `station settlement serve`) and marks what the settlement core confirmed. A crash after the
 core applied a message but before it was marked only means the message is delivered again; the
 core applies each key once and answers a repeat with the first result. A transport that is
-down, or a message the core refuses, holds the queue at that message (later messages depend on
-earlier ones: bets before their hand) and is retried with backoff and reported, never skipped.
+down holds the queue at that message (later messages depend on earlier ones: bets before their
+hand) and is retried with backoff and reported, never skipped.
+
+A message the core *refuses* is different: the refusal is the core's deterministic answer to
+that message (it posted nothing and recorded the refusal in the ledger), so trying it again
+would only refuse it again and hold every later bet and hand of the table behind it for ever.
+The worker marks it answered (``delivered_at`` set, ``result`` = ``{"refused": {key, reason,
+detail}}``, ``last_error``), reports it to `on_error` (the supervisor's alarm) and goes on.
+What the refusal leaves open (the bets of a hand that was refused) stays in play in the ledger
+until the round is resolved, visible to `ledger check --all-closed`; `refused()` lists them.
 """
 
 from __future__ import annotations
@@ -48,7 +56,8 @@ class DeliveryWorker:
 
     `start()` runs it on a background thread that also polls (the table core may write the
     outbox without calling `wake()`); `drain()` delivers everything pending, from whichever
-    thread calls it. Errors go to `on_error(exception, message_key)` on every failed attempt.
+    thread calls it. Errors go to `on_error(exception, message_key)` on every failed attempt,
+    and once for each refused message (a `SettlementRefused`).
     """
 
     def __init__(
@@ -71,6 +80,8 @@ class DeliveryWorker:
         self.max_backoff = max_backoff
         self.last_error: Exception | None = None
         self.delivered = 0
+        #: messages answered with a refusal since start (each reported to on_error)
+        self.refused_count = 0
         self._conn = sqlite3.connect(
             str(self.journal_db_path), isolation_level=None, check_same_thread=False
         )
@@ -157,14 +168,28 @@ class DeliveryWorker:
                 self._wake.wait(self.poll_interval)
 
     def _failed(self, exc: Exception) -> None:
-        self.last_error = exc
         self._backoff = min(self.max_backoff, max(self.first_backoff, self._backoff * 2))
+        self._report(exc, exc.key if isinstance(exc, SettlementRefused) else None)
+
+    def _report(self, exc: Exception, key: str | None) -> None:
+        self.last_error = exc
         if self.on_error is not None:
-            key = exc.key if isinstance(exc, SettlementRefused) else None
             try:
                 self.on_error(exc, key)
             except Exception:  # noqa: BLE001 - a broken reporter must not stop delivery
                 pass
+
+    def refused(self) -> list[dict[str, Any]]:
+        """Messages the settlement core refused (each alarmed once when it was answered)."""
+        conn = sqlite3.connect(str(self.journal_db_path), timeout=10)
+        try:
+            rows = conn.execute(
+                "SELECT key, kind, result, delivered_at FROM settlement_outbox"
+                " WHERE result LIKE '{\"refused\":%' ORDER BY seq").fetchall()
+        finally:
+            conn.close()
+        return [{"key": k, "kind": kind, "refused": json.loads(r)["refused"], "at": at}
+                for k, kind, r, at in rows]
 
     def _cycle(self) -> int:
         """Deliver one batch; the number delivered (0: nothing pending). Raises on failure."""
@@ -202,10 +227,25 @@ class DeliveryWorker:
                 raise
             self.delivered += len(applied)
         if outcome.refused is not None:
-            if len(applied) < len(rows):
-                self._note_attempt(rows[len(applied)][0], str(outcome.refused))
-            raise outcome.refused
+            if len(applied) >= len(rows):
+                raise TransportError("the core refused a message it was not given")
+            seq, key, _ = rows[len(applied)]
+            if outcome.refused.key not in (None, key):
+                raise TransportError(f"the core refused {outcome.refused.key}, expected {key}")
+            self._mark_refused(seq, outcome.refused)
+            self._report(outcome.refused, key)
+            return len(applied) + 1
         return len(applied)
+
+    def _mark_refused(self, seq: int, refused: SettlementRefused) -> None:
+        """The message was answered with a refusal: on record, and out of the queue."""
+        self._conn.execute(
+            "UPDATE settlement_outbox SET delivered_at = ?, attempts = attempts + 1,"
+            " last_error = ?, result = ? WHERE seq = ?",
+            (time.time(), str(refused)[:2000],
+             json.dumps({"refused": refused.as_dict()}, separators=(",", ":")), seq),
+        )
+        self.refused_count += 1
 
     def _note_attempt(self, seq: int, error: str) -> None:
         try:

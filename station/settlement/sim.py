@@ -25,6 +25,7 @@ import sqlite3
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,8 +61,12 @@ class Session:
     bet_keys: list[str] = field(default_factory=list)
 
 
-def new_shoe(rng: random.Random, decks: int) -> list[Card]:
-    cards = [Card(r, s) for r in RANKS for s in SUITS] * decks
+def new_shoe(rng: random.Random, deck: int | Counter[Card]) -> list[Card]:
+    """A shuffled shoe: `deck` full 52-card decks, or a game's card multiset (`Game.deck`)."""
+    if isinstance(deck, int):
+        cards = [Card(r, s) for r in RANKS for s in SUITS] * deck
+    else:
+        cards = list(deck.elements())
     rng.shuffle(cards)
     return cards
 
@@ -75,6 +80,7 @@ def plan_session(
     bets_per_round: tuple[int, int] = (3, 14),
     cancel_rate: float = 0.08,
     game_name: str = "pokdeng",
+    account_prefix: str = "",
 ) -> Session:
     rng = random.Random(seed)
     game = get_game(game_name)
@@ -90,32 +96,46 @@ def plan_session(
         messages.append({"key": f"wallet:{wallet_n}", "kind": "wallet", "t": t,
                          "account": account, "balance": balance})
 
-    names = [f"u{i:02d}" for i in range(1, accounts + 1)]
+    # a studio's tables share one ledger: `account_prefix` keeps each table's players apart
+    names = [f"{account_prefix}u{i:02d}" for i in range(1, accounts + 1)]
     for name in names:
         set_wallet(name, rng.choice((300, 2_000, 20_000, 50_000, 100_000)))
     session = Session(messages=messages, balances=mirror)
     spots = _spots(game)
+    deck = game.deck
+    # a game whose plan waits for the dice (Pai Gow) deals its positions in turn: on a
+    # shuffled shoe the order does not change what a hand is worth
+    plan = game.deal_plan or tuple(game.positions) * (game.cards_per_round // len(game.positions))
+    reserve = min(CUT_CARD_RESERVE, sum(deck.values()) // 4) + len(plan)
     shoe_no = 1
-    shoe = new_shoe(rng, game.decks)
+    shoe = new_shoe(rng, deck)
     round_no = 0
     for _ in range(rounds):
-        if len(shoe) < CUT_CARD_RESERVE + game.cards_per_round:
+        if len(shoe) < reserve:
             shoe_no += 1
             round_no = 0
-            shoe = new_shoe(rng, game.decks)
+            shoe = new_shoe(rng, deck)
         round_no += 1
         round_id = f"{table}-S{shoe_no}-R{round_no}"
         t += 20.0
         if rng.random() < 0.05:
             who = rng.choice(names)
             set_wallet(who, mirror[who] + 5_000)  # a cashier top-up between rounds
+        if not spots:  # a pot game (Si Zhi Dao): players act for a pot, no bet spots
+            t = _pot_round(rng, session, round_id, names, t, cancel_rate)
+            continue
         accepted: list[dict[str, Any]] = []
+        held: dict[str, list[tuple[str, int]]] = {}
         for _ in range(rng.randint(*bets_per_round)):
             account, spot, amount = rng.choice(names), rng.choice(spots), rng.choice(AMOUNTS)
-            deducted = game.check_bet(spot, amount)
+            try:
+                deducted = game.check_bet(spot, amount, held.get(account, ()))
+            except BetError:
+                continue  # refused (a spot in conflict with the account's others this round)
             if mirror[account] < deducted:
                 continue  # refused (insufficient_funds): the table core sends nothing
             mirror[account] -= deducted
+            held.setdefault(account, []).append((spot, amount))
             t += 0.1
             bet = {"key": f"bet:{round_id}:{len(accepted) + 1}", "kind": "bet", "t": t,
                    "round_id": round_id, "game": game.name, "account": account, "spot": spot,
@@ -125,7 +145,7 @@ def plan_session(
             session.bet_keys.append(bet["key"])
         session.bets += len(accepted)
         hands: dict[str, list[Card]] = {p: [] for p in game.positions}
-        for target in game.deal_plan:
+        for target in plan:
             card = shoe.pop()
             if target != BURN:
                 hands[target].append(card)
@@ -153,8 +173,51 @@ def plan_session(
     return session
 
 
+def _pot_round(rng: random.Random, session: Session, round_id: str, names: list[str],
+               t: float, cancel_rate: float) -> float:
+    """A pot game's round: two to four players put antes and bets into the game's pot, which
+    goes to the winners (or, cancelled, back to who put it in). Returns the time after it."""
+    mirror, messages = session.balances, session.messages
+    players = rng.sample(names, min(len(names), rng.randint(2, 4)))
+    put_in: dict[str, int] = {}
+    n = 0
+    for what in ("ante", "bet", "bet"):
+        for account in players:
+            amount = rng.choice(AMOUNTS)
+            if mirror[account] < amount:
+                continue  # the table takes no action the player cannot pay for
+            mirror[account] -= amount
+            put_in[account] = put_in.get(account, 0) + amount
+            n += 1
+            t += 0.5
+            messages.append({"key": f"pot_in:{round_id}:{n}", "kind": "pot_in", "t": t,
+                             "round_id": round_id, "account": account, "amount": amount,
+                             "what": what})
+    t += 15.0
+    if not put_in:
+        return t
+    if rng.random() < cancel_rate:
+        messages.append({"key": f"pot_cancelled:{round_id}", "kind": "pot_cancelled", "t": t,
+                         "round_id": round_id, "reason": rng.choice(CANCEL_REASONS),
+                         "refunds": [{"account": a, "amount": x} for a, x in put_in.items()]})
+        for account, amount in put_in.items():
+            mirror[account] += amount
+        session.rounds_cancelled += 1
+        return t
+    pot = sum(put_in.values())
+    winners = rng.sample(sorted(put_in), rng.randint(1, min(2, len(put_in))))
+    payouts = {w: pot // len(winners) for w in winners}
+    payouts[winners[0]] += pot - sum(payouts.values())
+    messages.append({"key": f"pot_settled:{round_id}", "kind": "pot_settled", "t": t,
+                     "round_id": round_id, "payouts": payouts})
+    for account, amount in payouts.items():
+        mirror[account] += amount
+    session.rounds_settled += 1
+    return t
+
+
 def _spots(game: Any) -> list[str]:
-    """The bettable spots of a game, found by asking its own bet check."""
+    """The bettable spots of a game, found by asking its own bet check (else its own list)."""
     spots = []
     for position in game.positions:
         for spot in (position, position + "PAIR"):
@@ -163,7 +226,7 @@ def _spots(game: Any) -> list[str]:
             except BetError:
                 continue
             spots.append(spot)
-    return spots
+    return spots or sorted(game.spots)
 
 
 def open_journal(path: str | Path) -> sqlite3.Connection:
@@ -324,13 +387,21 @@ def _main(argv: list[str]) -> int:
     parser.add_argument("--ledger", help="settle in-process on this ledger file")
     parser.add_argument("--url", help="settle through `station settlement serve` at this URL")
     parser.add_argument("--secret-env", default="SETTLEMENT_SECRET")
+    parser.add_argument("--bus", help="publish to the studio bus (NATS JetStream) at this URL")
+    parser.add_argument("--table", default="PD-01", help="the table's name (round ids, bus subject)")
+    parser.add_argument("--account-prefix", default="", help="prefix of the players' accounts")
     parser.add_argument("--max-backoff", type=float, default=0.5,
                         help="longest wait between delivery retries, seconds")
     args = parser.parse_args(argv)
     session = plan_session(args.seed, args.rounds, accounts=args.accounts,
-                           bets_per_round=tuple(args.bets_per_round))
+                           bets_per_round=tuple(args.bets_per_round), table=args.table,
+                           account_prefix=args.account_prefix)
     core = None
-    if args.url:
+    if args.bus:
+        from station.settlement.bus import NatsTransport
+
+        transport = NatsTransport(args.bus, args.table, publish_timeout_s=2.0)
+    elif args.url:
         transport: Transport = HttpTransport(args.url, os.environ[args.secret_env], timeout=10)
     elif args.ledger:
         core = SettlementCore(args.ledger)

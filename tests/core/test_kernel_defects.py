@@ -187,7 +187,8 @@ def test_two_tables_and_a_new_journal_share_one_ledger(tmp_path):
                 except SettlementRefused as e:  # pragma: no cover - the defect
                     raise AssertionError(f"{m['key']}: {e}") from None
                 applied += 1
-        keys = {k for (k,) in ledger._conn.execute("SELECT key FROM entries")}
+        with ledger.store.transaction(read_only=True) as tx:
+            keys = {k for (k,) in tx.execute("SELECT key FROM entries")}
         assert len(keys) == applied
     finally:
         ledger.close()

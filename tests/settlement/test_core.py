@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from station.settlement.core import SettlementCore, SettlementRefused
+from tests.settlement.backends import counts, run_sql
 from tests.settlement.helpers import REPO, env_with_secret
 
 # P1 is 9 points suited (deng) against a plain-6 banker: the banker-6 rule keeps m = 2 only
@@ -42,23 +43,16 @@ def line(account: str, spot: str, amount: int, returned: int) -> dict:
             "returned": returned}
 
 
-def counts(path: Path) -> tuple[int, int, int]:
-    with sqlite3.connect(path) as conn:
-        return tuple(conn.execute(
-            "SELECT (SELECT COUNT(*) FROM postings), (SELECT COUNT(*) FROM entries),"
-            " (SELECT COUNT(*) FROM rounds)").fetchone())
-
-
 @pytest.fixture
-def core(tmp_path: Path):
-    c = SettlementCore(tmp_path / "ledger.db")
+def core(ledger):
+    c = SettlementCore(ledger)
     yield c
     report = c.check()  # whatever a test did, the books must still balance
     c.close()
     assert report.ok, report.problems
 
 
-def test_a_round_moves_money_by_the_rules_and_the_books_balance(core, tmp_path):
+def test_a_round_moves_money_by_the_rules_and_the_books_balance(core, ledger):
     core.apply(wallet(1, "u1", 1000))
     core.apply(wallet(2, "u2", 500))
     core.apply(bet("R1", 1, "u1", "P1", 100))
@@ -73,7 +67,7 @@ def test_a_round_moves_money_by_the_rules_and_the_books_balance(core, tmp_path):
     report = core.check(require_closed=True)
     assert report.ok, report.problems
     assert report.figures["bets_settled"] == 3 and report.figures["in_play"] == 0
-    postings, entries, rounds = counts(tmp_path / "ledger.db")
+    postings, entries, rounds = counts(ledger)
     # 2 wallet sets x 2, 3 bets x 2, the hand: u1, u2, in_play, house
     assert (postings, entries, rounds) == (14, 6, 1)
     assert report.figures["postings"] == postings and report.figures["messages"] == entries
@@ -93,12 +87,12 @@ def test_cancelled_round_refunds_every_bet_in_full(core):
     assert report.ok and report.figures["bets_refunded"] == 2
 
 
-def test_a_repeated_key_returns_the_first_result_and_posts_nothing(core, tmp_path):
+def test_a_repeated_key_returns_the_first_result_and_posts_nothing(core, ledger):
     core.apply(wallet(1, "u1", 1000))
     first = core.apply(bet("R1", 1, "u1", "P1", 100))
-    before = counts(tmp_path / "ledger.db")
+    before = counts(ledger)
     assert core.apply(bet("R1", 1, "u1", "P1", 100)) == first
-    assert counts(tmp_path / "ledger.db") == before
+    assert counts(ledger) == before
     assert core.balances() == {"u1": 800}
     settled = core.apply(hand("R1", [line("u1", "P1", 100, 400)]))
     assert core.apply(hand("R1", [line("u1", "P1", 100, 400)])) == settled
@@ -125,16 +119,16 @@ def test_a_key_reused_for_other_content_is_refused(core):
     ],
 )
 def test_a_hand_that_disagrees_with_the_ledger_is_refused_and_nothing_posted(
-    core, tmp_path, settlement, reason
+    core, ledger, settlement, reason
 ):
     core.apply(wallet(1, "u1", 1000))
     core.apply(bet("R1", 1, "u1", "P1", 100))
     core.apply(bet("R1", 2, "u1", "P4PAIR", 10))
-    before = counts(tmp_path / "ledger.db")
+    before = counts(ledger)
     with pytest.raises(SettlementRefused) as err:
         core.apply(hand("R1", settlement))
     assert err.value.reason == reason, err.value
-    assert counts(tmp_path / "ledger.db") == before
+    assert counts(ledger) == before
     assert core.balances() == {"u1": 790}
     assert core.applied("hand:R1") is None
     assert core.check().figures["bets_open"] == 2
@@ -215,8 +209,8 @@ def test_a_batch_stops_at_a_refusal_and_keeps_what_came_before(core):
     assert core.balances() == {"u1": 100}
 
 
-def test_the_ledger_survives_reopening(tmp_path):
-    path = tmp_path / "ledger.db"
+def test_the_ledger_survives_reopening(ledger):
+    path = ledger
     with SettlementCore(path) as core:
         core.apply(wallet(1, "u1", 1000))
         core.apply(bet("R1", 1, "u1", "P1", 100))
@@ -227,15 +221,15 @@ def test_the_ledger_survives_reopening(tmp_path):
         assert core.check(require_closed=True).ok
 
 
-def ledger_check(path: Path, *extra: str) -> subprocess.CompletedProcess:
+def ledger_check(path: Path | str, *extra: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "station", "ledger", "check", "--ledger", str(path), *extra],
         cwd=REPO, env=env_with_secret(), capture_output=True, text=True, timeout=60,
     )
 
 
-def test_ledger_check_finds_tampering(tmp_path):
-    path = tmp_path / "ledger.db"
+def test_ledger_check_finds_tampering(ledger, tmp_path):
+    path = ledger
     with SettlementCore(path) as core:
         core.apply(wallet(1, "u1", 1000))
         core.apply(bet("R1", 1, "u1", "P1", 100))
@@ -247,16 +241,15 @@ def test_ledger_check_finds_tampering(tmp_path):
     strict = ledger_check(path, "--all-closed")  # R2 is still open
     assert strict.returncode == 1 and "bet:R2:1: neither settled nor refunded" in strict.stdout
 
-    with sqlite3.connect(path) as conn:  # someone edits a balance behind the ledger's back
-        conn.execute("UPDATE accounts SET balance = balance + 1 WHERE name = 'u1'")
+    # someone edits a balance behind the ledger's back
+    run_sql(path, "UPDATE accounts SET balance = balance + 1 WHERE name = 'u1'")
     done = ledger_check(path)
     assert done.returncode == 1
     assert "wallet account 'u1': balance 1001 but postings sum to 1000" in done.stdout
 
-    with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE accounts SET balance = balance - 1 WHERE name = 'u1'")
-        # the round's wallet credit posted twice: the player paid twice
-        conn.execute(
+    run_sql(path, "UPDATE accounts SET balance = balance - 1 WHERE name = 'u1'")
+    # the round's wallet credit posted twice: the player paid twice
+    run_sql(path,
             "INSERT INTO postings (entry_id, account_id, amount, bet_id)"
             " SELECT p.entry_id, p.account_id, p.amount, p.bet_id FROM postings p"
             " JOIN entries e ON e.id = p.entry_id JOIN accounts a ON a.id = p.account_id"
@@ -266,11 +259,10 @@ def test_ledger_check_finds_tampering(tmp_path):
     assert "postings sum to 400, not 0" in done.stdout
     assert "(hand:R1): 'u1' was posted 800, the bets it closed account for 400" in done.stdout
 
-    with sqlite3.connect(path) as conn:
-        conn.execute("DELETE FROM postings WHERE id = (SELECT MAX(id) FROM postings)")
-        conn.execute("DELETE FROM bet_closures")  # R1's bet looks open again
-        conn.execute("DELETE FROM postings WHERE bet_id = (SELECT id FROM bets WHERE key = 'bet:R2:1')"
-                     " AND amount < 0")
+    run_sql(path, "DELETE FROM postings WHERE id = (SELECT MAX(id) FROM postings)")
+    run_sql(path, "DELETE FROM bet_closures")  # R1's bet looks open again
+    run_sql(path, "DELETE FROM postings WHERE bet_id = (SELECT id FROM bets WHERE key = 'bet:R2:1')"
+            " AND amount < 0")
     done = ledger_check(path)
     assert done.returncode == 1
     assert "bet bet:R1:1: neither settled nor refunded though its round was settled" in done.stdout
@@ -294,8 +286,8 @@ def test_a_file_that_is_not_a_ledger_is_refused_and_left_alone(tmp_path):
     assert done.returncode == 2 and "cannot read" in done.stderr
 
 
-def test_ledger_balances_command_prints_every_wallet(tmp_path):
-    path = tmp_path / "ledger.db"
+def test_ledger_balances_command_prints_every_wallet(ledger):
+    path = ledger
     with SettlementCore(path) as core:
         core.apply(wallet(1, "u1", 1000))
         core.apply(wallet(2, "u2", 5))

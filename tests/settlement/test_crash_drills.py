@@ -19,6 +19,7 @@ import pytest
 
 from station.settlement.core import SettlementCore
 from station.settlement.sim import plan_session
+from tests.settlement.backends import run_sql
 from tests.settlement.helpers import REPO, env_with_secret, free_port, kill, start_service
 
 ROUNDS = 100
@@ -46,12 +47,14 @@ def start_station(journal: Path, seed: int, target: list[str], shape: list[str])
 
 def run_drill(tmp_path: Path, seed: int, *, over_http: bool, rounds: int = ROUNDS,
               accounts: int = 12, bets_per_round: tuple[int, int] = (3, 14),
-              pace: float = PACE, wait: tuple[float, float] = (0.15, 0.7)) -> None:
+              pace: float = PACE, wait: tuple[float, float] = (0.15, 0.7),
+              ledger: Path | str | None = None) -> None:
     rng = random.Random(seed * 7919 + int(time.time()))
     session = plan_session(seed, rounds, accounts=accounts, bets_per_round=bets_per_round)
     shape = ["--rounds", str(rounds), "--pace", str(pace), "--accounts", str(accounts),
              "--bets-per-round", *map(str, bets_per_round)]
-    journal, ledger = tmp_path / "journal.db", tmp_path / "ledger.db"
+    journal = tmp_path / "journal.db"
+    ledger = ledger or tmp_path / "ledger.db"
     service = None
     if over_http:
         port = free_port()
@@ -101,9 +104,8 @@ def run_drill(tmp_path: Path, seed: int, *, over_http: bool, rounds: int = ROUND
         assert report.figures["bets_settled"] + report.figures["bets_refunded"] == session.bets
         assert report.figures["rounds_settled"] == session.rounds_settled
         assert report.figures["rounds_cancelled"] == session.rounds_cancelled
-    with sqlite3.connect(ledger) as conn:
-        keys = [k for (k,) in conn.execute("SELECT key FROM bets ORDER BY key")]
-        closings = conn.execute("SELECT COUNT(*) FROM bet_closures").fetchone()[0]
+    keys = sorted(k for (k,) in run_sql(ledger, "SELECT key FROM bets"))
+    ((closings,),) = run_sql(ledger, "SELECT COUNT(*) FROM bet_closures")
     assert keys == sorted(session.bet_keys)
     assert closings == session.bets  # one closure per bet: settled or refunded once
     with sqlite3.connect(journal) as conn:
@@ -122,6 +124,19 @@ def test_station_killed_at_random_points_settles_everything_once(tmp_path, seed)
 @pytest.mark.parametrize("seed", [303, 404])
 def test_station_and_service_killed_at_random_points_settle_everything_once(tmp_path, seed):
     run_drill(tmp_path, seed, over_http=True)
+
+
+@pytest.mark.slow
+def test_station_and_service_killed_at_random_points_on_postgresql(tmp_path, request):
+    """The same drill with the service's ledger on PostgreSQL."""
+    ledger = request.getfixturevalue("local_postgres").create_database("crash_drill")
+    run_drill(tmp_path, 606, over_http=True, ledger=ledger)
+
+
+@pytest.mark.slow
+def test_station_killed_at_random_points_settling_in_process_on_postgresql(tmp_path, request):
+    ledger = request.getfixturevalue("local_postgres").create_database("crash_drill_local")
+    run_drill(tmp_path, 707, over_http=False, ledger=ledger)
 
 
 @pytest.mark.slow

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from station.settlement.core import SettlementCore, SettlementRefused
+from station.settlement.core import SettlementCore
 from station.settlement.outbox import DeliveryWorker, TransportError, enqueue
 from station.settlement.sim import MiniStation, open_journal, plan_session
 from station.settlement.transport import HttpTransport, InProcessTransport
@@ -41,9 +41,9 @@ def test_enqueue_joins_the_callers_transaction(tmp_path):
             enqueue(conn, bad)
 
 
-def test_a_session_delivered_in_process_ends_with_the_planned_balances(tmp_path):
+def test_a_session_delivered_in_process_ends_with_the_planned_balances(tmp_path, ledger):
     session = plan_session(seed=7, rounds=30)
-    with SettlementCore(tmp_path / "ledger.db") as core:
+    with SettlementCore(ledger) as core:
         station = MiniStation(tmp_path / "journal.db", InProcessTransport(core))
         assert station.run(session.messages, drain_timeout=60)
         station.close()
@@ -55,7 +55,7 @@ def test_a_session_delivered_in_process_ends_with_the_planned_balances(tmp_path)
     assert len(rows) == len(session.messages) and all(delivered for _, delivered, _, _ in rows)
 
 
-def test_a_refused_message_stays_undelivered_blocks_what_follows_and_is_reported(tmp_path):
+def test_a_refused_message_is_recorded_alarmed_and_the_queue_behind_it_flows(tmp_path, ledger):
     journal = tmp_path / "journal.db"
     conn = open_journal(journal)
     bad_hand = {"key": "hand:R1", "kind": "hand", "round_id": "R1", "game": "pokdeng",
@@ -69,33 +69,41 @@ def test_a_refused_message_stays_undelivered_blocks_what_follows_and_is_reported
         {"key": "bet:R1:1", "kind": "bet", "round_id": "R1", "game": "pokdeng", "account": "u1",
          "spot": "P1", "amount": 100, "deducted": 200},
         bad_hand,
-        {"key": "wallet:2", "kind": "wallet", "account": "u2", "balance": 50},
+        # a balance that can never apply (issue 12: it used to fail on every try, for ever)
+        {"key": "wallet:2", "kind": "wallet", "account": "u2", "balance": 2**63},
+        {"key": "wallet:3", "kind": "wallet", "account": "u3", "balance": 50},
     ):
         enqueue(conn, message)
     conn.execute("COMMIT")
     reports: list[tuple[Exception, str | None]] = []
-    with SettlementCore(tmp_path / "ledger.db") as core:
+    with SettlementCore(ledger) as core:
         worker = DeliveryWorker(journal, InProcessTransport(core),
                                 on_error=lambda exc, key: reports.append((exc, key)),
                                 first_backoff=0.01, max_backoff=0.05)
-        assert worker.drain(timeout=0.5) is False
+        assert worker.drain(timeout=5) is True
         worker.stop()
-        assert core.balances() == {"u1": 800}  # the bet is in play, nothing settled
-        assert core.check().ok
-    assert reports and all(key == "hand:R1" for _, key in reports)
-    assert isinstance(reports[0][0], SettlementRefused)
-    assert reports[0][0].reason == "returned_mismatch"
+        # the bet stays in play (its round is unresolved); the wallets behind flowed
+        assert core.balances() == {"u1": 800, "u3": 50}
+        report = core.check()
+        assert report.ok and report.figures["refused"] == 2
+        assert [(r["key"], r["reason"]) for r in core.refusals()] == [
+            ("hand:R1", "returned_mismatch"), ("wallet:2", "out_of_bounds")]
+    # each refusal alarmed once
+    assert [(type(e).__name__, e.reason, key) for e, key in reports] == [
+        ("SettlementRefused", "returned_mismatch", "hand:R1"),
+        ("SettlementRefused", "out_of_bounds", "wallet:2")]
     rows = outbox_rows(journal)
-    assert [(k, d) for k, d, _, _ in rows] == [
-        ("wallet:1", True), ("bet:R1:1", True), ("hand:R1", False), ("wallet:2", False)]
-    assert rows[2][2] >= 2 and "returned_mismatch" in rows[2][3]
+    assert all(delivered for _, delivered, _, _ in rows)
+    assert "returned_mismatch" in rows[2][3] and "out_of_bounds" in rows[3][3]
+    assert [r["key"] for r in worker.refused()] == ["hand:R1", "wallet:2"]
+    assert worker.pending() == 0
 
 
-def test_the_worker_keeps_up_with_a_station_writing_the_same_file(tmp_path):
+def test_the_worker_keeps_up_with_a_station_writing_the_same_file(tmp_path, ledger):
     """The table core writes through its own connection while the worker thread delivers."""
     session = plan_session(seed=11, rounds=40)
     journal = tmp_path / "journal.db"
-    with SettlementCore(tmp_path / "ledger.db") as core:
+    with SettlementCore(ledger) as core:
         worker = DeliveryWorker(journal, InProcessTransport(core), poll_interval=0.02)
         worker.start()
         conn = open_journal(journal)
@@ -118,7 +126,7 @@ def test_the_worker_keeps_up_with_a_station_writing_the_same_file(tmp_path):
         assert core.check(require_closed=True).ok
 
 
-def test_nothing_is_lost_while_the_settlement_service_is_down(tmp_path):
+def test_nothing_is_lost_while_the_settlement_service_is_down(tmp_path, ledger):
     session = plan_session(seed=3, rounds=10)
     port = free_port()
     journal = tmp_path / "journal.db"
@@ -129,19 +137,19 @@ def test_nothing_is_lost_while_the_settlement_service_is_down(tmp_path):
     assert station.run(session.messages, drain_timeout=0.5) is False  # nobody is listening
     assert errors and isinstance(errors[-1], TransportError)
     assert not any(delivered for _, delivered, _, _ in outbox_rows(journal))
-    service = start_service(tmp_path / "ledger.db", port)
+    service = start_service(ledger, port)
     try:
         assert station.worker.drain(timeout=30)
     finally:
         station.close()
         transport.close()
         kill(service)
-    with SettlementCore(tmp_path / "ledger.db") as core:
+    with SettlementCore(ledger) as core:
         assert core.balances() == session.balances
         assert core.check(require_closed=True).ok
 
 
-def test_drain_from_many_threads_delivers_each_message_once(tmp_path):
+def test_drain_from_many_threads_delivers_each_message_once(tmp_path, ledger):
     session = plan_session(seed=5, rounds=20)
     journal = tmp_path / "journal.db"
     conn = open_journal(journal)
@@ -149,7 +157,7 @@ def test_drain_from_many_threads_delivers_each_message_once(tmp_path):
     for message in session.messages:
         enqueue(conn, message)
     conn.execute("COMMIT")
-    with SettlementCore(tmp_path / "ledger.db") as core:
+    with SettlementCore(ledger) as core:
         worker = DeliveryWorker(journal, InProcessTransport(core), batch_size=7)
         worker.start()
         results: list[bool] = []

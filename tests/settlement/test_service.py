@@ -36,8 +36,8 @@ BET = {"key": "bet:R1:1", "kind": "bet", "round_id": "R1", "game": "pokdeng", "a
 
 
 @pytest.fixture
-def service(tmp_path):
-    core = SettlementCore(tmp_path / "ledger.db")
+def service(tmp_path, ledger):
+    core = SettlementCore(ledger)
     with serve_in_thread(make_settlement_app(core, SECRET, window=60)) as url:
         yield url, core
     report = core.check()
@@ -98,8 +98,8 @@ def test_bad_bodies_get_json_errors(service):
         assert answer.status_code == 400 and answer.json()["error"] in ("bad_json", "bad_request")
 
 
-def test_the_station_does_not_trust_an_answer_it_cannot_verify(tmp_path):
-    core = SettlementCore(tmp_path / "ledger.db")
+def test_the_station_does_not_trust_an_answer_it_cannot_verify(tmp_path, ledger):
+    core = SettlementCore(ledger)
     with serve_in_thread(make_settlement_app(core, "service-secret")) as url:
         transport = HttpTransport(url, "station-secret")
         with pytest.raises(TransportError, match="401"):
@@ -108,7 +108,7 @@ def test_the_station_does_not_trust_an_answer_it_cannot_verify(tmp_path):
     core.close()
 
 
-def test_the_serve_command_needs_its_secret_and_survives_sigkill(tmp_path):
+def test_the_serve_command_needs_its_secret_and_survives_sigkill(tmp_path, ledger):
     env = env_with_secret()
     del env["SETTLEMENT_SECRET"]
     done = subprocess.run(
@@ -118,17 +118,17 @@ def test_the_serve_command_needs_its_secret_and_survives_sigkill(tmp_path):
     assert done.returncode == 2 and "SETTLEMENT_SECRET" in done.stderr
 
     port = free_port()
-    proc = start_service(tmp_path / "ledger.db", port)
+    proc = start_service(ledger, port)
     transport = HttpTransport(f"http://127.0.0.1:{port}", SECRET)
     first = transport.deliver([WALLET, BET]).results
     kill(proc)
-    proc = start_service(tmp_path / "ledger.db", port)
+    proc = start_service(ledger, port)
     try:
         assert transport.deliver([WALLET, BET]).results == first  # applied once, across restarts
     finally:
         transport.close()
         kill(proc)
-    with SettlementCore(tmp_path / "ledger.db") as core:
+    with SettlementCore(ledger) as core:
         assert core.balances() == {"u1": 800}
 
 

@@ -62,9 +62,9 @@ def messages_of(name: str) -> tuple[list[dict], dict[str, int]]:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_recorded_trace_settles_to_its_expected_balances(tmp_path, name):
+def test_recorded_trace_settles_to_its_expected_balances(tmp_path, name, ledger):
     messages, balances = messages_of(name)
-    with SettlementCore(tmp_path / "ledger.db") as core:
+    with SettlementCore(ledger) as core:
         station = MiniStation(tmp_path / "journal.db", InProcessTransport(core))
         errors: list[Exception] = []
         station.worker.on_error = lambda exc, key: errors.append(exc)

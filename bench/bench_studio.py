@@ -1,0 +1,313 @@
+"""The studio: many tables' recorded shoes settled at once through the bus into one ledger.
+
+    ./run.sh bench studio [--tables=100] [--speedup=1] [--seconds=100] [--stagger=36] [--batch=256]
+
+Every table replays a recorded shoe (tests/data/traces, through the table core: the wallet
+sets, bets, hands and cancellations it produced), each table with its own players, its own
+journal and outbox (SQLite, as at a table PC) and its own delivery worker publishing to a local
+nats-server (JetStream, file storage); one settlement consumer (its own process) applies the
+bus to one PostgreSQL ledger (fsync on), acknowledging after each commit.
+
+Two loads, each on a fresh stream and database:
+
+- **paced**: each table journals the rounds of its shoe's first `--seconds` (100) at their
+  recorded times (`--speedup` 1: as dealt, a round every ~36 s per table), the tables opening
+  spread over `--stagger` (36) seconds; the figure is the latency from a message's commit at the
+  table (its outbox row) to the ledger's commit of it: p50, p99, max. Goal: p99 < 100 ms at
+  100 tables.
+- **flood**: every table journals its whole shoe at once; hands/s and bets/s from the first
+  table commit to the last ledger commit (the capacity of the path).
+
+Baseline, the same run: one table on the single-table path (SQLite ledger, in-process
+delivery), the same two loads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from station.settlement.core import SettlementCore
+from station.settlement.outbox import DeliveryWorker, enqueue
+from station.settlement.sim import open_journal
+from station.settlement.transport import InProcessTransport
+
+TRACES = Path(__file__).resolve().parents[1] / "tests" / "data" / "traces"
+SHOES = ("clean_shoe", "noisy_shoe", "mismatch_cancel", "order_fault", "degraded_no_camera")
+
+
+def recorded_shoes() -> dict[str, list[dict[str, Any]]]:
+    """Each recorded trace replayed through the table core: the messages it sent settlement."""
+    from station.core.replay import replay_file
+
+    shoes = {}
+    for name in SHOES:
+        messages: list[dict[str, Any]] = []
+        replay_file(TRACES / name / "trace.jsonl", lambda record: None, messages.extend)
+        shoes[name] = messages
+    return shoes
+
+
+def for_table(messages: list[dict[str, Any]], table: str) -> list[dict[str, Any]]:
+    """A shoe's messages as another table's: its own players (accounts prefixed)."""
+    out = []
+    for m in messages:
+        m = json.loads(json.dumps(m))
+        if "account" in m:
+            m["account"] = f"{table}.{m['account']}"
+        for line in m.get("settlement", ()) or ():
+            line["account"] = f"{table}.{line['account']}"
+        for line in m.get("refunds", ()) or ():
+            line["account"] = f"{table}.{line['account']}"
+        out.append(m)
+    return out
+
+
+def first_rounds(messages: list[dict[str, Any]], seconds: float) -> list[dict[str, Any]]:
+    """The messages of the rounds a shoe closed within its first `seconds` of table time."""
+    t0 = messages[0].get("t") or 0.0
+    end = 0
+    for i, m in enumerate(messages):
+        if m["kind"] in ("hand", "round_cancelled") and (m.get("t") or t0) - t0 <= seconds:
+            end = i + 1
+    return messages[:end]
+
+
+def play_table(journal: Path, messages: list[dict[str, Any]], worker: DeliveryWorker,
+               start: float, speedup: float | None) -> None:
+    """Journal the messages (one transaction per message, as the table core does) at their
+    recorded times / speedup from `start`, or all at once when `speedup` is None."""
+    conn = open_journal(journal)
+    t0 = messages[0].get("t") or 0.0
+    for step, message in enumerate(messages):
+        if speedup:
+            due = start + ((message.get("t") or t0) - t0) / speedup
+            delay = due - time.time()
+            if delay > 0:
+                time.sleep(delay)
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("INSERT INTO journal (step, t, record) VALUES (?, ?, ?)",
+                     (step, time.time(), json.dumps(message)))
+        enqueue(conn, message)
+        conn.execute("COMMIT")
+        worker.wake()
+    conn.close()
+
+
+def committed_at_table(journal: Path) -> dict[str, float]:
+    import sqlite3
+
+    with sqlite3.connect(journal) as conn:
+        return dict(conn.execute("SELECT key, enqueued_at FROM settlement_outbox"))
+
+
+def last_published(journal: Path) -> float:
+    """When the table's last message was stored by the stream (its outbox row marked)."""
+    import sqlite3
+
+    with sqlite3.connect(journal) as conn:
+        return conn.execute("SELECT MAX(delivered_at) FROM settlement_outbox").fetchone()[0]
+
+
+def _consumer_process(ledger: str, bus: str, batch: int, out: str, ready: Any, stop: Any) -> None:
+    from station.settlement.bus import BusConsumer
+
+    core = SettlementCore(ledger, pool_size=2)
+    commits: list[tuple[str, str, float]] = []
+    consumer = BusConsumer(
+        core, bus, batch=batch,
+        on_commit=lambda applied, t: commits.extend((table, r["key"], t) for table, r in applied))
+    thread = threading.Thread(target=consumer.run, daemon=True)
+    thread.start()
+    ready.set()
+    stop.wait()
+    consumer.stop()
+    thread.join(30)
+    report = core.check(require_closed=True)
+    core.close()
+    Path(out).write_text(json.dumps({"commits": commits, "ok": report.ok,
+                                     "problems": report.problems[:5],
+                                     "figures": report.figures}))
+
+
+def figures(latencies_ms: list[float], hands: int, bets: int, seconds: float) -> dict[str, Any]:
+    lat = sorted(latencies_ms)
+
+    def pct(p: float) -> float:
+        return lat[min(len(lat) - 1, int(p * len(lat)))] if lat else float("nan")
+
+    return {"hands_s": hands / seconds, "bets_s": bets / seconds, "p50_ms": pct(0.50),
+            "p99_ms": pct(0.99), "max_ms": lat[-1] if lat else float("nan"),
+            "messages": len(lat), "seconds": seconds}
+
+
+def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, root: Path,
+               pg: Any, batch: int, label: str, stagger_s: float = 0.0) -> dict[str, Any]:
+    from station.settlement.bus import NatsTransport
+    from station.studio.servers import LocalNats
+
+    ledger = pg.create_database(f"bench_{label}")
+    ctx = multiprocessing.get_context("spawn")
+    ready, stop = ctx.Event(), ctx.Event()
+    out = root / f"{label}-commits.json"
+    with LocalNats(root / f"nats-{label}") as bus:
+        consumer = ctx.Process(target=_consumer_process,
+                               args=(ledger, bus.url, batch, str(out), ready, stop))
+        consumer.start()
+        ready.wait(60)
+        workers, transports, threads = {}, {}, []
+        for table in tables:
+            transports[table] = NatsTransport(bus.url, table)
+            workers[table] = DeliveryWorker(root / f"{label}-{table}.db", transports[table],
+                                            poll_interval=0.5, max_backoff=0.5)
+            workers[table].start()
+        total = sum(len(m) for m in tables.values())
+        start = time.time() + 0.5
+        for n, (table, messages) in enumerate(tables.items()):
+            # tables of a studio do not open in the same second: spread over `stagger_s`
+            offset = stagger_s * n / len(tables) if speedup else 0.0
+            threads.append(threading.Thread(target=play_table, args=(
+                root / f"{label}-{table}.db", messages, workers[table], start + offset, speedup)))
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        for worker in workers.values():
+            worker.drain(120)
+        # wait for the ledger: the consumer writes its commits when stopped, so poll the books
+        import psycopg
+
+        deadline = time.time() + 300
+        with psycopg.connect(ledger) as conn:
+            while time.time() < deadline:
+                (n,) = conn.execute("SELECT COUNT(*) FROM entries WHERE table_id != ''").fetchone()
+                conn.commit()
+                if n >= total:
+                    break
+                time.sleep(0.1)
+        stop.set()
+        consumer.join(120)
+        for table in tables:
+            workers[table].stop()
+            transports[table].close()
+    result = json.loads(out.read_text())
+    table_commit: dict[tuple[str, str], float] = {}
+    for table in tables:
+        for key, t in committed_at_table(root / f"{label}-{table}.db").items():
+            table_commit[(table, key)] = t
+    first_commit: dict[tuple[str, str], float] = {}
+    for table, key, t in result["commits"]:  # a redelivered copy answers again, later
+        first_commit.setdefault((table, key), t)
+    latencies = [(t - table_commit[k]) * 1000 for k, t in first_commit.items() if k in table_commit]
+    kinds = Counter(m["kind"] for ms in tables.values() for m in ms)
+    first = min(table_commit.values())
+    last = max(t for _, _, t in result["commits"])
+    fig = figures(latencies, kinds["hand"] + kinds["round_cancelled"], kinds["bet"], last - first)
+    # where the time went: the bus had everything at `published_s`, the ledger at `seconds`
+    fig["published_s"] = max(last_published(root / f"{label}-{t}.db") for t in tables) - first
+    fig["books_clean"] = result["ok"]
+    fig["problems"] = result["problems"]
+    fig["applied"] = len(first_commit)
+    fig["answered_again"] = len(result["commits"]) - len(first_commit)
+    fig["expected"] = total
+    return fig
+
+
+def run_single(messages: list[dict[str, Any]], speedup: float | None, root: Path,
+               label: str) -> dict[str, Any]:
+    """The single-table path: an SQLite ledger in the station's process, in-process delivery."""
+    core = SettlementCore(root / f"{label}-ledger.sqlite")
+    commits: dict[str, float] = {}
+
+    class Timed(InProcessTransport):
+        def deliver(self, batch: list[dict[str, Any]]) -> Any:
+            outcome = super().deliver(batch)
+            now = time.time()
+            for r in outcome.results:
+                commits[r["key"]] = now
+            return outcome
+
+    journal = root / f"{label}-journal.db"
+    worker = DeliveryWorker(journal, Timed(core), poll_interval=0.5)
+    worker.start()
+    start = time.time() + 0.2
+    play_table(journal, messages, worker, start, speedup)
+    worker.drain(120)
+    worker.stop()
+    ok = core.check(require_closed=True).ok
+    core.close()
+    at_table = committed_at_table(journal)
+    latencies = [(commits[k] - at_table[k]) * 1000 for k in commits]
+    kinds = Counter(m["kind"] for m in messages)
+    fig = figures(latencies, kinds["hand"] + kinds["round_cancelled"], kinds["bet"],
+                  max(commits.values()) - min(at_table.values()))
+    fig["books_clean"] = ok
+    return fig
+
+
+def show(name: str, f: dict[str, Any]) -> None:
+    print(f"  {name:<44} {f['hands_s']:8.1f} hands/s {f['bets_s']:9.1f} bets/s   latency p50 "
+          f"{f['p50_ms']:7.1f} ms  p99 {f['p99_ms']:7.1f} ms  max {f['max_ms']:7.1f} ms"
+          f"   books {'clean' if f['books_clean'] else 'NOT CLEAN'}", flush=True)
+    if "published_s" in f:
+        print(f"  {'':<44} last message on the bus after {f['published_s']:.1f} s, in the ledger"
+              f" after {f['seconds']:.1f} s", flush=True)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="bench studio")
+    parser.add_argument("--tables", type=int, default=100)
+    parser.add_argument("--speedup", type=float, default=1.0,
+                        help="paced load: how much faster than the shoes were dealt (1: as dealt)")
+    parser.add_argument("--seconds", type=float, default=100.0,
+                        help="paced load: the rounds each shoe closed in its first SECONDS")
+    parser.add_argument("--stagger", type=float, default=36.0,
+                        help="paced load: tables open spread over this many seconds (one round)")
+    parser.add_argument("--batch", type=int, default=256, help="consumer fetch size")
+    args = parser.parse_args(argv)
+
+    from station.studio.servers import LocalPostgres
+
+    shoes = recorded_shoes()
+    names = list(shoes)
+    tables = {f"T{i:03d}": for_table(shoes[names[i % len(names)]], f"T{i:03d}")
+              for i in range(args.tables)}
+    kinds = Counter(m["kind"] for ms in tables.values() for m in ms)
+    print(f"{args.tables} tables, recorded shoes {', '.join(names)}: {kinds['hand']} hands,"
+          f" {kinds['round_cancelled']} cancelled rounds, {kinds['bet']} bets,"
+          f" {kinds['wallet']} wallet sets", flush=True)
+    rc = 0
+    with tempfile.TemporaryDirectory(prefix="bench-studio-") as tmp:
+        root = Path(tmp)
+        one = for_table(shoes["clean_shoe"], "S001")
+        paced_tables = {t: first_rounds(m, args.seconds) for t, m in tables.items()}
+        paced_kinds = Counter(m["kind"] for ms in paced_tables.values() for m in ms)
+        base_paced = run_single(first_rounds(one, args.seconds), args.speedup, root, "single-paced")
+        base_flood = run_single(one, None, root, "single-flood")
+        with LocalPostgres(fsync=True) as pg:  # its own folder: the server runs as postgres
+            paced = run_studio(paced_tables, args.speedup, root, pg, args.batch, "paced",
+                               stagger_s=args.stagger)
+            flood = run_studio(tables, None, root, pg, args.batch, "flood")
+        print(f"paced: the rounds of each shoe's first {args.seconds:g} s ({paced_kinds['hand']}"
+              f" hands, {paced_kinds['bet']} bets), {args.speedup:g}x the recorded deal, tables"
+              f" opening over {args.stagger:g} s (latency = table commit to ledger commit):")
+        show(f"studio: {args.tables} tables, bus, PostgreSQL", paced)
+        show("baseline: 1 table, in-process, SQLite", base_paced)
+        print("flood, every shoe journaled at once (capacity):")
+        show(f"studio: {args.tables} tables, bus, PostgreSQL", flood)
+        show("baseline: 1 table, in-process, SQLite", base_flood)
+        for name, f in (("paced", paced), ("flood", flood)):
+            if not f["books_clean"] or f["applied"] < f["expected"]:
+                print(f"  {name}: {f['applied']} of {f['expected']} applied; problems {f['problems']}")
+                rc = 1
+        goal = paced["p99_ms"] < 100
+        print(f"goal p99 < 100 ms at {args.tables} tables (paced): "
+              f"{'met' if goal else 'NOT met'} ({paced['p99_ms']:.1f} ms)")
+    return rc

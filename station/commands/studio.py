@@ -1,0 +1,177 @@
+"""`station studio`: a simulated studio on this machine.
+
+PostgreSQL and nats-server from the system packages in a temporary folder (unless
+``--ledger`` / ``--bus`` name running ones), N simulated tables of the given games (each with
+its bettors, its own journal and outbox, publishing to the bus), the settlement consumer
+applying the bus to the studio ledger, and the studio console. Prints where to look. With
+``--rounds`` it ends by itself once every table dealt them and settlement applied everything,
+checks the books (`ledger check --all-closed`) against the tables' own records and exits 0
+only if they agree; without it, it deals until Ctrl-C, then does the same.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+#: a table's name starts with its game's
+TABLE_PREFIX = {"pokdeng": "PD", "paigow": "PG", "sizhidao": "SZ"}
+#: without --rounds each table plans this many rounds (more than an hour at the default pace)
+UNTIL_STOPPED_ROUNDS = 2000
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tables", type=int, default=6, help="how many tables (6)")
+    parser.add_argument("--games", default="pokdeng",
+                        help="games of the tables, comma-separated, dealt round-robin (pokdeng)")
+    parser.add_argument("--rounds", type=int, default=0,
+                        help="rounds per table, then stop and check (0: until Ctrl-C)")
+    parser.add_argument("--pace", type=float, default=2.0, help="seconds per round (2)")
+    parser.add_argument("--ledger", help="the studio ledger, postgresql://… (default: a local"
+                        " PostgreSQL in a temporary folder)")
+    parser.add_argument("--bus", help="the NATS server (default: a local nats-server)")
+    parser.add_argument("--port", type=int, default=8720, help="studio console port (0: any)")
+    parser.add_argument("--seed", type=int, default=1)
+
+
+def run(args: argparse.Namespace) -> int:
+    from station.games import GAMES
+    from station.live.http import serve_app
+    from station.settlement.bus import BusConsumer
+    from station.settlement.core import SettlementCore
+    from station.studio.console import StudioView, make_studio_app
+    from station.studio.servers import LocalNats, LocalPostgres, ServerError
+    from station.studio.tables import SimTable
+
+    games = [g.strip() for g in args.games.split(",") if g.strip()]
+    unknown = [g for g in games if g not in GAMES]
+    if unknown or not games or args.tables < 1:
+        print(f"station studio: unknown game(s) {', '.join(unknown)} (this station has"
+              f" {', '.join(sorted(GAMES))})" if unknown else "station studio: nothing to run",
+              file=sys.stderr)
+        return 2
+    servers: list = []
+    folder = Path(tempfile.mkdtemp(prefix="station-studio-"))
+    tables: list[SimTable] = []
+    consumer = core = view = console = None
+    try:
+        ledger, bus = args.ledger, args.bus
+        if not ledger:
+            pg = LocalPostgres(fsync=True).start()
+            servers.append(pg)
+            ledger = pg.create_database("studio")
+        if not bus:
+            nats = LocalNats(folder / "nats").start()
+            servers.append(nats)
+            bus = nats.url
+        core = SettlementCore(ledger, pool_size=2)
+        consumer = BusConsumer(core, bus)
+        consumer_thread = threading.Thread(target=consumer.run, name="settlement", daemon=True)
+        consumer_thread.start()
+        view = StudioView(bus)
+        console = serve_app(make_studio_app(view), "127.0.0.1", args.port, name="studio console")
+        rounds = args.rounds or UNTIL_STOPPED_ROUNDS
+        for i in range(args.tables):
+            game = games[i % len(games)]
+            name = f"{TABLE_PREFIX.get(game, game[:2].upper())}-{i + 1:02d}"
+            tables.append(SimTable(name, game, seed=args.seed * 1000 + i, rounds=rounds,
+                                   pace_s=args.pace, bus_url=bus, folder=folder))
+        for table in tables:
+            table.start()
+        print(f"studio: {len(tables)} tables ({', '.join(t.name + ' ' + t.game for t in tables)})",
+              flush=True)
+        print(f"studio console: {console.url}/", flush=True)
+        print(f"studio ledger: {core.ledger_path}", flush=True)
+        print(f"studio bus: {bus}", flush=True)
+        print(f"tables' journals: {folder} (removed on exit)", flush=True)
+        try:
+            while not all(t.finished.is_set() for t in tables):
+                time.sleep(0.2)
+        except KeyboardInterrupt:
+            print("studio: stopping the tables", flush=True)
+        for table in tables:
+            table.stop()
+        for table in tables:
+            table.finished.wait(30)
+        summary = _settle_and_check(core, consumer, tables)
+        print(json.dumps(summary), flush=True)
+        return 0 if summary["ok"] else 1
+    except ServerError as exc:
+        print(f"station studio: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        for table in tables:
+            table.close()
+        if consumer is not None:
+            consumer.stop()
+        if console is not None:
+            console.stop()
+        if view is not None:
+            view.close()
+        if core is not None:
+            core.close()
+        for server in reversed(servers):
+            server.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _settle_and_check(core, consumer, tables) -> dict:
+    """Every table's outbox on the bus, every message applied; the books against the tables."""
+    delivered = all(t.drain(60) for t in tables)
+    expected_messages = sum(t.station.journaled_steps() for t in tables)
+    deadline = time.monotonic() + 120
+    while consumer.applied + consumer.refused < expected_messages and time.monotonic() < deadline:
+        time.sleep(0.1)
+    report = core.check(require_closed=True)
+    expected: dict[str, int] = {}
+    for t in tables:
+        expected.update(_balances_of(t))
+    balances = core.balances()
+    return {
+        "ok": bool(delivered and report.ok and balances == expected and consumer.refused == 0),
+        "tables": len(tables),
+        "rounds": sum(t.rounds_done for t in tables),
+        "messages": expected_messages,
+        "applied": consumer.applied,
+        "refused": consumer.refused,
+        "ledger_clean": report.ok,
+        "ledger_problems": report.problems[:5],
+        "ledger_equals_tables": balances == expected,
+        "figures": report.figures,
+    }
+
+
+def _balances_of(table) -> dict[str, int]:
+    """A table's players' balances from its own journal (what it dealt), without the ledger."""
+    balances: dict[str, int] = {}
+    held: dict[str, list[dict]] = {}
+    rows = table.station.conn.execute("SELECT record FROM journal ORDER BY step").fetchall()
+    for (record,) in rows:
+        m = json.loads(record)
+        if m["kind"] == "wallet":
+            balances[m["account"]] = m["balance"]
+        elif m["kind"] == "bet":
+            balances[m["account"]] -= m["deducted"]
+            held.setdefault(m["round_id"], []).append(m)
+        elif m["kind"] == "hand":
+            for line in m["settlement"]:
+                balances[line["account"]] += line["returned"]
+        elif m["kind"] == "round_cancelled":
+            for bet in held.get(m["round_id"], []):
+                balances[bet["account"]] += bet["deducted"]
+        # a pot game's (Si Zhi Dao): into the pot, then out to the winners or back
+        elif m["kind"] == "pot_in":
+            balances[m["account"]] -= m["amount"]
+        elif m["kind"] == "pot_settled":
+            for account, amount in m["payouts"].items():
+                balances[account] += amount
+        elif m["kind"] == "pot_cancelled":
+            for refund in m["refunds"]:
+                balances[refund["account"]] += refund["amount"]
+    return balances

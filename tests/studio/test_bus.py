@@ -1,0 +1,230 @@
+"""The studio bus on a real nats-server (JetStream) and a real PostgreSQL ledger: tables publish
+their outbox, the settlement consumer applies it once, a station cut off keeps going."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from station.settlement.bus import BusConsumer, NatsTransport
+from station.settlement.core import SettlementCore
+from station.settlement.sim import MiniStation, plan_session
+
+#: how long the bus is away in the cut-off test (the acceptance figure is 60 s; set
+#: STUDIO_OUTAGE_S=60 to run that length)
+OUTAGE_S = float(os.environ.get("STUDIO_OUTAGE_S", "3"))
+
+
+def table_session(name: str, seed: int, rounds: int):
+    session = plan_session(seed, rounds, table=name, account_prefix=f"{name}.")
+    return session
+
+
+class RunningConsumer:
+    def __init__(self, core: SettlementCore, url: str) -> None:
+        self.consumer = BusConsumer(core, url, batch=64)
+        self.thread = threading.Thread(target=self.consumer.run, daemon=True)
+        self.thread.start()
+
+    def wait_applied(self, n: int, timeout_s: float = 60) -> None:
+        deadline = time.monotonic() + timeout_s
+        while self.consumer.applied + self.consumer.refused < n:
+            assert time.monotonic() < deadline, (self.consumer.applied, n)
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        self.consumer.stop()
+        self.thread.join(20)
+        assert not self.thread.is_alive()
+
+
+def outbox(journal: Path) -> list[tuple[str, bool, dict | None]]:
+    with sqlite3.connect(journal) as conn:
+        return [(k, d is not None, json.loads(r) if r else None) for k, d, r in conn.execute(
+            "SELECT key, delivered_at, result FROM settlement_outbox ORDER BY seq")]
+
+
+def test_tables_settle_through_the_bus_once_and_a_republished_outbox_changes_nothing(
+        tmp_path, local_nats, studio_ledger):
+    sessions = {name: table_session(name, seed, 12) for seed, name in ((1, "PD-01"), (2, "PD-02"))}
+    core = SettlementCore(studio_ledger)
+    consumer = RunningConsumer(core, local_nats.url)
+    try:
+        for name, session in sessions.items():
+            transport = NatsTransport(local_nats.url, name)
+            station = MiniStation(tmp_path / f"{name}.db", transport)
+            assert station.run(session.messages, drain_timeout=30)
+            station.close()
+            transport.close()
+        total = sum(len(s.messages) for s in sessions.values())
+        consumer.wait_applied(total)
+        before = core.check(require_closed=True)
+        assert before.ok, before.problems
+        # a station that crashed after the stream stored its messages but before it marked
+        # them publishes them all again: the stream drops the copies (same message ids)
+        journal = tmp_path / "PD-01.db"
+        rows = outbox(journal)
+        assert all(d and r["bus"]["seq"] > 0 for _, d, r in rows)
+        with sqlite3.connect(journal) as conn:
+            conn.execute("UPDATE settlement_outbox SET delivered_at = NULL, result = NULL")
+        transport = NatsTransport(local_nats.url, "PD-01")
+        station = MiniStation(journal, transport)
+        assert station.worker.drain(30)
+        station.close()
+        transport.close()
+        assert all(r["bus"]["duplicate"] for _, _, r in outbox(journal))
+        time.sleep(0.5)
+        assert consumer.consumer.applied == total and consumer.consumer.refused == 0
+    finally:
+        consumer.stop()
+    expected = {}
+    for session in sessions.values():
+        expected.update(session.balances)
+    assert core.balances() == expected
+    report = core.check(require_closed=True)
+    assert report.ok, report.problems
+    assert report.figures["messages"] == sum(len(s.messages) for s in sessions.values())
+    core.close()
+
+
+def test_a_station_cut_off_from_the_bus_keeps_dealing_and_catches_up(
+        tmp_path, local_nats, studio_ledger):
+    session = table_session("PD-07", 7, 40)
+    core = SettlementCore(studio_ledger)
+    consumer = RunningConsumer(core, local_nats.url)
+    transport = NatsTransport(local_nats.url, "PD-07", publish_timeout_s=1.0)
+    errors: list[Exception] = []
+    station = MiniStation(tmp_path / "PD-07.db", transport, max_backoff=0.5,
+                          on_error=lambda exc, key: errors.append(exc))
+    done: list[bool] = []
+    dealer = threading.Thread(target=lambda: done.append(
+        station.run(session.messages, pace=0.1 + OUTAGE_S / 40, drain_timeout=OUTAGE_S + 60)))
+    dealer.start()
+    try:
+        time.sleep(0.8)
+        local_nats.stop()  # the bus goes away while the table deals
+        journaled_at_cut = station.journaled_steps()
+        time.sleep(OUTAGE_S)
+        # the table went on journaling on its own; its outbox holds what the bus missed
+        assert station.journaled_steps() > journaled_at_cut
+        assert station.worker.pending() > 0
+        local_nats.start()
+        dealer.join(OUTAGE_S + 90)
+        assert done == [True]
+        assert errors, "the outage was reported to the supervisor"
+        consumer.wait_applied(len(session.messages), timeout_s=60)
+    finally:
+        consumer.stop()
+        station.close()
+        transport.close()
+    assert core.balances() == session.balances
+    report = core.check(require_closed=True)
+    assert report.ok, report.problems
+    assert report.figures["messages"] == len(session.messages)
+    assert consumer.consumer.refused == 0
+    core.close()
+
+
+@pytest.mark.parametrize("bad", [b"not json", b'{"key": "wallet:poison", "kind": "wallet", '
+                                 b'"account": "x", "balance": 9223372036854775808}'])
+def test_a_poison_message_on_the_bus_is_refused_on_record_and_the_queue_flows(
+        tmp_path, local_nats, studio_ledger, bad):
+    import asyncio
+
+    import nats
+
+    from station.settlement.bus import ALARM_PREFIX, SETTLE_PREFIX, SETTLE_STREAM, ensure_streams
+
+    async def publish_bad() -> None:
+        nc = await nats.connect(local_nats.url)
+        js = nc.jetstream()
+        await ensure_streams(js)
+        await js.publish(SETTLE_PREFIX + "PD-09", bad, stream=SETTLE_STREAM)
+        await nc.close()
+
+    asyncio.run(publish_bad())
+    session = table_session("PD-09", 9, 5)
+    core = SettlementCore(studio_ledger)
+    consumer = RunningConsumer(core, local_nats.url)
+    try:
+        transport = NatsTransport(local_nats.url, "PD-09")
+        station = MiniStation(tmp_path / "PD-09.db", transport)
+        assert station.run(session.messages, drain_timeout=30)
+        station.close()
+        transport.close()
+        consumer.wait_applied(len(session.messages) + 1)
+    finally:
+        consumer.stop()
+    assert consumer.consumer.refused == 1
+    assert core.balances() == session.balances
+    (refusal,) = core.refusals()
+    assert refusal["table"] == "PD-09"
+    assert refusal["reason"] in ("malformed", "out_of_bounds")
+
+    async def alarms() -> list[dict]:
+        nc = await nats.connect(local_nats.url)
+        sub = await nc.jetstream().subscribe(ALARM_PREFIX + "PD-09", ordered_consumer=True)
+        msg = await sub.next_msg(timeout=5)
+        await nc.close()
+        return [json.loads(msg.data)]
+
+    (alarm,) = asyncio.run(alarms())
+    assert alarm["table"] == "PD-09" and alarm["reason"] == refusal["reason"]
+    assert core.check(require_closed=True).ok
+    core.close()
+
+
+def test_what_a_dead_consumer_left_unacknowledged_is_applied_before_anything_newer(
+        tmp_path, local_nats, studio_ledger):
+    """A consumer took 40 messages, acknowledged 5 and died. JetStream would hand the other 35
+    to the next consumer only after their ack wait (30 s), newer messages first: a hand before
+    its bets. The next consumer applies them first, straight from the stream."""
+    import asyncio
+
+    import nats
+    from nats.js import api
+
+    from station.settlement.bus import DEFAULT_DURABLE, SETTLE_PREFIX, SETTLE_STREAM
+
+    session = table_session("PD-05", 5, 12)
+    transport = NatsTransport(local_nats.url, "PD-05")
+    station = MiniStation(tmp_path / "PD-05.db", transport)
+    assert station.run(session.messages, drain_timeout=30)
+    station.close()
+    transport.close()
+
+    async def take_and_die() -> None:
+        nc = await nats.connect(local_nats.url)
+        js = nc.jetstream()
+        config = api.ConsumerConfig(durable_name=DEFAULT_DURABLE, ack_wait=30.0,
+                                    ack_policy=api.AckPolicy.EXPLICIT,
+                                    filter_subject=SETTLE_PREFIX + "*")
+        sub = await js.pull_subscribe(SETTLE_PREFIX + "*", durable=DEFAULT_DURABLE,
+                                      stream=SETTLE_STREAM, config=config)
+        msgs = await sub.fetch(40, timeout=5)
+        assert len(msgs) == 40
+        for msg in msgs[:5]:
+            await msg.ack_sync()
+        await nc.close()  # dies without acknowledging the rest
+
+    asyncio.run(take_and_die())
+    core = SettlementCore(studio_ledger)
+    # messages 1-5 were acknowledged, so that consumer had applied them (done here by hand)
+    assert core.apply_batch(session.messages[:5], table="PD-05").refused is None
+    started = time.monotonic()
+    consumer = RunningConsumer(core, local_nats.url)
+    try:
+        consumer.wait_applied(len(session.messages) - 5, timeout_s=20)
+    finally:
+        consumer.stop()
+    assert time.monotonic() - started < 20  # not waiting for the 30 s ack wait
+    assert consumer.consumer.refused == 0
+    assert core.balances() == session.balances
+    assert core.check(require_closed=True).ok
+    core.close()

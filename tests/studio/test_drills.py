@@ -1,0 +1,146 @@
+"""Studio drills: tables deal (each its own station process, journal and outbox, publishing to
+the bus) while the settlement consumer is SIGKILLed, PostgreSQL is restarted as after a crash,
+and nats-server is stopped and started again. Afterwards every bet of every table is settled
+exactly once or refunded, `ledger check --all-closed` is clean, and the studio ledger equals
+what the tables' own journals say."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from station.settlement.core import SettlementCore
+from station.studio.servers import LocalNats, LocalPostgres
+from tests.settlement.helpers import REPO, env_with_secret, kill
+
+TABLES = ("PD-01", "PD-02", "PD-03")
+ROUNDS = 45
+PACE_S = 0.12  # per round: each table deals for about 6 s
+
+
+def start_table(tmp_path: Path, table: str, seed: int, bus: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "station.settlement.sim", "--journal", str(tmp_path / f"{table}.db"),
+         "--seed", str(seed), "--rounds", str(ROUNDS), "--pace", str(PACE_S), "--bus", bus,
+         "--table", table, "--account-prefix", f"{table}.", "--max-backoff", "0.5"],
+        cwd=REPO, env=env_with_secret(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def start_consumer(ledger: str, bus: str, log: Path) -> subprocess.Popen:
+    with open(log, "ab") as err:  # what the consumer says, for the assertion messages
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "station", "settlement", "consume", "--ledger", ledger,
+             "--bus", bus, "--ack-wait", "5", "--batch", "64"],
+            cwd=REPO, env=env_with_secret(), stdout=subprocess.PIPE, stderr=err)
+    line = proc.stdout.readline().decode()
+    assert "settlement consumer" in line, log.read_text()[-2000:]
+    return proc
+
+
+def journal_books(journal: Path) -> tuple[dict[str, int], list[str], int]:
+    """What a table's own journal says: every wallet's balance, its message keys, its bets."""
+    balances: dict[str, int] = {}
+    held: dict[str, list[dict]] = defaultdict(list)
+    keys: list[str] = []
+    bets = 0
+    with sqlite3.connect(journal) as conn:
+        records = [json.loads(r) for (r,) in conn.execute("SELECT record FROM journal ORDER BY step")]
+    for m in records:
+        keys.append(m["key"])
+        if m["kind"] == "wallet":
+            balances[m["account"]] = m["balance"]
+        elif m["kind"] == "bet":
+            bets += 1
+            balances[m["account"]] -= m["deducted"]
+            held[m["round_id"]].append(m)
+        elif m["kind"] == "hand":
+            for line in m["settlement"]:
+                balances[line["account"]] += line["returned"]
+        elif m["kind"] == "round_cancelled":
+            for bet in held[m["round_id"]]:
+                balances[bet["account"]] += bet["deducted"]
+    return balances, keys, bets
+
+
+def wait_until(what, predicate, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what()}"
+        time.sleep(0.2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [16, 61])
+def test_tables_deal_through_consumer_kills_and_postgres_and_bus_restarts(tmp_path, seed):
+    rng = random.Random(seed)
+    pg = LocalPostgres(fsync=True).start()
+    bus = LocalNats().start()
+    consumer = tables = None
+    consumer_log = tmp_path / "consumer.log"
+    try:
+        ledger = pg.create_database("studio")
+        consumer = start_consumer(ledger, bus.url, consumer_log)
+        tables = {t: start_table(tmp_path, t, seed * 10 + i, bus.url) for i, t in enumerate(TABLES)}
+        time.sleep(rng.uniform(0.8, 1.5))
+        kill(consumer)  # kill -9 the settlement service in the middle of a batch
+        time.sleep(rng.uniform(0.2, 0.8))
+        consumer = start_consumer(ledger, bus.url, consumer_log)
+        time.sleep(rng.uniform(0.5, 1.0))
+        pg.restart(immediate=True)  # PostgreSQL goes down as in a crash and comes back
+        time.sleep(rng.uniform(0.5, 1.0))
+        bus.stop()  # the bus goes away while the tables deal, then comes back
+        time.sleep(rng.uniform(1.0, 2.0))
+        bus.start()
+        time.sleep(rng.uniform(0.2, 0.6))
+        kill(consumer)
+        consumer = start_consumer(ledger, bus.url, consumer_log)
+        for table, proc in tables.items():
+            out, err = proc.communicate(timeout=180)
+            assert proc.returncode == 0, (table, err.decode()[-3000:])
+            assert json.loads(out.decode().splitlines()[-1])["delivered"] is True
+
+        expected: dict[str, int] = {}
+        keys: dict[str, list[str]] = {}
+        bets = 0
+        for table in TABLES:
+            balances, keys[table], n = journal_books(tmp_path / f"{table}.db")
+            expected.update(balances)
+            bets += n
+        total = sum(len(k) for k in keys.values())
+
+        with SettlementCore(ledger) as core:
+            def all_applied() -> bool:
+                with core.store.transaction(read_only=True) as tx:
+                    return tx.one("SELECT COUNT(*) FROM entries WHERE table_id != ''")[0] >= total
+            wait_until(lambda: "the consumer to apply every table's messages: "
+                       + consumer_log.read_text()[-3000:], all_applied, 120)
+            assert core.balances() == expected
+            report = core.check(require_closed=True)
+            assert report.ok, report.problems
+            assert report.figures["bets_settled"] + report.figures["bets_refunded"] == bets
+            assert report.figures["refused"] == 0
+            with core.store.transaction(read_only=True) as tx:
+                for table in TABLES:
+                    applied = [k for (k,) in tx.execute(
+                        "SELECT key FROM entries WHERE table_id = ? ORDER BY id", (table,))]
+                    # every message of the table applied once, in the table's order
+                    assert applied == keys[table]
+        done = subprocess.run(
+            [sys.executable, "-m", "station", "ledger", "check", "--ledger", ledger, "--all-closed"],
+            cwd=REPO, env=env_with_secret(), capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stdout + done.stderr
+    finally:
+        if consumer is not None:
+            kill(consumer)
+        for proc in (tables or {}).values():
+            kill(proc)
+        bus.close()
+        pg.close()
