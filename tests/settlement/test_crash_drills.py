@@ -68,6 +68,12 @@ def run_drill(tmp_path: Path, seed: int, *, over_http: bool, rounds: int = ROUND
     # over HTTP, kill each side half of the time, in a random order
     victims = ["station", "service"] * (KILLS // 2) if over_http else ["station"] * KILLS
     rng.shuffle(victims)
+    if over_http:
+        # each side must be killed mid-session at least once: the first two kills are one of
+        # each (in a random order), before the session can have run out
+        victims.remove("station")
+        victims.remove("service")
+        victims[:0] = rng.sample(["station", "service"], 2)
     try:
         for victim in victims:
             time.sleep(rng.uniform(*wait))
