@@ -59,6 +59,8 @@ def public_view(core: Any) -> dict[str, Any]:
     }
     # the game's part (shoe, round, seats...): the game's procedure decides what is public
     view.update(core.proc.view())
+    # what the dealer and the supervisor may do now, and why not the rest: the game says it
+    view["decisions"] = core.proc.decisions()
     return view
 
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from station.cards import ALL_CARDS, Card
+from station.games.decisions import decision, ordered, supervisor_decisions
 
 if TYPE_CHECKING:
     from station.core.faults import ActiveFault
@@ -280,4 +281,32 @@ class Procedure(ABC):
     def view(self) -> dict[str, Any]:
         """The game's part of the public view: nothing a viewer may not see."""
         return {}
+
+    # ---- the decisions a screen offers
+    #: what a round is called at this table, in sentences for the floor ("game" for a pot)
+    round_word: str = "round"
+
+    def decisions(self) -> list[dict[str, Any]]:
+        """The dealer's and the supervisor's decisions now, in button order, each
+        `{"action", "allowed", "effect", "reason"}` (`reason`: why not, None when allowed).
+        `allowed` is exactly whether the table would take the action now; reading facts
+        only, this changes nothing (the public view carries it as `decisions`).
+
+        This default knows the kernel's supervisor decisions and judges the dealer's
+        `new_shoe` and `open_betting` by the machine's states alone; a game says it in its
+        own words and with its own checks (station/games/decisions.py has the shared part)."""
+        t = self.table
+        paused = t.state == "paused"
+        opens = {s for trig, sources, _ in self.dealer_transitions if trig == "open_betting"
+                 for s in sources}
+        out = supervisor_decisions(
+            self, shuffle_waiting=t.phase == "shuffling", shoe_label=None,
+            cancel_effect=f"void {self.round_word} {self.round_id()} and refund every bet of it")
+        out.append(decision("new_shoe", "paused: the supervisor must decide first" if paused
+                            else None if t.phase in self.new_shoe_sources
+                            else "a shoe is still in play (End shoe first)", "start a new shoe"))
+        out.append(decision("open_betting", "paused: the supervisor must decide first" if paused
+                            else None if t.phase in opens else f"no {self.round_word} can open now",
+                            f"open the next {self.round_word} for bets"))
+        return ordered(out)
 

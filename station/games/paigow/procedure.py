@@ -499,3 +499,62 @@ class PaiGowProcedure(Procedure):
                             "dice": r.dice, "first_door": r.door, "finished": r.finished,
                             "bets": len(r.bets)}
         return out
+
+    # ------------------------------------------------------------------ decisions offered
+    def decisions(self) -> list[dict[str, Any]]:
+        """What the dealer and the supervisor may do now, with the reason for what they may
+        not: the same checks as `_dealer_new_shoe`, `_dealer_open_betting`, `_dealer_dice`
+        and the kernel's supervisor decisions (station/games/decisions.py)."""
+        from station.games.decisions import decision, ordered, supervisor_decisions
+
+        t = self.table
+        shoe, r = self.shoe, self.round
+        paused = t.state == "paused"
+        ph = t.phase
+        in_round = self.round_in_progress() and r is not None
+        if paused:
+            why = "paused: the supervisor must decide first"
+        elif ph not in ("idle", "closed"):
+            why = "a shuffle is still in play (End shoe first)"
+        else:
+            why = None
+        out = [decision("new_shoe", why,
+                        "start a new shuffle of the 32 cards: the supervisor then checks it")]
+        if paused:
+            why = "paused: the supervisor must decide first"
+        elif ph in ("idle", "closed"):
+            why = "no shuffle in play"
+        elif ph == "shuffling":
+            why = "the shuffle is not confirmed and loaded"
+        elif ph in self.round_phases:
+            why = "a round is in progress"
+        elif shoe is not None and shoe.rounds_opened >= ROUNDS_PER_SHUFFLE:
+            why = "a shuffle serves two rounds"
+        elif self.camera and self._door_card_count() > 0:
+            why = "the door zones still hold cards"
+        else:
+            why = None
+        out.append(decision("open_betting", why, "open the next round for bets"))
+        if not in_round:
+            why = "no round in progress"
+        elif not r.closed:
+            why = "betting is still open: the dice are thrown after the close"
+        elif r.dice is not None:
+            why = f"the dice are known ({r.dice[0]} and {r.dice[1]})"
+        else:
+            why = None
+        out.append(decision("dice", why, "enter the two faces thrown (the dice tray must show "
+                            "the same)"))
+        cancel = ""
+        if in_round:
+            refund = (f"every bet refunded ({len(r.bets)} bets, "
+                      f"{sum(b.amount for b in r.bets)} staked)" if r.bets else "no bets to refund")
+            healthy = "" if paused else " although nothing is wrong with it"
+            cancel = f"void round {r.round_id}{healthy}: {refund}; its cards are not played"
+            if r.number >= ROUNDS_PER_SHUFFLE:
+                cancel += "; the shuffle ends (round 2)"
+        out += supervisor_decisions(
+            self, shuffle_waiting=ph == "shuffling" and shoe is not None and not shoe.confirmed,
+            cancel_effect=cancel,
+            shoe_label=f"shuffle {shoe.number}" if shoe is not None and not shoe.ended else None)
+        return ordered(out)

@@ -640,3 +640,50 @@ class PokDengProcedure(Procedure):
                 "staked": sum(b.amount for b in r.bets),
             }
         return out
+
+    # ------------------------------------------------------------------ decisions offered
+    def decisions(self) -> list[dict[str, Any]]:
+        """What the dealer and the supervisor may do now, with the reason for what they may
+        not: the same checks as `_dealer_new_shoe`, `_dealer_open_betting` and the kernel's
+        supervisor decisions (station/games/decisions.py)."""
+        from station.games.decisions import decision, ordered, supervisor_decisions
+
+        t = self.table
+        shoe, r = self.shoe, self.round
+        paused = t.state == "paused"
+        ph = t.phase
+        if paused:
+            why = "paused: the supervisor must decide first"
+        elif ph not in ("idle", "closed"):
+            why = "a shoe is still in play (End shoe first)"
+        else:
+            why = None
+        out = [decision("new_shoe", why,
+                        "start a new shoe: the supervisor then confirms the shuffle")]
+        if paused:
+            why = "paused: the supervisor must decide first"
+        elif ph in ("idle", "closed"):
+            why = "no shoe in play"
+        elif ph in ("shuffling", "ready"):
+            why = "the shoe is not ready: shuffle, load and first card first"
+        elif ph == "burning":
+            why = f"burn cards remain ({shoe.burns_left if shoe else 0})"
+        elif ph in self.round_phases:
+            why = "a round is in progress"
+        elif self.camera and self._position_card_count() > 0:
+            why = "the position zones still hold cards"
+        else:
+            why = None
+        out.append(decision("open_betting", why, "open the next round for bets"))
+        if self.round_in_progress() and r is not None:
+            refund = (f"every bet refunded ({len(r.bets)} bets, "
+                      f"{sum(b.amount for b in r.bets)} staked)" if r.bets else "no bets to refund")
+            healthy = "" if paused else " although nothing is wrong with it"
+            cancel = f"void round {r.round_id}{healthy}: {refund}; its cards are not played"
+        else:
+            cancel = ""
+        out += supervisor_decisions(
+            self, shuffle_waiting=ph == "shuffling" and shoe is not None and not shoe.confirmed,
+            cancel_effect=cancel,
+            shoe_label=f"shoe {shoe.number}" if shoe is not None and not shoe.ended else None)
+        return ordered(out)

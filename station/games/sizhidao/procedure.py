@@ -536,3 +536,48 @@ class SiZhiDaoProcedure(Procedure):
             "link_lost_seconds",
             "camera_lag_tolerant",
         )
+
+    # ------------------------------------------------------------------ decisions offered
+    round_word = "game"
+
+    def decisions(self) -> list[dict[str, Any]]:
+        """What the dealer and the supervisor may do now, with the reason for what they may
+        not: the same checks as `_dealer_new_shoe`, `_dealer_open_betting` (antes included)
+        and the kernel's supervisor decisions (station/games/decisions.py)."""
+        from station.games.decisions import decision, ordered, supervisor_decisions
+        from station.games.sizhidao.seats import MIN_PLAYERS
+
+        t = self.table
+        sz = self.sz
+        deck = self.deck
+        paused = t.state == "paused"
+        why = "a deal is in progress" if sz.deal_in_progress() else None
+        out = [decision("new_shoe", why, "a fresh deck for the next deal: the supervisor then "
+                        "checks the shuffle")]
+        refusal = sz.open_betting_refusal(paused=paused)
+        ante = sz.settings.ante
+        payers = sum(1 for a in sz.seating.seats.values() if sz.port.purse.balance(a) >= ante)
+        if refusal == "game_in_progress":
+            why = "a game is in progress"
+        elif refusal == "paused":
+            why = "paused: the supervisor must decide first"
+        elif refusal is not None or payers < MIN_PLAYERS:
+            seated = len(sz.seating.seats)
+            why = (f"not enough players: {seated} seated, {payers} can pay the ante of {ante}; "
+                   f"{MIN_PLAYERS} are needed")
+        else:
+            why = None
+        out.append(decision("open_betting", why,
+                            f"start a game: every seated player pays the ante of {ante}"))
+        g = sz.game
+        cancel = ""
+        if g is not None:
+            pot = sum(e.amount for e in g.entries)
+            healthy = "" if paused else " although nothing is wrong with it"
+            cancel = (f"void game {g.game_id}{healthy}: every ante, bet and buy-in refunded "
+                      f"({pot} in the pot); the leader stays")
+        out += supervisor_decisions(
+            self, shuffle_waiting=deck is not None and not deck.ended and not deck.used
+            and not deck.confirmed, cancel_effect=cancel,
+            shoe_label=f"shoe {deck.number}" if deck is not None and not deck.ended else None)
+        return ordered(out)
