@@ -1,10 +1,13 @@
-"""Bead roads (路紙), RULES.md §1.8: one road per player position, drawn as SVG.
+"""Bead roads (路紙), drawn as SVG: Pok Deng's one road per player position (RULES.md §1.8),
+Pai Gow's one road per door against the banker.
 
 One bead per settled round (cancelled rounds have no result and leave no bead), in columns
 of six, top to bottom then left to right. Blue: the position won; grey: it lost; green: tie.
-An outer ring when the position's hand is suited or a 7.x class; a yellow dot at the bead's
-top-left when the hand is a pair. Each bead carries `data-*` attributes naming its round and
-what it shows, so the floor (and the tests) can read a road without guessing from colours.
+Pok Deng: an outer ring when the position's hand is suited or a 7.x class; a yellow dot at
+the bead's top-left when the hand is a pair. Pai Gow: the ring for a special hand (supreme,
+the nines and gangs), the dot for a pair. Each bead carries `data-*` attributes naming its
+round and what it shows, so the floor (and the tests) can read a road without guessing from
+colours.
 """
 
 from __future__ import annotations
@@ -40,8 +43,33 @@ def road(hands: list[dict[str, Any]], position: str) -> list[dict[str, Any]]:
     return [bead(h, position) for h in hands if position in h.get("results", {})]
 
 
+def paigow_bead(hand: dict[str, Any], door: str) -> dict[str, Any]:
+    """What one validated Pai Gow hand puts on one door's road (win or lose, ties are the
+    banker's: PROCEDURE.md §6.5)."""
+    res = hand["results"][door]
+    key = str(res.get("hand"))
+    return {
+        "round_id": hand["round_id"],
+        "shoe": hand.get("shoe"),
+        "round": hand.get("round"),
+        "outcome": res["outcome"],
+        "hand": key,
+        "points": res.get("points"),
+        "ring": key != "points" and not key.startswith("pair_"),
+        "pair": key.startswith("pair_"),
+    }
+
+
+def paigow_road(hands: list[dict[str, Any]], door: str) -> list[dict[str, Any]]:
+    return [paigow_bead(h, door) for h in hands if door in h.get("results", {})]
+
+
 def road_svg(hands: list[dict[str, Any]], position: str, *, min_columns: int = 12) -> str:
-    beads = road(hands, position)
+    return beads_svg(road(hands, position), position, min_columns=min_columns)
+
+
+def beads_svg(beads: list[dict[str, Any]], position: str, *, min_columns: int = 12,
+              ring_means: str = "suited or 7.x") -> str:
     cols = max(min_columns, -(-len(beads) // ROWS))
     w, h = cols * CELL, ROWS * CELL
     out = [
@@ -59,8 +87,10 @@ def road_svg(hands: list[dict[str, Any]], position: str, *, min_columns: int = 1
         col, row = divmod(i, ROWS)
         cx, cy = col * CELL + CELL / 2, row * CELL + CELL / 2
         label = f"{b['round_id']}: {position} {b['outcome']}"
+        if b.get("hand"):
+            label += f" ({b['hand']}, {b['points']} points)"
         if b["ring"]:
-            label += ", suited or 7.x"
+            label += f", {ring_means}"
         if b["pair"]:
             label += ", pair"
         out.append(

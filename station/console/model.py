@@ -24,6 +24,7 @@ from station.console.audit import AuditLog
 from station.console.auth import LoginGuard, RefusalAudit
 from station.console.decisions import decisions
 from station.console.errors import ApiError
+from station.console.panels import panel_of
 from station.console.sessions import Sessions
 from station.console.streams import Hub
 from station.console.users import ROLE_ACTIONS, UserStore
@@ -37,6 +38,12 @@ SUPERVISOR_ACTIONS = ROLE_ACTIONS["supervisor"]
 DROP_COUNTERS = ("bad_crc", "malformed", "truncated", "too_long", "gap", "duplicate", "noise_bytes",
                  "unknown_type")
 ROUND_ID = re.compile(r"^[A-Za-z0-9_.\-]+-S\d+-R\d+$")
+#: a Si Zhi Dao game: `SZ-01-G3` (its deals are `SZ-01-G3-D1`...)
+GAME_ID = re.compile(r"^[A-Za-z0-9_.\-]+-G\d+$")
+#: the records of a Si Zhi Dao game a recall shows (all public: a seat's cards are named
+#: only in `private` records, which the console never reads, and in the showdown)
+GAME_RECALL_TYPES = ("game_open", "deal_open", "showdown", "layers", "buy_in", "game_settled",
+                     "round_cancelled", "fault", "resumed", "warning")
 #: record types that belong to a round and may be recalled once it is over
 RECALL_TYPES = ("round_open", "betting_closed", "hand", "settlement", "round_cancelled", "fault",
                 "resumed", "warning")
@@ -50,6 +57,8 @@ class _Table:
     frames_lock: threading.Lock = field(default_factory=threading.Lock)
     ro: sqlite3.Connection | None = None
     ro_lock: threading.Lock = field(default_factory=threading.Lock)
+    #: round id -> the validated hand or the cancel of a round that is over (they never change)
+    outcomes: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def _summary(items: list[str]) -> str:
@@ -165,9 +174,31 @@ class Console:
         r = v.get("round")
         hist = v.get("history") or []
         v["result"] = None
+        v["panel"] = panel_of(str(v.get("game")))
         if r and r.get("finished") and hist and hist[-1].get("round_id") == r.get("round_id"):
             v["result"] = hist[-1]
+        elif r and r.get("finished") and r.get("round_id"):
+            # a game whose view keeps no history (Pai Gow): the round's own record
+            v["result"] = self._outcome(name, str(r["round_id"]))
         return v
+
+    def _outcome(self, name: str, round_id: str) -> dict[str, Any] | None:
+        """The validated hand (cards, results, dice) or the cancel of a round that is over."""
+        t = self.table(name)
+        got = t.outcomes.get(round_id)
+        if got is None:
+            rec = self.finished_rounds(name).get(round_id)
+            if rec is None:
+                return None
+            if rec["type"] == "hand":
+                got = {k: rec.get(k) for k in ("round_id", "cards", "results", "dice",
+                                                "first_door", "validated_by")}
+            else:
+                got = {"round_id": round_id, "cancelled": rec.get("reason")}
+            t.outcomes[round_id] = got
+            if len(t.outcomes) > 256:
+                t.outcomes.pop(next(iter(t.outcomes)))
+        return got
 
     def _explained(self, name: str, v: dict[str, Any], fault: dict[str, Any]) -> dict[str, Any]:
         """A fault as the floor reads it: for an order fault, which zone holds what and what
@@ -278,17 +309,26 @@ class Console:
                                 types).fetchall()
         return [json.loads(r) for (r,) in rows]
 
+    def records(self, name: str, types: tuple[str, ...]) -> list[dict[str, Any]]:
+        return self._records(name, types)
+
+    def game_of(self, name: str) -> str:
+        return str(self.table(name).station.settings.game)
+
     def finished_rounds(self, name: str) -> dict[str, dict[str, Any]]:
-        """round_id -> its `hand` or `round_cancelled` record: the rounds that are over."""
+        """round_id -> its `hand` or `round_cancelled` record: the rounds that are over
+        (at a pot table, game id -> its `game_settled` or `round_cancelled` record)."""
         out: dict[str, dict[str, Any]] = {}
-        for rec in self._records(name, ("hand", "round_cancelled")):
-            out[rec["round_id"]] = rec
+        for rec in self._records(name, ("hand", "round_cancelled", "game_settled")):
+            out[rec.get("round_id") or rec["game_id"]] = rec
         return out
 
     def hands(self, name: str, shoe: int | None = None) -> list[dict[str, Any]]:
         return [h for h in self._records(name, ("hand",)) if shoe is None or h.get("shoe") == shoe]
 
     def recall(self, name: str, round_id: str) -> dict[str, Any]:
+        if panel_of(self.game_of(name)) == "sizhidao":
+            return self.recall_game(name, round_id)
         if not ROUND_ID.match(round_id) or not round_id.startswith(f"{name}-S"):
             raise ApiError(400, f"{round_id!r} is not a round id of table {name} "
                                 f"(they look like {name}-S1-R7)")
@@ -317,6 +357,9 @@ class Console:
             "validated_by": hand.get("validated_by") if hand else None,
             "last_round": hand.get("last_round") if hand else None,
             "validated_at": hand.get("t") if hand else None,
+            # a Pai Gow hand's dice and first door (other games have none)
+            "dice": hand.get("dice") if hand else None,
+            "first_door": hand.get("first_door") if hand else None,
             "cancelled": {"reason": cancelled.get("reason"), "user": cancelled.get("user"),
                           "t": cancelled.get("t")} if cancelled else None,
             "bets": bets,
@@ -337,6 +380,57 @@ class Console:
         if self.frame_path(round_id) is not None:
             out["frame"] = f"/api/tables/{name}/rounds/{round_id}/frame.png"
         return out
+
+    def recall_game(self, name: str, game_id: str) -> dict[str, Any]:
+        """A Si Zhi Dao game that is over: its players, each deal's contestants, showdown
+        (the hands shown down, public from the showdown), layers and buy-ins, the payouts
+        or the refunds, its faults and the decisions taken."""
+        if not GAME_ID.match(game_id) or not game_id.startswith(f"{name}-G"):
+            raise ApiError(400, f"{game_id!r} is not a game id of table {name} "
+                                f"(they look like {name}-G3)")
+        done = self.finished_rounds(name)
+        if game_id not in done:
+            raise ApiError(404, f"game {game_id} is not over (or never existed): only settled "
+                                "or cancelled games can be recalled")
+
+        def of_game(r: dict[str, Any]) -> bool:
+            key = r.get("game_id") or r.get("round_id") or r.get("deal_id") or ""
+            return key == game_id or str(key).startswith(game_id + "-D")
+
+        recs = [r for r in self._records(name, GAME_RECALL_TYPES) if of_game(r)]
+        opened = next((r for r in recs if r["type"] == "game_open"), {})
+        settled = next((r for r in recs if r["type"] == "game_settled"), None)
+        cancelled = next((r for r in recs if r["type"] == "round_cancelled"), None)
+        deals = []
+        for d in (r for r in recs if r["type"] == "deal_open"):
+            did = d["deal_id"]
+            show = next((r for r in recs if r["type"] == "showdown" and r["deal_id"] == did), None)
+            layers = next((r for r in recs if r["type"] == "layers" and r["deal_id"] == did), None)
+            deals.append({"deal_id": did, "contestants": d["contestants"],
+                          "showdown": show["seats"] if show else None,
+                          "layers": layers["layers"] if layers else None,
+                          "buy_ins": [{k: v for k, v in r.items() if k not in ("type",)}
+                                      for r in recs if r["type"] == "buy_in" and r["deal_id"] == did]})
+        return {
+            "table": name, "round_id": game_id, "game_id": game_id,
+            "status": "settled" if settled else "cancelled",
+            "leader": opened.get("leader"), "players": opened.get("players"),
+            "ante": opened.get("ante"), "opened_at": opened.get("t"),
+            "deals": deals, "tie_rounds": max(len(deals) - 1, 0),
+            "pot": settled["pot"] if settled else None,
+            "payouts": settled["payouts"] if settled else None,
+            "bets": (settled or {}).get("bets") or (cancelled or {}).get("refunds") or [],
+            "cancelled": {"reason": cancelled.get("reason"), "user": cancelled.get("user"),
+                          "t": cancelled.get("t")} if cancelled else None,
+            "faults": [{"t": r["t"], "kind": r["kind"], "detail": r["detail"]}
+                       for r in recs if r["type"] == "fault"],
+            "warnings": [{"t": r["t"], "kind": r["kind"], "detail": r.get("detail")}
+                         for r in recs if r["type"] == "warning"],
+            "decisions": [{"t": r["t"], "action": "resume" if r["type"] == "resumed" else "cancel_round",
+                           "user": r.get("user")}
+                          for r in recs if r["type"] in ("resumed", "round_cancelled")],
+            "audit": self.audit.entries(table=name, round_id=game_id),
+        }
 
     def frame_path(self, round_id: str) -> Path | None:
         """The camera's frame at validation: `<frames_dir>/<round_id>.png`, when present."""

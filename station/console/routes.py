@@ -24,12 +24,12 @@ from starlette.responses import (
 
 from station.camera_view import LATEST
 from station.console.auth import client_address, console_of, need_csrf, need_session, session_of
-from station.console.beadroad import road, road_svg
 from station.console.bodies import json_object
 from station.console.diagram import state_svg
 from station.console.errors import ApiError
 from station.console.model import DEALER_ACTIONS, SUPERVISOR_ACTIONS
 from station.console.pages import page, security_headers
+from station.console.panels import panel_of, roads
 from station.console.users import ROLE_ACTIONS
 from station.live.table_station import StationStopped
 from station.metrics import render_tables
@@ -117,10 +117,15 @@ async def api_rounds(request: Request) -> Response:
     out = []
     for rid, rec in c.finished_rounds(name).items():
         item: dict[str, Any] = {"round_id": rid, "t": rec["t"],
-                                "status": "settled" if rec["type"] == "hand" else "cancelled"}
+                                "status": "cancelled" if rec["type"] == "round_cancelled" else "settled"}
         if rec["type"] == "hand":
             item["shoe"], item["round"] = rec["shoe"], rec["round"]
-            item["results"] = {p: x["outcome"] for p, x in rec["results"].items()}
+            # a door's outcome against the banker, the banker's hand (Pai Gow)
+            item["results"] = {p: x.get("outcome") or x.get("hand")
+                               for p, x in rec["results"].items()}
+        elif rec["type"] == "game_settled":
+            item["pot"] = rec["pot"]
+            item["payouts"] = rec["payouts"]
         else:
             item["reason"] = rec.get("reason")
             m = re.search(r"-S(\d+)-R(\d+)$", rid)
@@ -167,23 +172,22 @@ async def api_camera_jpeg(request: Request) -> Response:
 
 
 async def api_roads(request: Request) -> Response:
+    """The table's roads: a bead road per position (Pok Deng, per shoe) or per door with the
+    banker's hand history (Pai Gow), or the results history of a pot game (Si Zhi Dao)."""
     need_session(request)
     c = console_of(request)
     name = request.path_params["table"]
     view = c.table(name).station.view
     shoe_q = request.query_params.get("shoe")
+    shoe = None
     if shoe_q is not None:
         if not shoe_q.isdigit():
             raise ApiError(400, "shoe must be a shoe number, e.g. ?shoe=1")
         shoe = int(shoe_q)
-    else:
-        shoe = (view.get("shoe") or {}).get("number")
-    hands = c.hands(name, shoe) if shoe is not None else []
-    positions = [p for p in view.get("positions", []) if p != "B"]
-    return JSONResponse({
-        "table": name, "shoe": shoe, "rounds": len(hands),
-        "roads": {p: {"svg": road_svg(hands, p), "beads": road(hands, p)} for p in positions},
-    })
+    current = (view.get("shoe") or {}).get("number")
+    body = roads(c.game_of(name), lambda types: c.records(name, types),
+                 list(view.get("positions", [])), shoe, current)
+    return JSONResponse({"table": name, "panel": panel_of(c.game_of(name)), **body})
 
 
 async def api_audit(request: Request) -> Response:

@@ -8,8 +8,9 @@ screen offers is what the table takes. Reading facts only, it changes nothing; i
 the table's own thread when the public view is made. A game adds its dealer's actions and
 says in its own words what each decision does.
 
-A decision is `{"action", "allowed", "effect", "reason"}`: `reason` is None when allowed,
-else a sentence for the floor (the table's own refusal may carry a shorter code).
+A decision is `{"action", "allowed", "effect", "reason", "may_clear"}`: `reason` is None
+when allowed, else a sentence for the floor (the table's own refusal may carry a shorter
+code); `may_clear` when only a fault's holding condition refuses it.
 """
 
 from __future__ import annotations
@@ -25,38 +26,44 @@ ORDER = ("new_shoe", "open_betting", "dice", "confirm_shuffle", "resume", "cance
 SUPERVISOR = ("confirm_shuffle", "resume", "cancel_round", "end_shoe", "close_table")
 
 
-def decision(action: str, reason: str | None, effect: str) -> dict[str, Any]:
-    return {"action": action, "allowed": reason is None, "effect": effect, "reason": reason}
+def decision(action: str, reason: str | None, effect: str, *,
+             may_clear: bool = False) -> dict[str, Any]:
+    """`may_clear`: refused only while a fault's condition holds (the zone not yet put
+    right, the link not yet back), which may clear at any moment: a screen may still let
+    the supervisor ask, and the table answers with the reason."""
+    return {"action": action, "allowed": reason is None, "effect": effect, "reason": reason,
+            "may_clear": may_clear and reason is not None}
 
 
 def ordered(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(items, key=lambda d: ORDER.index(d["action"]) if d["action"] in ORDER else len(ORDER))
 
 
-def _resume_refusal(proc: Procedure) -> str | None:
+def _resume_refusal(proc: Procedure) -> tuple[str | None, bool]:
+    """Why resume is refused, and whether only a holding condition refuses it."""
     t = proc.table
     if t.state != "paused":
-        return "the table is not paused"
+        return "the table is not paused", False
     for f in t.faults:
         if f.cancel_only:
-            return f"{f.kind} can only be cancelled"
+            return f"{f.kind} can only be cancelled", False
         why = t.condition_holds(f)
         if why:
-            return f"{f.kind}: {why}"
-    return None
+            return f"{f.kind}: {why}", True
+    return None, False
 
 
-def _cancel_refusal(proc: Procedure) -> str | None:
+def _cancel_refusal(proc: Procedure) -> tuple[str | None, bool]:
     t = proc.table
     if proc.round_in_progress():
-        return None
+        return None, False
     if t.state != "paused":
-        return f"no {proc.round_word} in progress"
+        return f"no {proc.round_word} in progress", False
     for f in t.faults:
         why = None if f.cancel_only else t.condition_holds(f)
         if why:
-            return f"{f.kind}: {why}"
-    return None
+            return f"{f.kind}: {why}", True
+    return None, False
 
 
 def supervisor_decisions(proc: Procedure, *, shuffle_waiting: bool, cancel_effect: str,
@@ -80,9 +87,9 @@ def supervisor_decisions(proc: Procedure, *, shuffle_waiting: bool, cancel_effec
     out.append(decision("confirm_shuffle", why, "confirm the new shoe's shuffle check"))
 
     phase = str(t.phase).replace("_", " ")
-    out.append(decision("resume", _resume_refusal(proc),
-                        f"go on from where the procedure stopped ({phase})" if paused
-                        else "go on after a fault"))
+    why, holds = _resume_refusal(proc)
+    out.append(decision("resume", why, f"go on from where the procedure stopped ({phase})"
+                        if paused else "go on after a fault", may_clear=holds))
 
     if in_round:
         effect = cancel_effect
@@ -90,7 +97,8 @@ def supervisor_decisions(proc: Procedure, *, shuffle_waiting: bool, cancel_effec
         effect = f"end the pause (there is no {word} to void); nothing is dealt from it"
     else:
         effect = f"void the {word} in progress and refund every bet of it"
-    out.append(decision("cancel_round", _cancel_refusal(proc), effect))
+    why, holds = _cancel_refusal(proc)
+    out.append(decision("cancel_round", why, effect, may_clear=holds))
 
     if not proc.shoe_in_play():
         why = "no shoe in play"

@@ -120,7 +120,9 @@ function renderAlerts() {
         const offered = decisionsOf(v);
         for (const act of ["resume", "cancel_round", "end_shoe"]) {
           const d = offered[act];
-          if (!d || !d.allowed) continue;  // only what the table takes now
+          // what the table takes now, and what it refuses only while the fault's condition
+          // holds (the zone being put right): the table answers that with its reason
+          if (!d || !(d.allowed || d.may_clear)) continue;
           row.append(el("button", { type: "button", class: DANGER.has(act) ? "danger" : "primary",
             "data-action": act, "data-table": name, title: d.effect,
             onclick: () => decide(name, act) }, ACTION_LABELS[act]));
@@ -187,6 +189,8 @@ function renderRound(v) {
 
 function tickCountdown() {
   const v = state.views[state.selected];
+  if (v && v.panel === "paigow") return tickPaiGow(v);
+  if (v && v.panel === "sizhidao") return tickSizhidao(v);
   const cd = $("countdown");
   if (!v || !v.round) return;
   const r = v.round;
@@ -234,9 +238,9 @@ function renderActions(v) {
     const b = el("button", { type: "button", class: DANGER.has(d.action) ? "danger" : "",
       "data-action": d.action, "data-allowed": String(d.allowed), title: d.allowed ? d.effect : d.reason,
       onclick: () => decide(v.table, d.action) }, ACTION_LABELS[d.action] || d.action);
-    b.disabled = !d.allowed;
+    b.disabled = !(d.allowed || d.may_clear);
     box.append(b, el("span", { class: "why", "data-why": d.action,
-      text: d.allowed ? d.effect : `not now: ${d.reason}` }));
+      text: d.allowed ? d.effect : d.may_clear ? `once cleared: ${d.reason}` : `not now: ${d.reason}` }));
   }
 }
 
@@ -270,19 +274,196 @@ async function renderRoads(name, v) {
 
 async function renderRounds(name, v) {
   const last = v.history.length ? v.history[v.history.length - 1].round_id : "";
-  if (!changed("rounds", `${name}/${v.rounds_settled}/${v.history.length}/${last}`)) return;
+  // a pot game keeps its finished games in its own part of the view
+  const games = ((v.sizhidao || {}).history || []).map((h) => h.game_id).join(",");
+  const over = v.round && v.round.finished ? v.round.round_id : "";
+  if (!changed("rounds", `${name}/${v.rounds_settled}/${v.history.length}/${last}/${games}/${over}`)) return;
   const { body } = await api(`/api/tables/${encodeURIComponent(name)}/rounds`);
   if (name !== state.selected || !body.rounds) return;
   const ol = $("rounds");
   ol.replaceChildren();
   for (const r of body.rounds) {
-    const text = r.status === "settled"
-      ? Object.entries(r.results).map(([p, o]) => `${p} ${o}`).join(" · ")
-      : `cancelled (${r.reason})`;
+    const text = r.status !== "settled" ? `cancelled (${r.reason})`
+      : r.results ? Object.entries(r.results).map(([p, o]) => `${p} ${handName(o)}`).join(" · ")
+        : `pot ${r.pot} · ${Object.entries(r.payouts || {}).map(([a, n]) => `${a} ${n}`).join(" · ")}`;
     ol.append(el("li", { class: r.status, "data-round": r.round_id },
       el("a", { onclick: () => recall(name, r.round_id), text: r.round_id }), ` ${text}${r.frame ? " · frame" : ""}`));
   }
   if (state.session.role === "supervisor") refreshAudit();
+}
+
+
+// ------------------------------------------------------------------ one panel per game
+// The table's game chooses its panels (`v.panel`: pokdeng, paigow or sizhidao): sections
+// marked data-panel show for their game only; the rest (procedure, decisions, camera,
+// devices, rounds, recall, audit) are every game's.
+function renderPanels(v) {
+  for (const sec of document.querySelectorAll("[data-panel]")) sec.hidden = sec.dataset.panel !== v.panel;
+  document.body.dataset.panel = v.panel;
+}
+
+const handName = (key) => (key ? key.replace(/^pair_/, "pair ").replaceAll("_", " ") : "");
+// a Pai Gow hand as the floor says it: "pair heaven · 4 points", or just "7 points"
+const handText = (h) => (h.hand === "points" ? `${h.points} points` : `${handName(h.hand)} · ${h.points} points`);
+// a station-clock deadline as seconds left, moved on by the time since the view arrived
+function secondsLeft(v, due) {
+  const elapsed = (performance.now() - (state.received[v.table] || performance.now())) / 1000;
+  return Math.max(0, due - (v.now + elapsed));
+}
+
+// Pai Gow: the doors with what the camera has confirmed, the dice, the results. A door
+// shows no card before it is confirmed; the station sends none.
+function renderPaiGow(v) {
+  const r = v.round, s = v.shoe;
+  set("pg-shuffle", s ? `shuffle ${s.number}${s.ended ? " (ended)" : ""} · round ${r ? r.number : s.rounds} of 2 · ${s.cards_out} cards out` : "no shuffle");
+  set("pg-round-id", r ? r.round_id : "");
+  const note = $("pg-note");
+  note.hidden = !(r && r.betting_open && v.paused);
+  note.textContent = note.hidden ? "" : "No bets are taken while the table is paused.";
+  const dice = (d) => (d ? d.join(" · ") : "–");
+  set("pg-dice-entry", r ? dice(r.dice_entry) : "–");
+  set("pg-dice-tray", r ? (r.dice_tray ? r.dice_tray.map((x) => (x === 0 ? "unread" : x)).join(" · ") : "nothing seen since the close") : "–");
+  set("pg-dice", r && r.dice ? dice(r.dice) : "not yet");
+  set("pg-first-door", r && r.first_door ? r.first_door : "–");
+  const dd = decisionsOf(v).dice;
+  set("pg-dice-why", dd ? (dd.allowed ? "awaited from the dealer" : dd.reason) : "–");
+  const box = $("doors");
+  box.replaceChildren();
+  if (!r) { set("pg-countdown", "no round yet"); set("pg-bets", ""); return; }
+  set("pg-bets", `${r.bets} bets, ${r.staked} staked`);
+  const result = v.result && v.result.round_id === r.round_id ? v.result : null;
+  for (const p of v.positions) {
+    const door = (r.doors || {})[p] || { dealt: 0 };
+    const cards = el("div", { class: "cards" });
+    const shown = (result && result.cards && result.cards[p]) || door.cards;
+    if (shown) shown.forEach((c) => cards.append(cardEl(c)));
+    else for (let i = 0; i < door.dealt; i++) cards.append(el("span", { class: "card pending", title: "dealt, not yet confirmed by the camera" }));
+    const first = r.first_door === p ? " first" : "";
+    const cell = el("div", { class: `pos door ${p}${first}`, "data-door": p, "data-confirmed": String(Boolean(shown)) },
+      el("h3", { text: p + (first ? " · first" : "") }), cards);
+    const res = result && result.results ? result.results[p] : null;
+    const hand = res || (door.cards ? door : null);
+    if (hand) cell.append(el("div", { class: "hand", "data-hand": hand.hand, text: handText(hand) }));
+    else cell.append(el("div", { class: "hand pending", text: door.dealt ? `${door.dealt} dealt, not confirmed` : "" }));
+    if (res && res.outcome) cell.append(el("div", { class: `outcome ${res.outcome}`, "data-outcome": res.outcome, text: `${res.outcome} against the banker` }));
+    box.append(cell);
+  }
+  if (result && result.cancelled) box.append(el("div", { class: "outcome lose", text: `cancelled: ${result.cancelled}` }));
+  tickPaiGow(v);
+}
+
+function tickPaiGow(v) {
+  const r = v.round, cd = $("pg-countdown");
+  if (!r) return;
+  if (r.betting_open && v.paused) { cd.textContent = "betting paused"; cd.className = "countdown"; }
+  else if (r.betting_open) {
+    cd.textContent = `betting closes in ${secondsLeft(v, r.closes_at).toFixed(1)} s`; cd.className = "countdown open";
+  } else {
+    cd.className = "countdown";
+    cd.textContent = r.finished ? (v.result && v.result.cancelled ? "cancelled" : "settled")
+      : !r.dice ? "betting closed · waiting for the dice" : `dice known · ${r.cards_dealt} of 8 cards dealt`;
+  }
+}
+
+// Si Zhi Dao: seats, stacks, the pot and its layers, whose turn and until when, the tie
+// round's buy-ins, the showdown. A seat's cards are backs until its showdown.
+function renderSizhidao(v) {
+  const z = v.sizhidao || { seats: {}, game: null };
+  const g = z.game, d = g ? g.deal : null;
+  set("sz-game-id", g ? g.game_id : "");
+  set("sz-deal", d ? `deal ${d.deal_id} · ${d.phase}` : g ? "waiting for the deck" : "no game");
+  set("sz-leader", g ? g.leader : fmt(z.leader));
+  set("sz-pot", g ? g.pot : "–");
+  set("sz-level", d && d.level !== null ? d.level : "–");
+  set("sz-ties", g ? g.tie_rounds : "–");
+  const box = $("seats");
+  box.replaceChildren();
+  const seats = new Set([...Object.keys(z.seats), ...(g ? Object.keys(g.players) : [])]);
+  for (const seat of [...seats].sort()) {
+    const info = z.seats[seat] || {};
+    const account = info.account || (g ? g.players[seat] : "");
+    const cls = ["pos", "seat", seat];
+    if (d && d.turn === seat) cls.push("turn");
+    if (d && d.folded.includes(seat)) cls.push("folded");
+    const cell = el("div", { class: cls.join(" "), "data-seat": seat },
+      el("h3", { text: seat + ((g ? g.leader : z.leader) === seat ? " · leader" : "") }),
+      el("div", { class: "account", text: `${account}${info.connected === false ? " (disconnected)" : ""}` }),
+      el("div", { class: "stack", "data-stack": String(info.stack ?? ""), text: info.stack !== undefined ? `stack ${info.stack}` : "left the seat" }));
+    if (d && d.contestants.includes(seat)) {
+      const show = d.showdown ? d.showdown[seat] : null;
+      const cards = el("div", { class: "cards" });
+      if (show) {
+        const group = (name, cs, klass) => el("div", { class: `group ${name}`, "data-group": name },
+          el("span", { class: "label", text: `${name} · ${handName(klass)}` }), el("div", { class: "cards" }, ...cs.map(cardEl)));
+        cell.append(group("front", show.front, show.front_class), group("back", show.back, show.back_class));
+        if (show.auto) cell.append(el("div", { class: "note", text: "arranged automatically" }));
+      } else {
+        for (let i = 0; i < (d.cards[seat] || 0); i++) cards.append(backEl());
+        cell.append(cards);
+      }
+      const bits = [];
+      if (d.totals[seat] !== undefined) bits.push(`in ${d.totals[seat]}`);
+      if (d.folded.includes(seat)) bits.push("folded");
+      if (d.all_in.includes(seat)) bits.push("all-in");
+      if (d.arranged.includes(seat)) bits.push("arranged");
+      if (d.buy_ins && d.buy_ins[seat] !== undefined) bits.push(`bought in ${d.buy_ins[seat]}`);
+      cell.append(el("div", { class: "seat-state", text: bits.join(" · ") }));
+    } else if (g && g.players[seat]) {
+      cell.append(el("div", { class: "seat-state", text: "not in this deal" }));
+    }
+    box.append(cell);
+  }
+  const layerText = (la) => `${la.amount}: ${la.contestants ? la.contestants.join(" ") : la.tied.join(" ")}` +
+    (la.winner ? ` → ${la.winner}` : la.tied && la.tied.length ? ` · tied ${la.tied.join(" ")}` : "");
+  $("sz-layers").replaceChildren(...(d ? d.layers : []).map((la) => el("li", { "data-winner": la.winner || "", text: layerText(la) })));
+  $("sz-carried").replaceChildren(...(g ? g.carried : []).map((la) => el("li", { text: `${la.amount}: tied ${la.tied.join(" ")}` })));
+  const w = g ? g.buy_in : null;
+  set("sz-buyin-text", w ? `price ${w.price} · eligible ${w.eligible.join(" ") || "nobody"}` : "none open");
+  $("sz-buyin-answers").replaceChildren(...(w ? Object.values(w.answers) : []).map((a) =>
+    el("li", { "data-seat": a.seat, text: `${a.seat} ${a.declined ? "declined" : "bought in " + a.amount}${a.auto ? " (silence)" : ""}` })));
+  renderResults(z.history || []);
+  tickSizhidao(v);
+}
+
+function tickSizhidao(v) {
+  const z = v.sizhidao || {}, g = z.game, d = g ? g.deal : null, cd = $("sz-turn");
+  let text = g ? "" : "no game in progress", due = null;
+  if (g && g.buy_in) { text = "buy-in window"; due = g.buy_in.closes_at; }
+  else if (d && d.phase === "betting" && d.turn) { text = `${d.turn} to act`; due = d.decision_due; }
+  else if (d && d.phase === "arranging") { text = "arranging"; due = d.arrange_due; }
+  else if (d) text = d.phase === "dealing" ? `dealing · ${Object.values(d.cards).reduce((a, b) => a + b, 0)} cards out` : d.phase;
+  else if (g) text = "waiting for the deck";
+  if (due !== null && due !== undefined) text += v.paused ? " · clock stopped (paused)" : ` · ${secondsLeft(v, due).toFixed(1)} s left`;
+  cd.textContent = text;
+  cd.className = due !== null && !v.paused ? "countdown open" : "countdown";
+}
+
+// a results history instead of a bead road: game, winner, pot, tie rounds
+function renderResults(history) {
+  if (!changed("sz-results", JSON.stringify(history))) return;
+  const tbody = $("sz-results").querySelector("tbody");
+  tbody.replaceChildren(...[...history].reverse().map((h) => el("tr", { "data-game": h.game_id, class: h.cancelled ? "cancelled" : "" },
+    ...[h.game_id, h.cancelled ? `cancelled (${h.cancelled})` : (h.winners || []).join(" "), String(h.pot),
+      h.cancelled ? "–" : String(h.tie_rounds)].map((x) => el("td", { text: x })))));
+}
+
+async function renderPaiGowRoads(name, v) {
+  if (!changed("pg-roads", `${name}/${v.rounds_settled}`)) return;
+  const { body } = await api(`/api/tables/${encodeURIComponent(name)}/roads`);
+  if (name !== state.selected || !body.roads) return;
+  set("pg-roads-count", `${body.rounds} rounds`);
+  const box = $("pg-roads");
+  box.replaceChildren();
+  for (const [p, rd] of Object.entries(body.roads)) {
+    const div = el("div", { class: "road", "data-door": p }, el("h3", { text: p }));
+    div.insertAdjacentHTML("beforeend", rd.svg);  // drawn and escaped by the station
+    box.append(div);
+  }
+  $("banker-history").querySelector("tbody").replaceChildren(...(body.banker || []).map((b) =>
+    el("tr", { "data-round": b.round_id }, el("td", { text: b.round_id }),
+      el("td", {}, el("div", { class: "cards" }, ...b.cards.map(cardEl))),
+      el("td", { text: handName(b.hand) }), el("td", { text: String(b.points) }),
+      el("td", { text: b.beat.length ? b.beat.join(" ") : "no door" }))));
 }
 
 // A pause must be noticed even from another tab or across the room: the tab's title says
@@ -314,13 +495,21 @@ function render() {
   if (!v) return;
   $("table").dataset.table = v.table;
   $("table").dataset.state = v.state;
+  renderPanels(v);
   renderDiagram(v);
-  renderShoe(v);
-  renderRound(v);
+  if (v.panel === "paigow") {
+    renderPaiGow(v);
+    renderPaiGowRoads(v.table, v).catch(console.error);
+  } else if (v.panel === "sizhidao") {
+    renderSizhidao(v);
+  } else {
+    renderShoe(v);
+    renderRound(v);
+    renderRoads(v.table, v).catch(console.error);
+  }
   renderHealth(v);
   renderActions(v);
   clearStaleMessage(v);
-  renderRoads(v.table, v).catch(console.error);
   renderRounds(v.table, v).catch(console.error);
 }
 
@@ -374,13 +563,31 @@ async function recall(table, roundId) {
       const res = body.results[p];
       const cell = el("div", { class: `pos ${p}`, "data-position": p }, el("h3", { text: p }),
         el("div", { class: "cards" }, ...cs.map(cardEl)));
-      if (res) cell.append(el("div", { class: `outcome ${res.outcome}`, text: `${res.outcome}${res.multiplier > 1 ? " ×" + res.multiplier : ""}${res.pair ? " · pair" : ""}` }));
+      if (res && res.hand) cell.append(el("div", { class: "hand", text: handText(res) }));
+      if (res && res.outcome) cell.append(el("div", { class: `outcome ${res.outcome}`, text: `${res.outcome}${res.multiplier > 1 ? " ×" + res.multiplier : ""}${res.pair ? " · pair" : ""}` }));
       hands.append(cell);
     }
     box.append(hands);
   }
+  if (body.dice) box.append(el("p", { class: "dice", text: `dice ${body.dice.join(" · ")} · first door ${body.first_door}` }));
+  if (body.deals) {
+    for (const d of body.deals) {
+      box.append(el("h3", { text: `${d.deal_id}: ${d.contestants.join(" ")}` }));
+      if (d.showdown) {
+        const hands = el("div", { class: "hands" });
+        for (const [seat, a] of Object.entries(d.showdown)) {
+          hands.append(el("div", { class: `pos ${seat}`, "data-seat": seat }, el("h3", { text: seat }),
+            el("div", { class: "cards" }, ...a.front.map(cardEl)), el("div", { class: "cards" }, ...a.back.map(cardEl)),
+            el("div", { class: "hand", text: `${handName(a.front_class)} / ${handName(a.back_class)}${a.auto ? " · auto" : ""}` })));
+        }
+        box.append(hands);
+      }
+      if (d.layers) box.append(el("ul", {}, ...d.layers.map((la) => el("li", { text: `${la.amount}: ${la.contestants.join(" ")} → ${la.winner || "tied " + la.tied.join(" ")}` }))));
+    }
+    box.append(el("p", { class: "totals", text: body.status === "settled" ? `pot ${body.pot} · paid ${Object.entries(body.payouts).map(([a, n]) => `${a} ${n}`).join(" · ")}` : "every ante, bet and buy-in refunded" }));
+  }
   const t = body.totals;
-  box.append(el("p", { class: "totals", text: `${t.bets} bets · staked ${t.staked} · deducted ${t.deducted} · returned ${t.returned} · house ${t.house_net >= 0 ? "+" : ""}${t.house_net}` }));
+  if (t) box.append(el("p", { class: "totals", text: `${t.bets} bets · staked ${t.staked} · deducted ${t.deducted} · returned ${t.returned} · house ${t.house_net >= 0 ? "+" : ""}${t.house_net}` }));
   const list = (title, items, line) => {
     if (!items.length) return;
     box.append(el("h3", { text: title }), el("ul", {}, ...items.map((x) => el("li", { text: line(x) }))));

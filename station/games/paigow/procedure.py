@@ -20,6 +20,7 @@ from station.core.faults import FAULT_KINDS
 from station.core.inputs import Input, to_s
 from station.games.base import Procedure
 from station.games.paigow.rules import DICE_ZONE, deal_plan_for, first_door
+from station.games.paigow.view import round_doors
 
 if TYPE_CHECKING:
     from station.core.faults import ActiveFault
@@ -498,6 +499,7 @@ class PaiGowProcedure(Procedure):
                             "closes_at": to_s(r.closes_us), "betting_open": not r.closed and not r.finished,
                             "dice": r.dice, "first_door": r.door, "finished": r.finished,
                             "bets": len(r.bets)}
+            out["round"].update(round_doors(self))
         return out
 
     # ------------------------------------------------------------------ decisions offered

@@ -90,7 +90,11 @@ def public_view(game: SiZhiDaoGame, timers_due_s: dict[str, float] | None = None
             dv["showdown"] = {
                 s: {"cards": _names(d.reads[s]), **a.as_dict()} for s, a in d.showdown.items()
             }
+        # which deal of the game this is (D2 on: tie rounds) and who bought into it
+        dv["number"] = d.number
+        dv["buy_ins"] = dict(d.buyers)
         gv["deal"] = dv
+    gv["tie_rounds"] = max(len(g.deals) - 1, 0)
     view["game"] = gv
     return view
 
