@@ -211,3 +211,180 @@ def test_no_hidden_card_leaves_the_console(make_table, serve, trace, decision) -
     # a cancelled round's unrevealed cards stay secret for good
     if trace == "mismatch_cancel":
         assert oracle.secret() - {c for h in table.expected["hands"] for cs in h["cards"].values() for c in cs}
+
+
+# ---------------------------------------------------------------------- Pai Gow and Si Zhi Dao
+#: the first door from the sum of the dice (RULES.md §2.4), read here from the spec, not the code
+FIRST_DOOR = {1: "BANKER", 2: "SHUN", 3: "CHU", 0: "DAO"}
+DOORS = ["BANKER", "SHUN", "CHU", "DAO"]
+
+
+class PaiGowOracle:
+    """Follows a Pai Gow trace like an observer who sees inside the shoe. The cards go face up
+    after the close, but the console shows a door only once the camera has confirmed it (its
+    two readable cards equal, as a set, to the shoe's two reads for it); without a camera,
+    once the hand is validated (the 8th card out after the dice)."""
+
+    def __init__(self, expected: dict[str, Any], betting_seconds: float, camera: bool) -> None:
+        self.rounds = expected["rounds"]
+        self.dice = {d["round_id"]: d["dice"] for d in expected["dice"]}
+        self.betting = betting_seconds
+        self.camera = camera
+        self.buf = ""
+        self.seen_seqs: set[int] = set()
+        self.next = 0  # index of the next round to open
+        self.cur: dict[str, Any] | None = None
+        self.validated: set[str] = set()  # cards of hands validated so far (in the history)
+        self.max_secret = 0
+        self.dealt: dict[str, dict[str, list[str]]] = {}  # round id -> its cards by door
+
+    def feed(self, inp: Input) -> None:
+        t = inp.t_us / US
+        if self.next < len(self.rounds) and t >= self.rounds[self.next]["closes_at"] - self.betting - 1e-6:
+            r = self.rounds[self.next]
+            if self.cur is not None:
+                self._close_round()
+            dice = self.dice.get(r["round_id"])
+            start = DOORS.index(FIRST_DOOR[sum(dice) % 4]) if dice else 0
+            circle = DOORS[start:] + DOORS[:start]
+            self.cur = {"round_id": r["round_id"], "closes": r["closes_at"], "plan": circle * 2,
+                        "k": 0, "cards": {d: [] for d in DOORS}, "confirmed": set()}
+            self.dealt[r["round_id"]] = self.cur["cards"]
+            self.next += 1
+        c = self.cur
+        if inp.kind == "shoe":
+            self.buf += inp.value.decode("latin-1") if isinstance(inp.value, bytes) else inp.value
+            for m in FRAME.finditer(self.buf):
+                seq = int(m.group(1))
+                if seq in self.seen_seqs:
+                    continue
+                self.seen_seqs.add(seq)
+                if c is not None and t >= c["closes"] and c["k"] < 8:
+                    if m.group(3):
+                        c["cards"][c["plan"][c["k"]]].append(m.group(3))
+                    c["k"] += 1
+                    if not self.camera and c["k"] == 8:
+                        c["confirmed"].update(DOORS)  # validated by the shoe alone
+            self.buf = self.buf[-200:]
+        elif inp.kind == "camera" and c is not None and t >= c["closes"]:
+            for zone, cards in inp.value.items():
+                if zone in DOORS and len(cards) == 2 and "??" not in cards and "XX" not in cards \
+                        and len(c["cards"][zone]) == 2 and sorted(cards) == sorted(c["cards"][zone]):
+                    c["confirmed"].add(zone)
+        self.max_secret = max(self.max_secret, len(self.secret()))
+
+    def _close_round(self) -> None:
+        c = self.cur
+        if c is not None and c["confirmed"] == set(DOORS):
+            self.validated.update(x for cs in c["cards"].values() for x in cs)
+
+    def secret(self) -> set[str]:
+        c = self.cur
+        if c is None:
+            return set()
+        return {x for d, cs in c["cards"].items() if d not in c["confirmed"] for x in cs}
+
+
+class SizhidaoOracle:
+    """A seat's cards are secret from the deal's read on until that seat's showdown begins
+    (PROCEDURE.md §7.10); the recorded trace's expected outcomes list them with their times
+    (`secrets`). The history (recall of a game that is over) shows earlier showdowns, whose
+    cards a later fresh deck deals again."""
+
+    def __init__(self, expected: dict[str, Any]) -> None:
+        self.secrets = expected["secrets"]
+        self.shown = [(d["showdown_t"], d["showdown"]) for g in expected["games"] for d in g["deals"]
+                      if d.get("showdown")]
+        self.t = 0.0
+        self.max_secret = 0
+
+    def feed(self, inp: Input) -> None:
+        self.t = inp.t_us / US
+        self.max_secret = max(self.max_secret, len(self.secret()))
+
+    def secret(self) -> set[str]:
+        t = self.t
+        return {c for s in self.secrets if s["from_t"] <= t < s["until_t"]
+                and (s["public_t"] is None or t < s["public_t"]) for c in s["cards"]}
+
+    @property
+    def validated(self) -> set[str]:
+        return {c for t, seats in self.shown if t <= self.t for a in seats.values()
+                for c in (*a["front"], *a["back"])}
+
+
+GAME_TRACES = [("traces-paigow/clean", "WZ-01"), ("traces-paigow/dice_mismatch_resume", "WZ-01"),
+               ("traces-paigow/degraded_no_camera", "WZ-01"), ("traces-sizhidao/tie_once", "SZ-01"),
+               ("traces-sizhidao/allin_layers", "SZ-01")]
+
+
+@pytest.mark.parametrize("trace,name", GAME_TRACES)
+def test_no_unconfirmed_door_or_unshown_seat_leaves_the_console(make_table, serve, trace, name) -> None:
+    """After every input of a Pai Gow or a Si Zhi Dao trace, nothing the console's streams and
+    endpoints send names a card of a door the camera has not confirmed, or of a seat whose
+    showdown has not begun."""
+    table = make_table(trace)
+    con = serve(table)
+    sup = con.client("sup1")
+    tap = StreamTap(con.client("dealer1"), "/api/events")
+    tap_one = StreamTap(con.client("sup2"), f"/api/tables/{name}/events")
+    if trace.startswith("traces-paigow"):
+        oracle: Any = PaiGowOracle(table.expected, float(table.header.settings.get("betting_seconds", 15)),
+                                   table.header.camera)
+    else:
+        oracle = SizhidaoOracle(table.expected)
+    static = [sup.get(p).text for p in ("/", "/static/console.js", "/api/session")]
+    live_pages = ["/api/tables", f"/api/tables/{name}", f"/api/tables/{name}/camera", "/metrics"]
+    history_pages = [f"/api/tables/{name}/rounds", f"/api/tables/{name}/roads", "/api/audit"]
+    recalls: dict[str, str] = {}
+    decided = 0
+    hidden_steps = 0
+    shown_cards: set[str] = set()
+    while table.pos < len(table.inputs):
+        inp = table.inputs[table.pos]
+        if inp.kind == "supervisor" and inp.value != "confirm_shuffle":
+            # the supervisor decides through the console, when the trace has them decide
+            table.pos += 1
+            table.at(inp.t_us / US)
+            r = con.act(sup, name, inp.value)
+            assert r.status_code == 200, r.text
+            decided += 1
+            live = [r.text]
+        else:
+            table.step()
+            oracle.feed(inp)
+            live = []
+        version = table.station.view["version"]
+        tap.wait_version(version)
+        tap_one.wait_version(version)
+        secret = oracle.secret()
+        hidden_steps += bool(secret)
+        live += [sup.get(p).text for p in live_pages] + tap.take() + tap_one.take() + static
+        history = [sup.get(p).text for p in history_pages]
+        for item in sup.get(f"/api/tables/{name}/rounds").json()["rounds"]:
+            rid = item["round_id"]
+            if rid not in recalls:
+                recalls[rid] = sup.get(f"/api/tables/{name}/rounds/{rid}").text
+        history += list(recalls.values())
+        for text in live:
+            bad = leaks(text, secret)
+            assert not bad, (f"after input {table.pos} ({inp.kind} at {inp.t_us / US} s) the console "
+                             f"shows hidden card(s) {bad}: {text[:400]}")
+        # what is over (an earlier hand, an earlier showdown) may name a card a later shuffle
+        # deals again: the history is checked against the cards it may not yet hold
+        for text in history:
+            bad = leaks(text, secret - oracle.validated)
+            assert not bad, (f"after input {table.pos} ({inp.kind} at {inp.t_us / US} s) the "
+                             f"console's history shows hidden card(s) {bad}: {text[:400]}")
+        shown_cards |= set(CARD_TOKEN.findall(" ".join(live)))
+    tap.stop = tap_one.stop = True
+    # the sweep had secrets to keep and the console does show cards once they are public
+    assert oracle.max_secret >= 4 and hidden_steps >= 20
+    assert leaks(json.dumps({"x": sorted(secret | {"QH"})}), secret | {"QH"})
+    assert len(shown_cards) >= 8
+    if trace.endswith("dice_mismatch_resume"):
+        assert decided == 2
+    if isinstance(oracle, PaiGowOracle):
+        # the oracle's reading of the trace is right: its rounds are the validated hands
+        for h in table.expected["hands"]:
+            assert oracle.dealt[h["round_id"]] == h["cards"], h["round_id"]
