@@ -77,6 +77,8 @@ async def api_action(request: Request) -> Response:
     view = t.station.view
     r = view.get("round") or {}
     round_id = r.get("round_id") if r and not r.get("finished") else None
+    if round_id is None:  # a pot game: the game in progress
+        round_id = (((view.get("sizhidao") or {}).get("game")) or {}).get("game_id")
     decided = c.own.counter("station_console_actions_total", "console actions by outcome")
     if action not in ROLE_ACTIONS[s.role]:
         who = "a supervisor" if action in SUPERVISOR_ACTIONS else "the dealer"
