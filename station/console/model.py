@@ -79,6 +79,11 @@ def _summary(items: list[str]) -> str:
     return ", ".join(parts)
 
 
+def _sz_deal(view: dict[str, Any]) -> dict[str, Any]:
+    """The deal in progress of a pot game's view (Si Zhi Dao), or {}."""
+    return ((((view.get("sizhidao") or {}).get("game")) or {}).get("deal")) or {}
+
+
 class Console:
     """Everything the routes share: the tables, users, sessions, audit log and metrics."""
 
@@ -208,7 +213,8 @@ class Console:
         if f.get("kind") != "order":
             return f
         r = v.get("round") or {}
-        expected = {p: int(n) for p, n in (r.get("dealt") or {}).items()}
+        dealt = r.get("dealt") or _sz_deal(v).get("cards") or {}
+        expected = {p: int(n) for p, n in dealt.items()}
         if not expected:
             return f
         pic = LATEST.get(name)
@@ -248,12 +254,19 @@ class Console:
         if pic is None:
             return {"available": False, "reason": "no picture from the camera yet"}
         r = view.get("round") or {}
-        revealed = r.get("revealed") or {}
+        revealed = dict(r.get("revealed") or {})
         dealt = r.get("dealt") or {}
+        sz = _sz_deal(view)
+        if sz:
+            # a pot game: the seats shown down are public from the showdown's start
+            dealt = sz.get("cards") or {}
+            revealed = {s: a["cards"] for s, a in (sz.get("showdown") or {}).items()}
         zones = []
         for zone, polygon in pic.zones.items():
             items = list(pic.readings.get(zone, ()))
             shown = revealed.get(zone)
+            if zone == "DICE":  # the dice tray: faces thrown, public (0: a die not read)
+                shown = [str(x) for x in items]
             zones.append({"name": zone, "polygon": [list(p) for p in polygon],
                           "count": sum(1 for x in items if x != "CUT"),
                           "expected": dealt.get(zone),

@@ -25,7 +25,7 @@ from starlette.responses import (
 from station.camera_view import LATEST
 from station.console.auth import client_address, console_of, need_csrf, need_session, session_of
 from station.console.bodies import json_object
-from station.console.diagram import state_svg
+from station.console.diagram import diagrams
 from station.console.errors import ApiError
 from station.console.model import DEALER_ACTIONS, SUPERVISOR_ACTIONS
 from station.console.pages import page, security_headers
@@ -38,7 +38,9 @@ from station.metrics import render_tables
 async def index(request: Request) -> Response:
     if session_of(request) is None:
         return RedirectResponse("/login", status_code=303)
-    return page("console.html", trusted={"diagram": state_svg()})
+    c = console_of(request)
+    games = [c.game_of(n) for n in c.tables]
+    return page("console.html", trusted={"diagram": diagrams(games)})
 
 
 async def api_session(request: Request) -> Response:

@@ -88,6 +88,10 @@ def test_pai_gow_doors_dice_results_roads_and_banker_history(make_table, serve, 
     expect(page.locator("section.round")).to_be_hidden()
     expect(page.locator("section.shoe")).to_be_hidden()
     expect(page.locator("#pg-round-id")).to_have_text("WZ-01-S1-R1")
+    # the game's own machine, its current state lit
+    expect(page.locator('#diagram .game-diagram[data-game="paigow"]')).to_be_visible()
+    expect(page.locator('#diagram .state.current')).to_have_count(1)
+    expect(page.locator('#diagram .state.current[data-state="betting"]')).to_have_count(1)
     expect(page.locator("#pg-countdown")).to_contain_text("betting closes in")
     expect(page.locator("#doors .door")).to_have_count(4)
     # the game's decisions with their reasons
@@ -190,6 +194,7 @@ def test_si_zhi_dao_seats_pot_turn_showdown_tie_round_and_results(make_table, se
     z = v["sizhidao"]
     turn = z["game"]["deal"]["turn"]
     expect(page.locator("#sz-game-id")).to_have_text(g1["game_id"])
+    expect(page.locator('#diagram .game-diagram[data-game="sizhidao"] .state.current[data-state="betting"]')).to_have_count(1)
     expect(page.locator("#sz-turn")).to_contain_text(f"{turn} to act")
     expect(page.locator("#sz-turn")).to_contain_text("s left")
     expect(page.locator(f'#seats .seat[data-seat="{turn}"]')).to_have_class("pos seat " + turn + " turn")

@@ -9,6 +9,9 @@ const ACTION_LABELS = {
   end_shoe: "End shoe", close_table: "Close table",
 };
 const DANGER = new Set(["cancel_round", "end_shoe", "close_table"]);
+// a pot game cancels a whole game (its tie rounds included), not a round
+const labelOf = (v, action) => (v && v.panel === "sizhidao" && action === "cancel_round" ? "Cancel game"
+  : ACTION_LABELS[action] || action);
 const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
 
 const state = { session: null, views: {}, selected: null, received: {}, message: null };
@@ -125,7 +128,7 @@ function renderAlerts() {
           if (!d || !(d.allowed || d.may_clear)) continue;
           row.append(el("button", { type: "button", class: DANGER.has(act) ? "danger" : "primary",
             "data-action": act, "data-table": name, title: d.effect,
-            onclick: () => decide(name, act) }, ACTION_LABELS[act]));
+            onclick: () => decide(name, act) }, labelOf(v, act)));
         }
         a.append(row);
       }
@@ -135,9 +138,12 @@ function renderAlerts() {
 }
 
 function renderDiagram(v) {
-  for (const g of document.querySelectorAll("#diagram .state")) {
+  // each game's machine is drawn once; the selected table's is shown and lit
+  for (const d of document.querySelectorAll("#diagram .game-diagram")) d.hidden = d.dataset.game !== v.game;
+  for (const g of document.querySelectorAll("#diagram .game-diagram:not([hidden]) .state")) {
     g.classList.toggle("current", g.dataset.state === v.state);
   }
+  for (const g of document.querySelectorAll("#diagram .game-diagram[hidden] .state.current")) g.classList.remove("current");
   set("state-label", v.state.replace("_", " ") + (v.paused ? ` (procedure at: ${v.phase.replace("_", " ")})` : ""));
   $("badge-paused").hidden = !v.paused;
   $("badge-degraded").hidden = !v.degraded;
@@ -237,7 +243,7 @@ function renderActions(v) {
   for (const d of mine) {
     const b = el("button", { type: "button", class: DANGER.has(d.action) ? "danger" : "",
       "data-action": d.action, "data-allowed": String(d.allowed), title: d.allowed ? d.effect : d.reason,
-      onclick: () => decide(v.table, d.action) }, ACTION_LABELS[d.action] || d.action);
+      onclick: () => decide(v.table, d.action) }, labelOf(v, d.action));
     b.disabled = !(d.allowed || d.may_clear);
     box.append(b, el("span", { class: "why", "data-why": d.action,
       text: d.allowed ? d.effect : d.may_clear ? `once cleared: ${d.reason}` : `not now: ${d.reason}` }));
