@@ -41,6 +41,7 @@ class ShuffleState:
     cards_out: int = 0
     rounds_opened: int = 0
     ended: bool = False
+    empty: bool = False  # the shoe said EMPTY
 
 
 @dataclass(slots=True)
@@ -130,7 +131,8 @@ class PaiGowProcedure(Procedure):
         return self.round.round_id if self.round is not None else None
 
     def last_round(self) -> bool:
-        return self.round is not None and self.round.number >= ROUNDS_PER_SHUFFLE
+        return self.round is not None and (self.round.number >= ROUNDS_PER_SHUFFLE
+                                           or (self.shoe is not None and self.shoe.empty))
 
     def shoe_in_play(self) -> bool:
         return self.shoe is not None and not self.shoe.ended
@@ -186,10 +188,23 @@ class PaiGowProcedure(Procedure):
             self.table.raise_fault("foreign_card", "a cut card: the Pai Gow deck has none")
 
     def on_empty(self) -> None:
-        r = self.round
-        if self.round_in_progress() and r is not None and (r.deal is None or not r.deal.complete) \
-                and r.closed:
-            self.table.raise_fault("shoe_exhausted", "the shoe is empty but cards are still due")
+        """EMPTY while the round still needs cards (any of its 8 not out, betting open or
+        not) is `shoe_exhausted`; otherwise no fault: a round whose cards are all out is the
+        last, and between rounds the shuffle ends (§3 as §6 keeps it)."""
+        t = self.table
+        shoe, r = self.shoe, self.round
+        if shoe is None or shoe.ended:
+            return
+        shoe.empty = True
+        if self.round_in_progress() and r is not None:
+            if r.deal is None or not r.deal.complete:
+                t.raise_fault("shoe_exhausted", "the shoe is empty but cards are still due")
+            return
+        if t.phase == "between_rounds" and t.state != "paused":
+            self.end_shoe()
+
+    def shoe_must_end(self) -> bool:
+        return self.shoe is not None and self.shoe.empty
 
     def confirm_shuffle(self) -> str | None:
         if self.table.phase != "shuffling" or self.shoe is None or self.shoe.confirmed:
