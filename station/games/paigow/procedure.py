@@ -90,7 +90,7 @@ class PaiGowProcedure(Procedure):
     inclusive_timers = frozenset({"betting_close"})
     settings_used = ("betting_seconds", "placement_timeout_seconds", "reveal_timeout_seconds",
                      "camera_lost_seconds", "link_lost_seconds", "min_bet", "max_bet",
-                     "dice_mismatch_seconds")
+                     "dice_mismatch_seconds", "camera_lag_tolerant")
 
     def __init__(self, table: Any, game: Any) -> None:
         super().__init__(table, game)
@@ -280,7 +280,7 @@ class PaiGowProcedure(Procedure):
         if r is None or r.finished or not self.camera or r.deal is None:
             return
         zones = t.zones
-        if not r.deal.zones_follow_plan(zones, False):
+        if not r.deal.zones_follow_plan(zones, t.settings.camera_lag_tolerant):
             t.raise_fault("order", "the cards on the doors are not what the deal plan would "
                           "leave there")
         self._check_placement()
@@ -295,7 +295,7 @@ class PaiGowProcedure(Procedure):
         r = self.round
         if r is None or r.finished or not self.camera or r.deal is None:
             return
-        due = r.deal.placement_deadline(t.zones, t.now_us, False,
+        due = r.deal.placement_deadline(t.zones, t.now_us, t.settings.camera_lag_tolerant,
                                         t.us(t.settings.placement_timeout_seconds))
         if due is None:
             t.disarm("placement")
@@ -387,7 +387,7 @@ class PaiGowProcedure(Procedure):
         if f.kind == "dice_mismatch" and self.round_in_progress() and r is not None and r.dice is None:
             return "the dice entry and the tray still disagree"
         if f.kind == "order" and self.round_in_progress() and r is not None and r.deal is not None \
-                and not r.deal.zones_follow_plan(self.table.zones, False):
+                and not r.deal.zones_follow_plan(self.table.zones, self.table.settings.camera_lag_tolerant):
             return "the door zones still do not follow the deal plan"
         if f.kind == "card_mismatch" and self.round_in_progress() and r is not None \
                 and r.deal is not None and any(v is False for v in r.deal.confirmed.values()):
@@ -432,6 +432,9 @@ class PaiGowProcedure(Procedure):
         t.disarm("placement", "reveal", "camera", "betting_close", "dice_mismatch")
         t.emit("round_cancelled", round_id=r.round_id, reason=reason, refunds=refunds, user=user)
         t.message(f"cancel:{r.round_id}", "round_cancelled", round_id=r.round_id, reason=reason)
+        t.remember({"round_id": r.round_id, "shoe": self.shoe.number if self.shoe else 0,
+                    "round": r.number, "cancelled": reason, "t": to_s(t.now_us),
+                    "refunded": sum(b["returned"] for b in refunds), "bets": len(refunds)})
 
     def end_shoe(self) -> None:
         shoe = self.shoe
@@ -473,6 +476,13 @@ class PaiGowProcedure(Procedure):
         t.disarm("reveal", "placement", "camera")
         r.finished = True
         t.rounds_settled += 1
+        # the table's recent rounds in the public view (the doors are face up: nothing secret)
+        t.remember({"round_id": r.round_id, "shoe": self.shoe.number, "round": r.number,
+                    "cards": cards, "dice": r.dice, "first_door": r.door, "results": results,
+                    "validated_by": validated_by,
+                    "returned": sum(b["returned"] for b in settled),
+                    "deducted": sum(b["deducted"] for b in settled),
+                    "bets": len(settled), "t": to_s(t.now_us)})
         if self.last_round():
             self.end_shoe()
 
