@@ -19,6 +19,7 @@ class CameraConfig:
     decoder: str = "auto"
     heartbeat: float = 0.5
     source_given: bool = False  # the file has a [source] (else the default synthetic camera)
+    die_mm: float = 16.0  # [dice] die_mm: the edge of the table's dice (a dice tray zone)
 
 
 def load_camera_config(path: str | Path | None) -> CameraConfig:
@@ -57,4 +58,13 @@ def load_camera_config(path: str | Path | None) -> CameraConfig:
     if unknown:
         raise LayoutError(f"{p}: [recogniser] unknown key(s) {', '.join(sorted(unknown))} "
                           "(stable_frames, decoder, heartbeat)")
-    return CameraConfig(layout, dict(source), stable, decoder, heartbeat, source_given)
+    dice = data.get("dice", {})
+    if not isinstance(dice, dict):
+        raise LayoutError(f"{p}: [dice] must be a table")
+    unknown = set(dice) - {"die_mm"}
+    if unknown:
+        raise LayoutError(f"{p}: [dice] unknown key(s) {', '.join(sorted(unknown))} (die_mm)")
+    die_mm = dice.get("die_mm", 16.0)
+    if isinstance(die_mm, bool) or not isinstance(die_mm, int | float) or not 8.0 <= die_mm <= 30.0:
+        raise LayoutError(f"{p}: [dice] die_mm {die_mm!r}: the dice's edge in millimetres, 8 to 30")
+    return CameraConfig(layout, dict(source), stable, decoder, heartbeat, source_given, float(die_mm))

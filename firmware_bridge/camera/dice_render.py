@@ -422,3 +422,42 @@ def _camera_effects(img: np.ndarray, p: DicePerturbations, rng: random.Random) -
         if ok:
             out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     return out
+
+
+def draw_dice(region: np.ndarray, dice: list[PlacedDie] | tuple[PlacedDie, ...], look: DiceLook,
+              mm_per_px: float, centre_px: tuple[float, float]) -> np.ndarray:
+    """`region` (BGR, uint8: a piece of a whole table's frame) with `dice` drawn on it, their
+    millimetre places counted from `centre_px` (the tray's centre in the region's pixels).
+    Drawn at 4x and reduced with area averaging like `render_tray`; an out-of-focus die is
+    blurred on its own. Returns a new picture of the region's size."""
+    h_px, w_px = region.shape[:2]
+    k = SUPERSAMPLE / mm_per_px
+    canvas = cv2.resize(region, (w_px * SUPERSAMPLE, h_px * SUPERSAMPLE),
+                        interpolation=cv2.INTER_NEAREST).astype(np.float64)
+    cx0, cy0 = centre_px[0] * SUPERSAMPLE, centre_px[1] * SUPERSAMPLE
+    artist = DiceArtist(look, k)
+    layers: list[tuple[np.ndarray, PlacedDie]] = []
+    for d in dice:
+        if d.blur_px > 0:
+            layer = canvas.copy()
+            artist.draw(layer, d, cx0 + d.x_mm * k, cy0 + d.y_mm * k)
+            layers.append((layer, d))
+        else:
+            artist.draw(canvas, d, cx0 + d.x_mm * k, cy0 + d.y_mm * k)
+    img = cv2.resize(canvas, (w_px, h_px), interpolation=cv2.INTER_AREA)
+    for layer, d in layers:
+        small = cv2.GaussianBlur(cv2.resize(layer, (w_px, h_px), interpolation=cv2.INTER_AREA), (0, 0), d.blur_px)
+        mask = np.zeros((h_px, w_px), np.float64)
+        cv2.circle(mask, (round(centre_px[0] + d.x_mm / mm_per_px), round(centre_px[1] + d.y_mm / mm_per_px)),
+                   round(DIE_MM * 0.95 / mm_per_px), 1.0, -1)
+        mask = cv2.GaussianBlur(mask, (0, 0), max(1.0, d.blur_px))[:, :, None]
+        img = img * (1 - mask) + small * mask
+    return np.clip(np.round(img), 0, 255).astype(np.uint8)
+
+
+def place_dice(rng: random.Random, faces: list[int] | tuple[int, ...], p: DicePerturbations,
+               tray: Tray) -> list[PlacedDie]:
+    """Dice with these top faces thrown into `tray` (placed as `p` says: apart, touching
+    each other or the rim, seen off axis, out of focus)."""
+    placed = random_dice(rng, len(faces), p, tray)
+    return [replace(d, face=f, side_faces=side_faces_for(f, rng)) for d, f in zip(placed, faces, strict=True)]

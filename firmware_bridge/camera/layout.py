@@ -20,6 +20,14 @@ import cv2
 import numpy as np
 
 POKDENG_ZONES = ("P1", "P2", "P3", "P4", "P5", "B", "BURN")
+PAIGOW_ZONES = ("BANKER", "SHUN", "CHU", "DAO", "DICE")
+SIZHIDAO_ZONES = ("S1", "S2", "S3", "S4", "S5", "S6", "S7")
+#: the zones each game's table needs (PROCEDURE.md §1, §6, §7; TRACES.md §1.1). The station's
+#: game modules name the same zones; this side of the data path cannot import them.
+GAME_ZONES: dict[str, tuple[str, ...]] = {
+    "pokdeng": POKDENG_ZONES, "paigow": PAIGOW_ZONES, "sizhidao": SIZHIDAO_ZONES,
+}
+GAME_NAMES = {"pokdeng": "Pok Deng", "paigow": "Wenzhou Pai Gow", "sizhidao": "Si Zhi Dao"}
 
 # Card and QR geometry fixed by CARD_FACES.md (millimetres).
 CARD_W_MM = 63.0
@@ -197,11 +205,15 @@ def layout_from_dict(data: dict, *, source: str = "<dict>") -> Layout:
             raise LayoutError(f"{source}: zone {name}: polygon has no area")
         zones[str(name)] = Zone(str(name), tuple(pts))
     game = str(head.get("game", "pokdeng"))
-    if game == "pokdeng":
-        missing = [z for z in POKDENG_ZONES if z not in zones]
-        if missing:
-            raise LayoutError(f"{source}: a Pok Deng layout ([layout] game = \"pokdeng\", the default) "
-                              f"needs zones {', '.join(missing)}")
+    if game not in GAME_ZONES:
+        raise LayoutError(f"{source}: [layout] game {game!r} is no game of the station "
+                          f"(games: {', '.join(GAME_ZONES)})")
+    missing = [z for z in GAME_ZONES[game] if z not in zones]
+    if missing:
+        default = ", the default" if game == "pokdeng" else ""
+        raise LayoutError(f"{source}: a {GAME_NAMES[game]} layout ([layout] game = \"{game}\"{default}) "
+                          f"needs zones {', '.join(missing)} (missing {' '.join(missing)} of the game's "
+                          f"{' '.join(GAME_ZONES[game])})")
     from firmware_bridge.camera.calibration import calibration_from_dict
 
     calibration = calibration_from_dict(data["calibration"], source=source) if "calibration" in data else None

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import random
 import threading
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
+from firmware_bridge.camera.dice_render import DicePerturbations, PlacedDie, Tray, place_dice
 from firmware_bridge.camera.faces import face_text
 from firmware_bridge.camera.layout import POKDENG_ZONES
 from firmware_bridge.cards import parse_card
@@ -16,6 +18,10 @@ from firmware_bridge.cards import parse_card
 FACE_DOWN = "??"
 UNREADABLE = "XX"
 CUT = "CUT"
+DICE_ZONE = "DICE"
+#: how dice land in the tray at our tables: now and then touching each other or the rim, seen
+#: a little off axis (the scene's placement; the picture's own imperfections are the camera's)
+TABLE_THROWS = DicePerturbations(tilt_mm=1.5, touching_rate=0.15, rim_rate=0.1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,13 +48,18 @@ class SceneState:
     cut_turn: float
     hand_zone: str | None
     hand_seed: int
+    dice: tuple[PlacedDie, ...] = field(default=())  # in the DICE zone's tray
 
 
 class TableScene:
     """The table's contents. Thread-safe; `snapshot()` is the truth as an observation."""
 
-    def __init__(self, zones: tuple[str, ...] | list[str] = POKDENG_ZONES, seed: int = 0) -> None:
+    def __init__(self, zones: tuple[str, ...] | list[str] = POKDENG_ZONES, seed: int = 0, *,
+                 throws: DicePerturbations = TABLE_THROWS, tray: Tray | None = None) -> None:
         self._zones = tuple(zones)
+        self.throws = throws
+        self.tray = tray or Tray()
+        self._dice: tuple[PlacedDie, ...] = ()
         self._lock = threading.Lock()
         self._rng = random.Random(seed)
         self._cards: dict[str, list[PlacedCard]] = {z: [] for z in self._zones}
@@ -113,6 +124,27 @@ class TableScene:
                 self._cards[z] = []
             self._cut_visible = False
             self._hand_zone = None
+            self._dice = ()
+
+    # ---- the dice tray (a Pai Gow table's DICE zone)
+    def throw_dice(self, faces: Sequence[int]) -> None:
+        """Dice with these faces up land in the tray, each somewhere new."""
+        self._check_zone(DICE_ZONE)
+        if any(isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= 6 for f in faces):
+            raise ValueError(f"a die shows 1 to 6, not {list(faces)!r}")
+        with self._lock:
+            self._dice = tuple(place_dice(self._rng, list(faces), self.throws, self.tray))
+
+    def clear_dice(self) -> None:
+        """The dealer takes the dice out of the tray."""
+        with self._lock:
+            self._dice = ()
+
+    @property
+    def dice(self) -> list[int]:
+        """The faces up in the tray, left to right."""
+        with self._lock:
+            return [d.face for d in sorted(self._dice, key=lambda d: (d.x_mm, d.y_mm))]
 
     def cut_card(self, visible: bool, zone: str | None = None) -> None:
         """Show the black cut card in `zone`, or in view outside every zone (zone None, e.g.
@@ -141,15 +173,20 @@ class TableScene:
                 cut_turn=self._cut_turn,
                 hand_zone=self._hand_zone,
                 hand_seed=self._hand_seed,
+                dice=self._dice,
             )
 
-    def snapshot(self) -> dict[str, list[str]]:
+    def snapshot(self) -> dict[str, list]:
         """What the camera should report: zone → cards (`??` face down, the card face up,
         `CUT` for the cut card), for every zone. The dealer's hand hides nothing here: the
-        recogniser is expected to hold a zone's last state while the hand is over it."""
+        recogniser is expected to hold a zone's last state while the hand is over it. The
+        DICE zone holds the faces of the dice in the tray, left to right."""
         st = self.state()
-        out: dict[str, list[str]] = {}
+        out: dict[str, list] = {}
         for z, cards in st.zones.items():
+            if z == DICE_ZONE:
+                out[z] = [d.face for d in sorted(st.dice, key=lambda d: (d.x_mm, d.y_mm))]
+                continue
             items = [c.card if c.face_up and c.misprint is None else (UNREADABLE if c.face_up else FACE_DOWN) for c in cards]
             if st.cut_visible and st.cut_zone == z:
                 items.append(CUT)

@@ -17,9 +17,10 @@ import cv2
 import numpy as np
 
 from firmware_bridge.camera.decks import DeckStyle, style_from
+from firmware_bridge.camera.dice_render import DiceLook, Tray, draw_dice
 from firmware_bridge.camera.faces import CardArtist
 from firmware_bridge.camera.layout import Layout, default_layout
-from firmware_bridge.camera.scene import PlacedCard, SceneState, TableScene
+from firmware_bridge.camera.scene import DICE_ZONE, PlacedCard, SceneState, TableScene
 
 Frame = np.ndarray
 
@@ -121,8 +122,11 @@ def make_artist(style: DeckStyle, mm_per_px: float):
 class TableRenderer:
     """Draws frames of a scene. Static parts (felt, markings) are drawn once."""
 
-    def __init__(self, layout: Layout, seed: int = 0, style: str | DeckStyle | None = None) -> None:
+    def __init__(self, layout: Layout, seed: int = 0, style: str | DeckStyle | None = None, *,
+                 tray: Tray | None = None, dice_look: DiceLook | None = None) -> None:
         self.layout = layout
+        self.tray = tray or Tray()
+        self.dice_look = dice_look or DiceLook()
         self.style = style_from(style)
         self.felt_bgr = self.style.felt_bgr or layout.felt_bgr
         self.artist = make_artist(self.style, layout.mm_per_px)
@@ -149,7 +153,27 @@ class TableRenderer:
             scale = 1.0 / lay.mm_per_px / 6
             cv2.putText(img, name, (x0 + int(8 / lay.mm_per_px * 0.3), y1 - int(6 / lay.mm_per_px * 0.3)),
                         cv2.FONT_HERSHEY_SIMPLEX, scale, line, max(1, thick), cv2.LINE_AA)
+        if DICE_ZONE in lay.zones:
+            self._draw_tray(img)
         return img
+
+    def _draw_tray(self, img: Frame) -> None:
+        """The dice tray, centred in the DICE zone: its rim and, inside, its pad."""
+        cx, cy = self.layout.zones[DICE_ZONE].centre
+        k = 1.0 / self.layout.mm_per_px
+        tray = self.tray
+        for w_mm, h_mm, bgr in ((tray.width_mm, tray.height_mm, tray.rim_bgr),
+                                (tray.width_mm - 2 * tray.rim_mm, tray.height_mm - 2 * tray.rim_mm, tray.pad_bgr)):
+            cv2.rectangle(img, (round(cx - w_mm * k / 2), round(cy - h_mm * k / 2)),
+                          (round(cx + w_mm * k / 2), round(cy + h_mm * k / 2)), bgr, -1, cv2.LINE_AA)
+
+    def _draw_dice(self, img: Frame, dice: tuple) -> None:
+        x0, y0, x1, y1 = self.layout.zones[DICE_ZONE].bbox
+        x0, y0 = max(0, x0), max(0, y0)
+        x1, y1 = min(self.layout.width, x1), min(self.layout.height, y1)
+        cx, cy = self.layout.zones[DICE_ZONE].centre
+        img[y0:y1, x0:x1] = draw_dice(img[y0:y1, x0:x1], dice, self.dice_look, self.layout.mm_per_px,
+                                      (cx - x0, cy - y0))
 
     def _make_glare_patch(self) -> np.ndarray:
         r = int(min(self.layout.width, self.layout.height) * 0.22)
@@ -254,6 +278,8 @@ class TableRenderer:
             else:
                 cx, cy = self._cut_spot()
             self._paste(img, self.artist.cut(), cx, cy, state.cut_turn * p.card_rotation_deg)
+        if state.dice and DICE_ZONE in lay.zones:
+            self._draw_dice(img, state.dice)
         if state.hand_zone is not None and state.hand_zone in lay.zones:
             hr = random.Random(state.hand_seed)
             zx, zy = lay.zones[state.hand_zone].centre

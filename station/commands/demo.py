@@ -13,6 +13,8 @@ from pathlib import Path
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--game", choices=("pokdeng", "paigow", "sizhidao"), default="pokdeng",
+                   help="the table's game (default: pokdeng)")
     p.add_argument("--speed", type=float, default=1.0, help="dealer pace (2 = twice as fast)")
     p.add_argument("--rounds", type=int, help="stop after this many rounds settled (a cancelled "
                                               "round is dealt again; default: run on)")
@@ -23,7 +25,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="seconds a paused table waits for you at the console before the "
                         "simulated floor supervisor decides")
     p.add_argument("--faults", default="",
-                   help="comma list of: misplace, early_turn, misprint, noise, unplug")
+                   help="comma list of: misplace, early_turn, misprint, noise, unplug "
+                        "(Pai Gow: mistype_dice too; early_turn does not apply, cards are face up)")
     p.add_argument("--fault-rate", type=float, default=0.15,
                    help="chance per round of each dealer mistake named in --faults (noise: a "
                         "fifth of it is the share of spoiled frames; unplug: every 13/rate cards)")
@@ -37,12 +40,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.game == "sizhidao":
+        from station.sim.sizhidao_demo import run_demo
+        return run_demo(args)
     from station.sim.dealer import DealerMistakes
-    from station.sim.studio import Studio, StudioOptions
+    from station.sim.studio import TABLES, Studio, StudioOptions
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     faults = {f.strip() for f in args.faults.split(",") if f.strip()}
     known = {"misplace", "early_turn", "misprint", "noise", "unplug"}
+    if args.game == "paigow":
+        known = (known - {"early_turn"}) | {"mistype_dice"}
     if faults - known:
         print(f"station demo: unknown fault(s) {', '.join(sorted(faults - known))}; "
               f"known: {', '.join(sorted(known))}", file=sys.stderr)
@@ -53,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     mistakes = DealerMistakes(misplace=rate if "misplace" in faults else 0.0,
                               early_turn=rate if "early_turn" in faults else 0.0,
-                              misprint=rate if "misprint" in faults else 0.0)
+                              misprint=rate if "misprint" in faults else 0.0,
+                              mistype_dice=rate if "mistype_dice" in faults else 0.0)
     seed = args.seed if args.seed is not None else int(time.time()) % 100000
     data = Path(args.data or f"var/demo-{time.strftime('%Y%m%d-%H%M%S')}")
     opts = StudioOptions(data_dir=data, speed=args.speed, rounds=args.rounds, shoes=args.shoes,
@@ -67,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
                          unplug_every=max(13, round(13 / rate)) if "unplug" in faults and rate > 0
                          else 0, password=args.password,
                          # the camera keeps up with a faster dealer
-                         camera_fps=max(4.0, 5.0 * args.speed))
+                         camera_fps=max(4.0, 5.0 * args.speed), game=args.game)
     studio = Studio(opts)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -80,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
         studio.stop()
         return 2
     rt = studio.runtime
-    print("Simulated studio table PD-01 (Pok Deng) is running.", flush=True)
+    table, game_name = TABLES[args.game]
+    print(f"Simulated studio table {table} ({game_name}) is running.", flush=True)
     print(f"  console:  {rt.console_url}   (log in as supervisor or dealer, password "
           f"{studio.credentials['supervisor']})", flush=True)
     if rt.bet_api_url:

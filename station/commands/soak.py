@@ -11,6 +11,8 @@ from pathlib import Path
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--game", choices=("pokdeng", "paigow"), default="pokdeng",
+                   help="the table's game (default: pokdeng)")
     p.add_argument("--rounds", type=int, default=10_000)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", default="docs/soak", help="where the report and plots go")
@@ -24,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     from station.sim.soak import Soak, SoakOptions, write_report
 
     opts = SoakOptions(rounds=args.rounds, seed=args.seed, journal_sync=args.sync,
-                       crash=args.crash, sample_every=max(1, args.rounds // 200))
+                       crash=args.crash, sample_every=max(1, args.rounds // 200), game=args.game)
     command = "./run.sh station soak " + " ".join(shlex.quote(a) for a in sys.argv[2:])
     with tempfile.TemporaryDirectory(prefix="station-soak-") as tmp:
         soak = Soak(opts, Path(args.work or tmp))

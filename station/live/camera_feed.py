@@ -222,27 +222,43 @@ BACK_CALIBRATED = "station_camera_back_calibrated"
 0 otherwise (the console shows `CameraFeed.status["message"]`'s warning beside it)."""
 
 
-def camera_source_spec(cfg: Any, cam: Any, *, perturbations: Any = None) -> Any:
+def camera_source_spec(cfg: Any, cam: Any, *, perturbations: Any = None,
+                       fps: float | None = None) -> Any:
     """Where frames come from. The station config's `[camera] source` names the device at
     this table and wins when it is not the default `synthetic`; otherwise the camera config
     file's `[source]` is used as written (its fps, perturbations, style, seed), the station's
-    fps filling in only when the file gives none."""
+    fps filling in only when the file gives none. `fps` (the demo's pace) overrides a
+    synthetic camera's."""
     if cfg.camera.source != "synthetic":
         return cfg.camera.source
     if cam.source_given:
         spec: Any = dict(cam.source)
         if spec.get("kind") == "synthetic":
             spec.setdefault("fps", cfg.camera.fps)
+            if fps is not None:
+                spec["fps"] = fps
             if perturbations is not None:
                 spec["perturbations"] = perturbations
         return spec
-    spec = {"kind": "synthetic", "fps": cfg.camera.fps}
+    spec = {"kind": "synthetic", "fps": fps if fps is not None else cfg.camera.fps}
     if perturbations is not None:
         spec["perturbations"] = perturbations
     return spec
 
 
-def camera_factory_for(cfg: Any, scene: Any = None, *, perturbations: Any = None):
+def zone_readers_for(cam: Any) -> dict[str, Any]:
+    """Zones read by another reader than the card reader: a dice tray (`DICE`, a Pai Gow
+    table) goes to the dice reader, built for the layout's scale and the `[dice] die_mm` of
+    the camera config file."""
+    if "DICE" not in cam.layout.zones:
+        return {}
+    from firmware_bridge.camera.dice_zone import dice_zone_reader
+
+    return {"DICE": dice_zone_reader(cam.layout, cam.die_mm)}
+
+
+def camera_factory_for(cfg: Any, scene: Any = None, *, perturbations: Any = None,
+                       fps: float | None = None):
     """A factory the runtime calls with the station once it runs (None: no camera).
 
     The camera config file (`[camera] layout`) is honoured whole: its zones (checked against
@@ -258,10 +274,11 @@ def camera_factory_for(cfg: Any, scene: Any = None, *, perturbations: Any = None
         from firmware_bridge.camera.recogniser import Recogniser
         from firmware_bridge.camera.sources import open_source
 
-        source = open_source(camera_source_spec(cfg, cam, perturbations=perturbations),
+        source = open_source(camera_source_spec(cfg, cam, perturbations=perturbations, fps=fps),
                              layout=cam.layout, scene=scene)
         frames_dir = cfg.camera.frames_dir or cfg.data_dir / "frames"
-        recogniser = Recogniser(cam.layout, stable_frames=cam.stable_frames, decoder=cam.decoder)
+        recogniser = Recogniser(cam.layout, stable_frames=cam.stable_frames, decoder=cam.decoder,
+                                zone_readers=zone_readers_for(cam))
         return CameraFeed(station, source, recogniser, frames_dir=frames_dir,
                           heartbeat=cam.heartbeat).start()
 

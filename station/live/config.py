@@ -222,6 +222,9 @@ def load_table_camera_config(cfg: StationConfig) -> Any:
         cam = load_camera_config(cfg.camera.layout)
         what = cfg.camera.layout or "the embedded Pok Deng layout (no camera.layout given)"
         check_zones(cam.layout, get_game(cfg.table.game).zones, cfg.table.game, source=f"camera.layout: {what}")
+        if cam.layout.game != cfg.table.game:
+            raise LayoutError(f"camera.layout: {what} is a layout for {cam.layout.game!r}, the table "
+                              f"plays {cfg.table.game!r} (set [layout] game, or name the game's layout)")
     except LayoutError as e:
         raise ConfigError(str(e)) from None
     return cam

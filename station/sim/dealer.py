@@ -43,6 +43,7 @@ class DealerMistakes:
     misplace: float = 0.0  # one card into the wrong zone (order fault, then corrected)
     early_turn: float = 0.0  # a card turned face up while betting is open (premature_reveal)
     misprint: float = 0.0  # a card whose face is not what the shoe read (card_mismatch)
+    mistype_dice: float = 0.0  # Pai Gow: one die typed wrong (dice_mismatch, typed again)
 
 
 class ScriptedDealer:
@@ -103,10 +104,12 @@ class ScriptedDealer:
     def _view(self) -> dict[str, Any]:
         return self.station.view
 
-    def _act(self, kind: str, action: str, user: str | None = None) -> list[dict[str, Any]]:
+    def _act(self, kind: str, action: str, user: str | None = None,
+             extra: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         r = self._view().get("round") or {}
         round_id = r.get("round_id") if r and not r.get("finished") else None
-        records = self.station.submit(kind, action, user)
+        records = (self.station.submit(kind, action, user, extra=extra) if extra
+                   else self.station.submit(kind, action, user))
         if self.on_decision is not None:
             who = user or "scripted-dealer"
             try:

@@ -45,6 +45,8 @@ class SoakOptions:
     crash: float = 0.003
     journal_sync: str = "normal"
     sample_every: int = 50  # rounds between memory samples
+    game: str = "pokdeng"  # or "paigow": shuffles of the 32 cards, two rounds each
+    mistype: float = 0.02  # Pai Gow: a die typed wrong (dice_mismatch, typed again)
 
 
 def rss_mb() -> float:
@@ -129,7 +131,10 @@ class Soak:
         # one float per input for the whole soak: kept compact so the harness's own memory
         # does not hide the station's in the RSS figures
         self.latencies = array("f")
-        self.settings = TableSettings(table="PD-SOAK", betting_seconds=15)
+        if opts.game not in ("pokdeng", "paigow"):
+            raise ValueError(f"the soak plays pokdeng or paigow, not {opts.game!r}")
+        self.settings = (TableSettings(table="WZ-SOAK", game="paigow", betting_seconds=15)
+                         if opts.game == "paigow" else TableSettings(table="PD-SOAK", betting_seconds=15))
 
     # ---- the station, its settlement, its restarts
     def _start_station(self) -> None:
@@ -175,18 +180,41 @@ class Soak:
             inp: Input = parse_input(obj, i + 1)
             self.now = self.t_offset + inp.t_us / US
             t = time.perf_counter()
-            self.station.submit(inp.kind, inp.value, inp.user)
+            if inp.extra:  # a dealer's dice entry carries its faces
+                self.station.submit(inp.kind, inp.value, inp.user, extra=inp.extra)
+            else:
+                self.station.submit(inp.kind, inp.value, inp.user)
             self.latencies.append((time.perf_counter() - t) * 1000)
             self.report.inputs += 1
         return len(lines)
 
     # ---- the session
     def run(self) -> SoakReport:
-        o, rng = self.o, self.rng
+        o = self.o
         started = time.perf_counter()
         self.t_offset = 0.0
         self._start_station()
         accounts = [f"p{i:03d}" for i in range(o.accounts)]
+        if o.game == "paigow":
+            self._run_paigow(accounts)
+        else:
+            self._run_pokdeng(accounts)
+        self.report.table_seconds = self.t_offset
+        self.station.stop()
+        self.worker.drain(60)
+        self.worker.stop()
+        self.report.seconds = time.perf_counter() - started
+        self._verify()
+        return self.report
+
+    def _after_round(self, rounds: int) -> None:
+        if self.rng.random() < self.o.crash:
+            self._crash()
+        if rounds % self.o.sample_every == 0:
+            self.report.memory.append((rounds, rss_mb()))
+
+    def _run_pokdeng(self, accounts: list[str]) -> None:
+        o, rng = self.o, self.rng
         rounds = 0
         while rounds < o.rounds:
             script = NoisyScript(rng, o.noise, table=self.settings.table,
@@ -224,22 +252,104 @@ class Soak:
                 rounds += 1
                 shoe_rounds += 1
                 fed = self._feed(script, fed)
-                if rng.random() < o.crash:
-                    self._crash()
-                if rounds % o.sample_every == 0:
-                    self.report.memory.append((rounds, rss_mb()))
+                self._after_round(rounds)
                 if last:
                     break
             self._shoe_seq = script.seq
             self.t_offset += script.t + 0.5  # the shoe heartbeats on between shoes
             self.now = self.t_offset
-        self.report.table_seconds = self.t_offset
-        self.station.stop()
-        self.worker.drain(60)
-        self.worker.stop()
-        self.report.seconds = time.perf_counter() - started
-        self._verify()
-        return self.report
+
+    # ---- Wenzhou Pai Gow: shuffles of the 32 cards, two rounds each (PROCEDURE.md §6)
+    def _run_paigow(self, accounts: list[str]) -> None:
+        from station.games.paigow.tiles import DECK
+        from station.sim.paigow_session import NoisyPaiGowScript
+
+        o, rng = self.o, self.rng
+        rounds = 0
+        while rounds < o.rounds:
+            script = NoisyPaiGowScript(rng, o.noise, table=self.settings.table, boot_id="5EED0001")
+            script.lines.clear()
+            if rounds == 0:
+                script.hello("5EED0001")  # the shoe's HELLO comes once, at power-up
+            else:
+                script.seq = self._shoe_seq
+            for a in accounts:
+                if rng.random() < (1.0 if rounds == 0 else 0.05):
+                    script.wallet(a, rng.choice([5_000, 20_000, 100_000]))
+            deck = [str(c) for c in DECK]
+            rng.shuffle(deck)
+            script.start_shuffle()
+            self.report.shoes += 1
+            fed = self._feed(script, 0)
+            for number in (1, 2):
+                if rounds >= o.rounds:
+                    break
+                self._paigow_round(script, deck[8 * (number - 1): 8 * number], accounts)
+                rounds += 1
+                fed = self._feed(script, fed)
+                self._after_round(rounds)
+            while script.lost is not None:  # the shoe resends what the wire ate before it
+                script.wait(0.3)
+            self._feed(script, fed)
+            self._shoe_seq = script.seq
+            self.t_offset += script.t + 0.5
+            self.now = self.t_offset
+
+    def _paigow_round(self, s: Any, cards: list[str], accounts: list[str]) -> None:
+        from station.games.paigow import SPOTS as PAIGOW_SPOTS
+        from station.games.paigow.rules import deal_plan_for
+
+        o, rng = self.o, self.rng
+        s.open_round()
+        for _ in range(o.bets_per_round):
+            s.bet(rng.choice(accounts), rng.choice(PAIGOW_SPOTS), rng.choice([10, 20, 50, 100, 500])).wait(0.05)
+        misplace = rng.random() < o.misplace
+        unplug = rng.random() < o.unplug and not misplace
+        jam = rng.random() < o.jam and not (misplace or unplug)
+        mismatch = rng.random() < o.mismatch and not (misplace or unplug or jam)
+        mistype = rng.random() < o.mistype
+        for name, on in (("misplace", misplace), ("unplug", unplug), ("jam", jam),
+                         ("mismatch", mismatch), ("mistype", mistype)):
+            if on:
+                self.report.injected[name] += 1
+        s.until_closed()
+        dice = [rng.randint(1, 6), rng.randint(1, 6)]
+        if mistype:
+            wrong = [dice[0], 1 + dice[1] % 6]
+            s.wait(1.0).tray(dice).wait(0.5).dice(wrong).wait(5.5)  # dice_mismatch at 5 s
+            s.dice(dice).wait(0.5).supervisor("resume").wait(0.5)
+        else:
+            s.throw(dice)
+        plan = deal_plan_for(dice)
+        if misplace:
+            k = rng.randrange(0, 8)
+            wrong_door = ("BANKER", "SHUN", "CHU", "DAO")[(("BANKER", "SHUN", "CHU", "DAO").index(plan[k]) + 1) % 4]
+            s.deal8(cards[: k + 1], dice, place={k: wrong_door}).wait(1.5)
+            s.camera({wrong_door: s.zones[wrong_door][:-1], plan[k]: [*s.zones[plan[k]], cards[k]]}).wait(1.0)
+            s.supervisor("resume").wait(0.5)
+            s.deal8(cards[k + 1:], dice, start=k + 1)
+        elif unplug:
+            s.deal8(cards[:4], dice)
+            s.link_silent = True
+            s.wait(3.6)
+            s.link_silent = False
+            s.shoe("HB", str(int(s.t * 1000))).wait(0.3)
+            s.supervisor("resume").wait(0.3)
+            s.deal8(cards[4:], dice, start=4)
+        elif jam:
+            s.deal8(cards[:4], dice)
+            s.shoe("FAULT", "JAM").wait(2.0).shoe("CLEAR", "JAM").wait(0.5)
+            s.supervisor("resume").wait(0.3)
+            s.deal8(cards[4:], dice, start=4)
+        elif mismatch:
+            s.deal8(cards, dice, shown={5: "KS"}).wait(2.0)  # a face the shoe did not read
+            s.supervisor("cancel_round").wait(1.0)
+            s.clear()
+            return
+        else:
+            s.deal8(cards, dice)
+        s.wait(1.0)
+        s.clear()
 
     _shoe_seq = 0
 

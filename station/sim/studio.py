@@ -26,6 +26,10 @@ from station.sim.dealer import DealerMistakes, ScriptedDealer
 log = logging.getLogger("station.studio")
 
 SPOTS = ["P1", "P2", "P3", "P4", "P5", "P1PAIR", "P2PAIR", "P3PAIR", "P4PAIR", "P5PAIR"]
+PAIGOW_SPOTS = ["SHUN_WIN", "SHUN_LOSE", "CHU_WIN", "CHU_LOSE", "DAO_WIN", "DAO_LOSE"]
+#: the games a simulated studio table can play here, with their table's name
+TABLES = {"pokdeng": ("PD-01", "Pok Deng"), "paigow": ("WZ-01", "Wenzhou Pai Gow")}
+PAIGOW_CAMERA = Path(__file__).resolve().parents[2] / "config" / "camera_paigow_1080p.toml"
 
 
 @dataclass
@@ -49,13 +53,16 @@ class StudioOptions:
     unplug_every: int = 0  # unplug the shoe for 2 s every N draws (0: never)
     camera_fps: float = 4.0
     password: str | None = None
+    game: str = "pokdeng"  # or "paigow"
 
 
 class Bettors:
     """Simulated players betting through the bet API while betting is open."""
 
-    def __init__(self, url: str, key: str, station: Any, accounts: list[str], n: int, seed: int) -> None:
+    def __init__(self, url: str, key: str, station: Any, accounts: list[str], n: int, seed: int,
+                 spots: list[str] | None = None) -> None:
         self.url, self.key, self.station = url, key, station
+        self.spots = list(spots or SPOTS)
         self.accounts = accounts
         self.rng = random.Random(seed)
         self.n = n
@@ -93,7 +100,7 @@ class Bettors:
             r = self.station.view.get("round")
             if not r or not r.get("betting_open"):
                 continue
-            bet = {"account": rng.choice(self.accounts), "spot": rng.choice(SPOTS),
+            bet = {"account": rng.choice(self.accounts), "spot": rng.choice(self.spots),
                    "amount": rng.choice([10, 20, 50, 100, 200, 500])}
             req = urllib.request.Request(
                 self.url + "/v1/bets", data=json.dumps(bet).encode(), method="POST",
@@ -129,6 +136,10 @@ class Studio:
         from station.runtime import start_runtime
 
         o = self.opts
+        if o.game not in TABLES:
+            raise ValueError(f"no simulated {o.game!r} table (games: {', '.join(TABLES)})")
+        paigow = o.game == "paigow"
+        table = TABLES[o.game][0]
         o.data_dir.mkdir(parents=True, exist_ok=True)
         rng = random.Random(o.seed)
         scheduled = tuple(ScheduledFault(n, "unplug", 2.0)
@@ -136,16 +147,23 @@ class Studio:
         plan = FaultPlan(bit_error_rate=o.link_noise / 50, drop_rate=o.link_noise,
                          duplicate_rate=o.link_noise, junk_rate=o.link_noise,
                          split_rate=min(1.0, o.link_noise * 5), scheduled=scheduled, seed=o.seed)
-        self.shoe = ShoeSimulator(cut_at=o.cut_at or rng.randint(300, 360), seed=o.seed,
-                                  faults=plan)
+        if paigow:
+            from station.games.paigow import DECK_COUNTS
+
+            # one 32-card deck, no cut card (PROCEDURE.md §6)
+            self.shoe = ShoeSimulator(deck=DECK_COUNTS, cut_at=None, seed=o.seed, faults=plan)
+        else:
+            self.shoe = ShoeSimulator(cut_at=o.cut_at or rng.randint(300, 360), seed=o.seed,
+                                      faults=plan)
         url = self.shoe.serve_pty()
         # the synthetic camera, like a real one, reports a zone late when the dealer's hand
         # covered it (docs/core.md)
-        settings = TableSettings(table="PD-01", game="pokdeng", camera=o.camera,
+        settings = TableSettings(table=table, game=o.game, camera=o.camera,
                                  betting_seconds=o.betting_seconds, camera_lag_tolerant=True)
         cfg = StationConfig(
             table=settings, data_dir=o.data_dir, shoe=ShoeConfig(url=url),
-            camera=CameraConfig(enabled=o.camera, source="synthetic", fps=o.camera_fps),
+            camera=CameraConfig(enabled=o.camera, source="synthetic", fps=o.camera_fps,
+                                layout=str(PAIGOW_CAMERA) if paigow else None),
             console=HttpConfig(o.host, o.console_port), bet_api=HttpConfig(o.host, o.bet_port),
             source="station demo",
         )
@@ -163,8 +181,16 @@ class Studio:
         if o.camera:
             from firmware_bridge.camera.scene import TableScene
 
-            self.scene = TableScene(seed=o.seed)
-            camera_factory = camera_factory_for(cfg, self.scene)
+            if paigow:
+                from firmware_bridge.camera.layout import PAIGOW_ZONES
+
+                self.scene = TableScene(PAIGOW_ZONES, seed=o.seed)
+            else:
+                self.scene = TableScene(seed=o.seed)
+            # the demo's camera runs at the demo's pace, whatever the layout file's [source] says
+            # the Pok Deng demo's camera: default perturbations, at the demo's pace
+            camera_factory = camera_factory_for(cfg, self.scene, fps=o.camera_fps,
+                                                perturbations={} if paigow else None)
         self.runtime = start_runtime(cfg, camera_factory=camera_factory, users=users,
                                      api_keys={key: "demo-bettors"})
         st = self.runtime.station
@@ -172,13 +198,19 @@ class Studio:
         if not st.view.get("shoe"):
             for a in accounts:
                 st.submit("wallet", {"account": a, "balance": rng.choice([2000, 5000, 20000, 100000])})
-        self.dealer = ScriptedDealer(st, self.shoe, self.scene, speed=o.speed,
+        dealer_class = ScriptedDealer
+        if paigow:
+            from station.sim.paigow_dealer import PaiGowDealer
+
+            dealer_class = PaiGowDealer
+        self.dealer = dealer_class(st, self.shoe, self.scene, speed=o.speed,
                                      decide_after=o.decide_after, mistakes=o.mistakes,
                                      seed=o.seed, max_rounds=o.rounds, max_shoes=o.shoes,
                                      on_decision=self._audit_decision)
         self.dealer.start()
         if self.runtime.bet_api and o.bettors:
-            self.bettors = Bettors(self.runtime.bet_api.url, key, st, accounts, o.bettors, o.seed)
+            self.bettors = Bettors(self.runtime.bet_api.url, key, st, accounts, o.bettors, o.seed,
+                                   spots=PAIGOW_SPOTS if paigow else SPOTS)
             self.bettors.start()
 
     def _audit_decision(self, kind: str, action: str, user: str, records: list[dict[str, Any]],

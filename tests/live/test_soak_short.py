@@ -22,3 +22,19 @@ def test_short_soak(tmp_path):
     files = write_report(rep, opts, tmp_path / "report", soak.latencies, "test")
     assert (tmp_path / "report" / "soak_memory.png").stat().st_size > 1000
     assert len(files) == 4
+
+
+def test_short_pai_gow_soak(tmp_path):
+    opts = SoakOptions(rounds=40, seed=6, game="paigow", misplace=0.1, unplug=0.08, jam=0.08,
+                       mismatch=0.08, mistype=0.1, crash=0.08, sample_every=10)
+    soak = Soak(opts, tmp_path / "work")
+    rep = soak.run()
+    assert rep.rounds_opened == 40 and rep.hands + rep.cancelled == 40 and rep.shoes == 20
+    assert rep.exactly_once and rep.ledger_ok and rep.balances_match, rep.ledger_problems
+    assert rep.faults.get("order", 0) == rep.injected.get("misplace", 0)
+    assert rep.faults.get("link_lost", 0) == rep.injected.get("unplug", 0)
+    assert rep.faults.get("device_fault", 0) == rep.injected.get("jam", 0)
+    assert rep.faults.get("card_mismatch", 0) == rep.injected.get("mismatch", 0) == rep.cancelled
+    assert rep.faults.get("dice_mismatch", 0) == rep.injected.get("mistype", 0)
+    assert set(rep.faults) <= {"order", "link_lost", "device_fault", "card_mismatch", "dice_mismatch"}
+    assert sum(rep.injected.values()) >= 5 and rep.crashes >= 1

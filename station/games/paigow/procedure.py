@@ -42,6 +42,7 @@ class ShuffleState:
     cards_out: int = 0
     rounds_opened: int = 0
     ended: bool = False
+    empty: bool = False  # the shoe said EMPTY
 
 
 @dataclass(slots=True)
@@ -90,7 +91,7 @@ class PaiGowProcedure(Procedure):
     inclusive_timers = frozenset({"betting_close"})
     settings_used = ("betting_seconds", "placement_timeout_seconds", "reveal_timeout_seconds",
                      "camera_lost_seconds", "link_lost_seconds", "min_bet", "max_bet",
-                     "dice_mismatch_seconds")
+                     "dice_mismatch_seconds", "camera_lag_tolerant")
 
     def __init__(self, table: Any, game: Any) -> None:
         super().__init__(table, game)
@@ -131,7 +132,8 @@ class PaiGowProcedure(Procedure):
         return self.round.round_id if self.round is not None else None
 
     def last_round(self) -> bool:
-        return self.round is not None and self.round.number >= ROUNDS_PER_SHUFFLE
+        return self.round is not None and (self.round.number >= ROUNDS_PER_SHUFFLE
+                                           or (self.shoe is not None and self.shoe.empty))
 
     def shoe_in_play(self) -> bool:
         return self.shoe is not None and not self.shoe.ended
@@ -187,10 +189,23 @@ class PaiGowProcedure(Procedure):
             self.table.raise_fault("foreign_card", "a cut card: the Pai Gow deck has none")
 
     def on_empty(self) -> None:
-        r = self.round
-        if self.round_in_progress() and r is not None and (r.deal is None or not r.deal.complete) \
-                and r.closed:
-            self.table.raise_fault("shoe_exhausted", "the shoe is empty but cards are still due")
+        """EMPTY while the round still needs cards (any of its 8 not out, betting open or
+        not) is `shoe_exhausted`; otherwise no fault: a round whose cards are all out is the
+        last, and between rounds the shuffle ends (§3 as §6 keeps it)."""
+        t = self.table
+        shoe, r = self.shoe, self.round
+        if shoe is None or shoe.ended:
+            return
+        shoe.empty = True
+        if self.round_in_progress() and r is not None:
+            if r.deal is None or not r.deal.complete:
+                t.raise_fault("shoe_exhausted", "the shoe is empty but cards are still due")
+            return
+        if t.phase == "between_rounds" and t.state != "paused":
+            self.end_shoe()
+
+    def shoe_must_end(self) -> bool:
+        return self.shoe is not None and self.shoe.empty
 
     def confirm_shuffle(self) -> str | None:
         if self.table.phase != "shuffling" or self.shoe is None or self.shoe.confirmed:
@@ -266,7 +281,7 @@ class PaiGowProcedure(Procedure):
         if r is None or r.finished or not self.camera or r.deal is None:
             return
         zones = t.zones
-        if not r.deal.zones_follow_plan(zones, False):
+        if not r.deal.zones_follow_plan(zones, t.settings.camera_lag_tolerant):
             t.raise_fault("order", "the cards on the doors are not what the deal plan would "
                           "leave there")
         self._check_placement()
@@ -281,7 +296,7 @@ class PaiGowProcedure(Procedure):
         r = self.round
         if r is None or r.finished or not self.camera or r.deal is None:
             return
-        due = r.deal.placement_deadline(t.zones, t.now_us, False,
+        due = r.deal.placement_deadline(t.zones, t.now_us, t.settings.camera_lag_tolerant,
                                         t.us(t.settings.placement_timeout_seconds))
         if due is None:
             t.disarm("placement")
@@ -373,7 +388,7 @@ class PaiGowProcedure(Procedure):
         if f.kind == "dice_mismatch" and self.round_in_progress() and r is not None and r.dice is None:
             return "the dice entry and the tray still disagree"
         if f.kind == "order" and self.round_in_progress() and r is not None and r.deal is not None \
-                and not r.deal.zones_follow_plan(self.table.zones, False):
+                and not r.deal.zones_follow_plan(self.table.zones, self.table.settings.camera_lag_tolerant):
             return "the door zones still do not follow the deal plan"
         if f.kind == "card_mismatch" and self.round_in_progress() and r is not None \
                 and r.deal is not None and any(v is False for v in r.deal.confirmed.values()):
@@ -418,6 +433,9 @@ class PaiGowProcedure(Procedure):
         t.disarm("placement", "reveal", "camera", "betting_close", "dice_mismatch")
         t.emit("round_cancelled", round_id=r.round_id, reason=reason, refunds=refunds, user=user)
         t.message(f"cancel:{r.round_id}", "round_cancelled", round_id=r.round_id, reason=reason)
+        t.remember({"round_id": r.round_id, "shoe": self.shoe.number if self.shoe else 0,
+                    "round": r.number, "cancelled": reason, "t": to_s(t.now_us),
+                    "refunded": sum(b["returned"] for b in refunds), "bets": len(refunds)})
 
     def end_shoe(self) -> None:
         shoe = self.shoe
@@ -459,6 +477,13 @@ class PaiGowProcedure(Procedure):
         t.disarm("reveal", "placement", "camera")
         r.finished = True
         t.rounds_settled += 1
+        # the table's recent rounds in the public view (the doors are face up: nothing secret)
+        t.remember({"round_id": r.round_id, "shoe": self.shoe.number, "round": r.number,
+                    "cards": cards, "dice": r.dice, "first_door": r.door, "results": results,
+                    "validated_by": validated_by,
+                    "returned": sum(b["returned"] for b in settled),
+                    "deducted": sum(b["deducted"] for b in settled),
+                    "bets": len(settled), "t": to_s(t.now_us)})
         if self.last_round():
             self.end_shoe()
 
