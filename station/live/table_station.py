@@ -75,7 +75,8 @@ class TableStation:
         self._clock0 = clock()
         self._base_us = 0 if self.journal.is_new else max(
             self.journal.last_t_us(), round((time.time() - self.journal.epoch) * US))
-        self._q: queue.Queue[tuple[Input | None, Future[list[dict[str, Any]]] | None, str, Any, str | None]] = queue.Queue()
+        # (extra fields of the input's line or None, the caller's future, kind, value, user)
+        self._q: queue.Queue[tuple[dict[str, Any] | None, Future[list[dict[str, Any]]] | None, str, Any, str | None]] = queue.Queue()
         self._listeners: list[RecordListener] = []
         self._on_shoe_command = on_shoe_command
         self._thread: threading.Thread | None = None
@@ -204,12 +205,15 @@ class TableStation:
 
     # ---------------------------------------------------------------- inputs
     def submit(self, kind: str, value: Any, user: str | None = None, *,
-               wait: bool = True, timeout: float = 10.0) -> list[dict[str, Any]]:
-        """Queue one input; with `wait`, return the records it produced once they are durable."""
+               wait: bool = True, timeout: float = 10.0,
+               extra: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Queue one input; with `wait`, return the records it produced once they are durable.
+        `extra`: what the input's line carries beside its value (a dealer's dice entry:
+        ``{"dice": [4, 5]}``)."""
         if self.fatal is not None:
             raise StationStopped(f"the table core stopped: {self.fatal}")
         fut: Future[list[dict[str, Any]]] | None = Future() if wait else None
-        self._q.put((None, fut, kind, value, user))
+        self._q.put((extra or None, fut, kind, value, user))
         if fut is None:
             return []
         return fut.result(timeout)
@@ -307,7 +311,7 @@ class TableStation:
         done: list[tuple[Any, ...]] = []
         self.journal.begin()
         try:
-            for _, fut, kind, value, user in batch:
+            for extra, fut, kind, value, user in batch:
                 if kind == BETS:  # one call of the bet API: its bets share this transaction
                     decisions: list[dict[str, Any] | None] = []
                     for i, v in enumerate(value):
@@ -318,7 +322,7 @@ class TableStation:
                         done.append((inp, fut if last else None, records, messages, commands,
                                      decisions))
                     continue
-                inp = Input(self._now_us(), kind, value, user)
+                inp = Input(self._now_us(), kind, value, user, dict(extra) if extra else {})
                 records, messages, commands = self._apply_one(inp)
                 done.append((inp, fut, records, messages, commands, records))
             self.journal.commit()
@@ -396,4 +400,8 @@ def settings_dict(s: TableSettings) -> dict[str, Any]:
 
     proc = get_game(s.game).procedure_class
     names = proc.settings_used if proc is not None else ()
+    if callable(names):
+        # Si Zhi Dao's procedure names them in a method (of no instance state), not in the
+        # class attribute the base class declares
+        names = names(None)
     return {name: getattr(s, name) for name in names}

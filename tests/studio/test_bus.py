@@ -15,6 +15,7 @@ import pytest
 from station.settlement.bus import BusConsumer, NatsTransport
 from station.settlement.core import SettlementCore
 from station.settlement.sim import MiniStation, plan_session
+from station.studio.tables import StudioTable, balances_from_outbox
 
 #: how long the bus is away in the cut-off test (the acceptance figure is 60 s; set
 #: STUDIO_OUTAGE_S=60 to run that length)
@@ -95,39 +96,41 @@ def test_tables_settle_through_the_bus_once_and_a_republished_outbox_changes_not
 
 def test_a_station_cut_off_from_the_bus_keeps_dealing_and_catches_up(
         tmp_path, local_nats, studio_ledger):
-    session = table_session("PD-07", 7, 40)
+    """A real station (table kernel, journal and outbox, delivery worker) deals Pok Deng while
+    nats-server is away for OUTAGE_S: it keeps journaling, its outbox holds what the bus
+    missed, the outage is reported, and once the bus is back everything is settled once."""
     core = SettlementCore(studio_ledger)
     consumer = RunningConsumer(core, local_nats.url)
-    transport = NatsTransport(local_nats.url, "PD-07", publish_timeout_s=1.0)
-    errors: list[Exception] = []
-    station = MiniStation(tmp_path / "PD-07.db", transport, max_backoff=0.5,
-                          on_error=lambda exc, key: errors.append(exc))
-    done: list[bool] = []
-    dealer = threading.Thread(target=lambda: done.append(
-        station.run(session.messages, pace=0.1 + OUTAGE_S / 40, drain_timeout=OUTAGE_S + 60)))
-    dealer.start()
+    table = StudioTable("PD-07", "pokdeng", seed=7, rounds=40, pace_s=0.1 + OUTAGE_S / 40,
+                        bus_url=local_nats.url, folder=tmp_path, max_backoff=0.5)
+    table.start()
     try:
         time.sleep(0.8)
         local_nats.stop()  # the bus goes away while the table deals
-        journaled_at_cut = station.journaled_steps()
+        at_cut = len(table.outbox())
         time.sleep(OUTAGE_S)
         # the table went on journaling on its own; its outbox holds what the bus missed
-        assert station.journaled_steps() > journaled_at_cut
-        assert station.worker.pending() > 0
+        assert len(table.outbox()) > at_cut
+        assert table.worker.pending() > 0
         local_nats.start()
-        dealer.join(OUTAGE_S + 90)
-        assert done == [True]
-        assert errors, "the outage was reported to the supervisor"
-        consumer.wait_applied(len(session.messages), timeout_s=60)
+        assert table.finished.wait(OUTAGE_S + 90)
+        assert table.failed is None and table.rounds_done == 40
+        assert table.drain(60)
+        assert table.errors, "the outage was reported to the supervisor"
+        messages = table.outbox()
+        consumer.wait_applied(len(messages), timeout_s=60)
     finally:
         consumer.stop()
-        station.close()
-        transport.close()
-    assert core.balances() == session.balances
+        table.close()
+    assert core.balances() == balances_from_outbox(messages)
     report = core.check(require_closed=True)
     assert report.ok, report.problems
-    assert report.figures["messages"] == len(session.messages)
+    assert report.figures["messages"] == len(messages)
     assert consumer.consumer.refused == 0
+    with core.store.transaction(read_only=True) as tx:
+        applied = [k for (k,) in tx.execute(
+            "SELECT key FROM entries WHERE table_id = ? ORDER BY id", ("PD-07",))]
+    assert applied == [m["key"] for m in messages]  # once each, in the table's order
     core.close()
 
 
