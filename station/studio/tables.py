@@ -37,11 +37,10 @@ from station.live.table_station import TableStation
 from station.settlement.bus import NatsTransport, StatePublisher
 from station.settlement.outbox import DeliveryWorker
 from station.studio.scripts import Session, build_session
+from station.studio.state import TableState
 
 log = logging.getLogger("station.studio.tables")
 
-#: record types that close a round (or a Si Zhi Dao game)
-ROUND_CLOSED = frozenset({"settlement", "round_cancelled", "game_settled"})
 #: the studio console hears of a table at least this often while it deals, seconds
 STATE_EVERY_S = 0.5
 
@@ -74,15 +73,12 @@ class StudioTable:
                                      on_error=lambda exc, key: self._error(f"{key}: {exc}"))
         self.station.on_outbox = self.worker.wake
         self.state_bus = StatePublisher(bus_url, name) if bus_url else None
-        self.rounds_done = 0
-        self.last_results: Any = None
+        self._state = TableState(self.station, self.state_bus, pending=self.worker.pending,
+                                 every_s=STATE_EVERY_S)
         self.finished = threading.Event()
         self.failed: BaseException | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._deal, name=f"table-{name}", daemon=True)
-        self._published_at = 0.0
-        self._published: tuple[Any, ...] = ()
-        self.station.add_listener(self._records)
 
     def _clock(self) -> float:
         return self._now_s
@@ -101,14 +97,9 @@ class StudioTable:
     def stop(self) -> None:
         self._stop.set()
 
-    def _records(self, records: list[dict[str, Any]]) -> None:
-        for r in records:
-            if r["type"] in ROUND_CLOSED:
-                self.rounds_done += 1
-            if r["type"] == "hand":
-                self.last_results = r.get("results")
-            elif r["type"] == "game_settled":
-                self.last_results = {k: r[k] for k in ("pot", "payouts") if k in r} or None
+    @property
+    def rounds_done(self) -> int:
+        return self._state.rounds_done
 
     def _deal(self) -> None:
         lines = self.session.lines
@@ -126,7 +117,6 @@ class StudioTable:
                     break
                 self._now_s = inp.t_us / US
                 self.station.submit(inp.kind, inp.value, inp.user, extra=inp.extra or None)
-                self.publish_state()
         except BaseException as exc:  # noqa: BLE001 - the summary says why the table stopped
             self.failed = exc
             log.exception("studio table %s stopped", self.name)
@@ -137,43 +127,10 @@ class StudioTable:
     # -- what the studio console sees ----------------------------------------------------
 
     def state(self) -> dict[str, Any]:
-        view = self.station.view
-        rnd = view.get("round") or {}
-        link = view.get("link") or {}
-        shoe_ok = link.get("up", True) and not link.get("device_faults")
-        return {
-            "game": self.game,
-            "state": view.get("state", "opening"),
-            "phase": view.get("phase"),
-            "round": rnd.get("round_id") if isinstance(rnd, dict) else rnd,
-            "faults": [f["kind"] for f in view.get("faults", ())],
-            "devices": {"shoe": "ok" if shoe_ok else "fault",
-                        "camera": "ok" if not view.get("degraded") else "degraded"},
-            "last_results": self.last_results,
-            "rounds_done": self.rounds_done,
-        }
+        return self._state.state()
 
     def publish_state(self, *, closed: bool = False) -> None:
-        if self.state_bus is None:
-            return
-        state = self.state()
-        if closed:
-            state["state"] = "closed"
-        key = (state["state"], state["phase"], state["round"], tuple(state["faults"]),
-               state["rounds_done"])
-        now = time.monotonic()
-        if key == self._published and now - self._published_at < STATE_EVERY_S and not closed:
-            return
-        self._published, self._published_at = key, now
-        state["t"] = time.time()
-        state["pending_settlement"] = self._pending()
-        self.state_bus.publish(state)
-
-    def _pending(self) -> int:
-        try:
-            return self.worker.pending()
-        except Exception:  # noqa: BLE001 - a figure for the screen only
-            return -1
+        self._state.publish(closed=closed)
 
     # -- after the session ---------------------------------------------------------------
 
