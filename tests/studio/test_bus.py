@@ -231,3 +231,48 @@ def test_what_a_dead_consumer_left_unacknowledged_is_applied_before_anything_new
     assert core.balances() == session.balances
     assert core.check(require_closed=True).ok
     core.close()
+
+
+def test_a_message_too_large_for_the_bus_is_refused_and_alarmed_and_the_queue_flows(
+        tmp_path, local_nats, studio_ledger):
+    import asyncio
+
+    import nats
+
+    from station.settlement.bus import ALARM_PREFIX
+    from station.settlement.outbox import OUTBOX_SCHEMA, DeliveryWorker, enqueue
+
+    journal = tmp_path / "PD-08.journal.sqlite"
+    conn = sqlite3.connect(journal, isolation_level=None)
+    conn.executescript(OUTBOX_SCHEMA)
+    wallet = {"key": "wallet:1", "kind": "wallet", "account": "PD-08.u1", "balance": 500}
+    big = dict(wallet, key="wallet:2", note="x" * (9 * 1024 * 1024))  # over max_payload 8 MiB
+    for message in (wallet, big, dict(wallet, key="wallet:3", balance=700)):
+        enqueue(conn, message)
+    conn.close()
+    core = SettlementCore(studio_ledger)
+    consumer = RunningConsumer(core, local_nats.url)
+    alarms: list[str] = []
+    transport = NatsTransport(local_nats.url, "PD-08")
+    worker = DeliveryWorker(journal, transport, on_error=lambda exc, key: alarms.append(key))
+    try:
+        assert worker.drain(30) and worker.pending() == 0
+        assert [r["key"] for r in worker.refused()] == ["wallet:2"] and alarms == ["wallet:2"]
+        consumer.wait_applied(2)
+    finally:
+        worker.stop()
+        transport.close()
+        consumer.stop()
+    assert core.balances() == {"PD-08.u1": 700}
+
+    async def first_alarm() -> dict:
+        nc = await nats.connect(local_nats.url)
+        sub = await nc.jetstream().subscribe(ALARM_PREFIX + "PD-08", ordered_consumer=True)
+        msg = await sub.next_msg(timeout=5)
+        await nc.close()
+        return json.loads(msg.data)
+
+    alarm = asyncio.run(first_alarm())
+    assert alarm["key"] == "wallet:2" and alarm["reason"] == "too_large"
+    assert alarm["refused_at"] == "bus" and alarm["table"] == "PD-08"
+    core.close()
