@@ -123,6 +123,8 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
         from station.settlement.bus import NatsTransport
 
         rt.transport = NatsTransport(config.settlement.url, config.table.table)
+        if config.settlement.reserve:
+            _reserve_bets(rt)
     else:
         secret = env_secret(config.settlement.secret_env)
         if not secret:
@@ -170,6 +172,17 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
         rt.console = _start_console(rt, users, console_secret)
     if config.settlement.mode == "bus" and config.settlement.publish_state:
         _publish_state(rt)
+
+
+def _reserve_bets(rt: Runtime) -> None:
+    """Shared wallets: the bet intake reserves each bet in the studio ledger as it accepts
+    it, the answer journaled as an input of the table (docs/studio.md)."""
+    from station.settlement.bus import Reserver
+
+    reserver = Reserver(rt.config.settlement.url, rt.config.table.table)
+    timeout_s = rt.config.settlement.reserve_timeout_s
+    rt.station.reserve_bet = lambda bet: reserver.reserve(bet, timeout_s=timeout_s)
+    rt.extra_stops.append(reserver.close)
 
 
 def _publish_state(rt: Runtime) -> None:
