@@ -117,6 +117,14 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
     if config.settlement.mode == "embedded":
         rt.settlement = SettlementCore(private_file(config.ledger_path, sqlite=True))
         rt.transport = InProcessTransport(rt.settlement)
+    elif config.settlement.mode == "bus":
+        # the studio: the outbox goes to studio.settle.<table> on NATS JetStream, where
+        # `station settlement consume` applies it to the studio ledger (docs/studio.md)
+        from station.settlement.bus import NatsTransport
+
+        rt.transport = NatsTransport(config.settlement.url, config.table.table)
+        if config.settlement.reserve:
+            _reserve_bets(rt)
     else:
         secret = env_secret(config.settlement.secret_env)
         if not secret:
@@ -162,6 +170,37 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
             log.warning("no bet API keys in %s: the bet API is off", config.bet_api_keys_env)
     if with_console:
         rt.console = _start_console(rt, users, console_secret)
+    if config.settlement.mode == "bus" and config.settlement.publish_state:
+        _publish_state(rt)
+
+
+def _reserve_bets(rt: Runtime) -> None:
+    """Shared wallets: the bet intake reserves each bet in the studio ledger as it accepts
+    it, the answer journaled as an input of the table (docs/studio.md)."""
+    from station.settlement.bus import Reserver
+
+    reserver = Reserver(rt.config.settlement.url, rt.config.table.table)
+    timeout_s = rt.config.settlement.reserve_timeout_s
+    rt.station.reserve_bet = lambda bet: reserver.reserve(bet, timeout_s=timeout_s)
+    rt.extra_stops.append(reserver.close)
+
+
+def _publish_state(rt: Runtime) -> None:
+    """The table's public state on studio.state.<table>, for the studio console."""
+    from station.settlement.bus import StatePublisher
+    from station.studio.state import TableState
+
+    publisher = StatePublisher(rt.config.settlement.url, rt.config.table.table)
+    worker = rt.worker
+    state = TableState(rt.station, publisher, pending=worker.pending if worker else None,
+                       console_url=f"{rt.console_url}/" if rt.console_url else None)
+    state.publish(force=True)
+
+    def stop() -> None:
+        state.publish(closed=True)
+        publisher.close()
+
+    rt.extra_stops.append(stop)
 
 
 def _start_console(rt: Runtime, users: Any, secret: str | None) -> ServedApp:

@@ -1,8 +1,9 @@
 """`station studio`: a simulated studio on this machine.
 
 PostgreSQL and nats-server from the system packages in a temporary folder (unless
-``--ledger`` / ``--bus`` name running ones), N simulated tables of the given games (each with
-its bettors, its own journal and outbox, publishing to the bus), the settlement consumer
+``--ledger`` / ``--bus`` name running ones), N tables of the given games (each a real station:
+its table kernel, its own journal and outbox, fed a scripted session of its game with its
+bettors; its outbox delivered to the bus, its state published), the settlement consumer
 applying the bus to the studio ledger, and the studio console. Prints where to look. With
 ``--rounds`` it ends by itself once every table dealt them and settlement applied everything,
 checks the books (`ledger check --all-closed`) against the tables' own records and exits 0
@@ -22,8 +23,9 @@ from pathlib import Path
 
 #: a table's name starts with its game's
 TABLE_PREFIX = {"pokdeng": "PD", "paigow": "PG", "sizhidao": "SZ"}
-#: without --rounds each table plans this many rounds (more than an hour at the default pace)
-UNTIL_STOPPED_ROUNDS = 2000
+#: without --rounds each table's session is written for this many rounds (about 13 minutes at
+#: the default pace); Ctrl-C ends it sooner
+UNTIL_STOPPED_ROUNDS = 400
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from station.settlement.core import SettlementCore
     from station.studio.console import StudioView, make_studio_app
     from station.studio.servers import LocalNats, LocalPostgres, ServerError
-    from station.studio.tables import SimTable
+    from station.studio.tables import StudioTable
 
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     unknown = [g for g in games if g not in GAMES]
@@ -58,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     servers: list = []
     folder = Path(tempfile.mkdtemp(prefix="station-studio-"))
-    tables: list[SimTable] = []
+    tables: list[StudioTable] = []
     consumer = core = view = console = None
     try:
         ledger, bus = args.ledger, args.bus
@@ -80,8 +82,8 @@ def run(args: argparse.Namespace) -> int:
         for i in range(args.tables):
             game = games[i % len(games)]
             name = f"{TABLE_PREFIX.get(game, game[:2].upper())}-{i + 1:02d}"
-            tables.append(SimTable(name, game, seed=args.seed * 1000 + i, rounds=rounds,
-                                   pace_s=args.pace, bus_url=bus, folder=folder))
+            tables.append(StudioTable(name, game, seed=args.seed * 1000 + i, rounds=rounds,
+                                      pace_s=args.pace, bus_url=bus, folder=folder))
         for table in tables:
             table.start()
         print(f"studio: {len(tables)} tables ({', '.join(t.name + ' ' + t.game for t in tables)})",
@@ -122,56 +124,33 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _settle_and_check(core, consumer, tables) -> dict:
-    """Every table's outbox on the bus, every message applied; the books against the tables."""
+    """Every table's outbox on the bus, every message applied; the books against the tables'
+    own records (their journals' outboxes)."""
+    from station.studio.tables import balances_from_outbox
+
     delivered = all(t.drain(60) for t in tables)
-    expected_messages = sum(t.station.journaled_steps() for t in tables)
+    outboxes = {t.name: t.outbox() for t in tables}
+    expected_messages = sum(len(m) for m in outboxes.values())
     deadline = time.monotonic() + 120
     while consumer.applied + consumer.refused < expected_messages and time.monotonic() < deadline:
         time.sleep(0.1)
     report = core.check(require_closed=True)
     expected: dict[str, int] = {}
-    for t in tables:
-        expected.update(_balances_of(t))
+    for messages in outboxes.values():
+        expected.update(balances_from_outbox(messages))
     balances = core.balances()
     return {
-        "ok": bool(delivered and report.ok and balances == expected and consumer.refused == 0),
+        "ok": bool(delivered and report.ok and balances == expected and consumer.refused == 0
+                   and not any(t.failed for t in tables)),
         "tables": len(tables),
         "rounds": sum(t.rounds_done for t in tables),
+        "inputs": sum(t.station.inputs_applied for t in tables),
         "messages": expected_messages,
         "applied": consumer.applied,
         "refused": consumer.refused,
         "ledger_clean": report.ok,
         "ledger_problems": report.problems[:5],
         "ledger_equals_tables": balances == expected,
+        "tables_failed": {t.name: repr(t.failed) for t in tables if t.failed is not None},
         "figures": report.figures,
     }
-
-
-def _balances_of(table) -> dict[str, int]:
-    """A table's players' balances from its own journal (what it dealt), without the ledger."""
-    balances: dict[str, int] = {}
-    held: dict[str, list[dict]] = {}
-    rows = table.station.conn.execute("SELECT record FROM journal ORDER BY step").fetchall()
-    for (record,) in rows:
-        m = json.loads(record)
-        if m["kind"] == "wallet":
-            balances[m["account"]] = m["balance"]
-        elif m["kind"] == "bet":
-            balances[m["account"]] -= m["deducted"]
-            held.setdefault(m["round_id"], []).append(m)
-        elif m["kind"] == "hand":
-            for line in m["settlement"]:
-                balances[line["account"]] += line["returned"]
-        elif m["kind"] == "round_cancelled":
-            for bet in held.get(m["round_id"], []):
-                balances[bet["account"]] += bet["deducted"]
-        # a pot game's (Si Zhi Dao): into the pot, then out to the winners or back
-        elif m["kind"] == "pot_in":
-            balances[m["account"]] -= m["amount"]
-        elif m["kind"] == "pot_settled":
-            for account, amount in m["payouts"].items():
-                balances[account] += amount
-        elif m["kind"] == "pot_cancelled":
-            for refund in m["refunds"]:
-                balances[refund["account"]] += refund["amount"]
-    return balances

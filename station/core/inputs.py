@@ -123,7 +123,7 @@ def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None, *,
     t_us = to_us(t)
     if prev_t_us is not None and t_us < prev_t_us:
         raise TraceError(line_no, f"time goes backwards ({t} after {to_s(prev_t_us)})")
-    allowed = (*INPUT_KEYS, "tick") if journal else INPUT_KEYS
+    allowed = (*INPUT_KEYS, *JOURNAL_ONLY_KEYS) if journal else INPUT_KEYS
     keys = [k for k in allowed if k in obj]
     if len(keys) != 1:
         raise TraceError(line_no, f"a line needs exactly one of {', '.join(INPUT_KEYS)}; has {keys or 'none'}")
@@ -176,10 +176,35 @@ def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None, *,
         value = {k: value[k] for k in ("account", "action", *PLAYER_FIELDS) if k in value}
     elif kind == "tick":
         value = True
+    elif kind == "reservation_answer":
+        value = check_reservation_answer(value, line_no)
     elif kind == "end":
         if value is not True:
             raise TraceError(line_no, "'end' must be true")
     return Input(t_us, kind, value, user, extra)
+
+
+#: inputs a journal holds that are no part of the trace format: the clock firing a timer with
+#: no other input, and the studio ledger's answer to a bet's reservation (docs/studio.md)
+JOURNAL_ONLY_KEYS = ("tick", "reservation_answer")
+#: what the studio ledger may answer a reservation: reserved, or why not
+RESERVATION_ANSWERS = frozenset({"reserved", "insufficient_funds", "no_wallet", "unavailable"})
+
+
+def check_reservation_answer(value: Any, line_no: int) -> dict[str, Any]:
+    """`{"key": str, "answer": str, "balance"?: int, "detail"?: str}`: the studio ledger's
+    answer to the reservation of the bet that follows it in the journal. An answer other than
+    `reserved` names the refusal (RESERVATION_ANSWERS, or another reason of the ledger's)."""
+    if not isinstance(value, dict) or set(value) - {"key", "answer", "balance", "detail"}:
+        raise TraceError(line_no, "'reservation_answer' is {key, answer, balance?, detail?}")
+    if not isinstance(value.get("key"), str) or not isinstance(value.get("answer"), str):
+        raise TraceError(line_no, "'reservation_answer' needs its key and answer")
+    balance = value.get("balance")
+    if balance is not None and (isinstance(balance, bool) or not isinstance(balance, int)):
+        raise TraceError(line_no, "'reservation_answer' balance must be an integer")
+    if value["answer"] == "reserved" and balance is None:
+        raise TraceError(line_no, "a 'reserved' answer carries the wallet's balance after it")
+    return dict(value)
 
 
 def read_trace(path: str | Path) -> tuple[TraceHeader, list[Input]]:

@@ -98,6 +98,7 @@ class TableKernel:
             "supervisor": self._on_supervisor,
             "wallet": self._on_wallet,
             "bet": self._on_bet,
+            "reservation_answer": self._on_reservation_answer,
         }
         player = self.proc.player_handler()
         if player is not None:
@@ -502,6 +503,8 @@ class TableKernel:
         v = inp.value
         ref = v.get("ref")
         purse = self.purse
+        # a studio intake's reservation answer is for this bet alone, whatever becomes of it
+        answer = self.__dict__.pop("_reservation", None)
         if ref is not None:
             # the platform's idempotency key: a bet sent again (its answer was lost when the
             # station restarted) gets the first decision, and is never placed twice
@@ -509,14 +512,22 @@ class TableKernel:
             if key in purse.refs:
                 purse.last_decision = purse.refs[key]
                 return
-        rec = self.place_bet(v["account"], v["spot"], v["amount"])
+        rec = self.place_bet(v["account"], v["spot"], v["amount"], reservation=answer)
         if ref is not None:
             rec["ref"] = ref
             purse.refs[(v["account"], ref)] = rec
         purse.last_decision = rec
 
-    def bet_refusal(self, account: str, spot: str, amount: Any) -> tuple[str | None, int]:
-        """The first TRACES.md reason that applies to this bet now, or None and the deduction."""
+    def _on_reservation_answer(self, inp: Input) -> None:
+        """A studio table's intake asked the studio ledger to reserve the bet that comes next
+        (docs/studio.md): its answer, journaled, decides that bet's funds instead of this
+        table's own mirror, whose wallets other tables also spend. Replay reads it here."""
+        self._reservation = inp.value
+
+    def bet_refusal(self, account: str, spot: str, amount: Any, *,
+                    funds: bool = True) -> tuple[str | None, int]:
+        """The first TRACES.md reason that applies to this bet now, or None and the deduction.
+        `funds=False`: the table's own checks only (the studio ledger answers for the funds)."""
         window = "no_round" if self.table_closed else self.proc.bet_window()
         if window is not None:
             return window, 0
@@ -530,12 +541,21 @@ class TableKernel:
         limited = self.game.limited_amount(spot, amount, held)
         if amount < self.settings.min_bet or (self.settings.max_bet and limited > self.settings.max_bet):
             return "limit", 0
-        if self.purse.balance(account) < deducted:
+        if funds and self.purse.balance(account) < deducted:
             return "insufficient_funds", 0
         return None, deducted
 
-    def place_bet(self, account: str, spot: str, amount: Any) -> dict[str, Any]:
-        reason, deducted = self.bet_refusal(account, spot, amount)
+    def place_bet(self, account: str, spot: str, amount: Any, *,
+                  reservation: dict[str, Any] | None = None) -> dict[str, Any]:
+        """`reservation`: the studio ledger's journaled answer for this bet (docs/studio.md),
+        which decides its funds after the table's own checks."""
+        reason, deducted = self.bet_refusal(account, spot, amount, funds=reservation is None)
+        if reason is None and reservation is not None:
+            if reservation["answer"] != "reserved":
+                reason = reservation["answer"]
+            else:
+                # the studio ledger holds the deduction: the mirror follows its balance
+                self.purse.balances[account] = reservation["balance"] + deducted
         if reason is not None:
             return self.emit("bet_rejected", account=account, spot=spot, amount=amount,
                              reason=reason)

@@ -4,6 +4,7 @@ the key (`config/*.toml` holds a documented example per setup)."""
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,10 +34,23 @@ class CameraConfig:
 
 @dataclass
 class SettlementConfig:
-    mode: str = "embedded"  # embedded | remote
+    #: embedded (own SQLite ledger) | remote (signed HTTP to `station settlement serve`) |
+    #: bus (the studio bus: NATS JetStream, `station settlement consume` on the other side)
+    mode: str = "embedded"
     ledger: str = ""
+    #: remote: the service's http(s) URL; bus: the NATS server's nats:// (or tls://) URL
     url: str = ""
     secret_env: str = "STATION_SETTLEMENT_SECRET"
+    #: bus: publish the table's public state for the studio console
+    publish_state: bool = True
+    #: bus: ask the studio ledger to reserve each bet when the table accepts it (shared
+    #: wallets across tables; docs/studio.md), waiting at most `reserve_timeout_s`
+    reserve: bool = False
+    reserve_timeout_s: float = 0.3
+
+
+SETTLEMENT_MODES = ("embedded", "remote", "bus")
+_BUS_TABLE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 @dataclass
@@ -144,20 +158,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
     if shoe.baudrate not in (9600, 19200, 38400, 57600, 115200, 230400):
         raise ConfigError(f"shoe.baudrate: {shoe.baudrate} is not a standard rate from 9600")
 
-    se = data.get("settlement", {})
-    settlement = SettlementConfig(
-        mode=_take(se, "settlement", "mode", str, "embedded"),
-        ledger=_take(se, "settlement", "ledger", str, ""),
-        url=_take(se, "settlement", "url", str, ""),
-        secret_env=_take(se, "settlement", "secret_env", str, "STATION_SETTLEMENT_SECRET"),
-    )
-    _leftover(se, "settlement")
-    if settlement.mode not in ("embedded", "remote"):
-        raise ConfigError(f"settlement.mode: 'embedded' or 'remote', got {settlement.mode!r}")
-    if settlement.mode == "remote" and not settlement.url:
-        raise ConfigError("settlement.url: needed when settlement.mode = 'remote'")
-    if settlement.ledger and not Path(settlement.ledger).is_absolute():
-        settlement.ledger = str(base / settlement.ledger)
+    settlement = _settlement(data.get("settlement", {}), name, base)
 
     def http(section: str, default_port: int) -> HttpConfig:
         s = data.get(section, {})
@@ -185,6 +186,46 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
     if camera.enabled:
         load_table_camera_config(cfg)  # a camera layout that does not fit the game: refuse now
     return cfg
+
+
+def _settlement(se: dict[str, Any], table: str, base: Path) -> SettlementConfig:
+    settlement = SettlementConfig(
+        mode=_take(se, "settlement", "mode", str, "embedded"),
+        ledger=_take(se, "settlement", "ledger", str, ""),
+        url=_take(se, "settlement", "url", str, ""),
+        secret_env=_take(se, "settlement", "secret_env", str, "STATION_SETTLEMENT_SECRET"),
+        publish_state=_take(se, "settlement", "publish_state", bool, True),
+        reserve=_take(se, "settlement", "reserve", bool, False),
+        reserve_timeout_s=float(_take(se, "settlement", "reserve_timeout_s", (int, float), 0.3)),
+    )
+    _leftover(se, "settlement")
+    mode = settlement.mode
+    if mode not in SETTLEMENT_MODES:
+        raise ConfigError(f"settlement.mode: 'embedded', 'remote' or 'bus', got {mode!r}")
+    if mode == "remote" and not settlement.url:
+        raise ConfigError("settlement.url: needed when settlement.mode = 'remote'")
+    if mode == "bus":
+        if not settlement.url:
+            raise ConfigError("settlement.url: the studio bus's nats://host:port is needed when "
+                              "settlement.mode = 'bus'")
+        if not settlement.url.startswith(("nats://", "tls://")):
+            raise ConfigError(f"settlement.url: the studio bus is a nats:// or tls:// URL, got "
+                              f"{settlement.url!r}")
+        if settlement.ledger:
+            raise ConfigError("settlement.ledger: a table on the studio bus keeps no ledger of its"
+                              " own (the studio ledger is the consumer's --ledger)")
+        if not _BUS_TABLE.match(table):
+            raise ConfigError(f"table.name: on the studio bus a table's name is 1-64 letters, "
+                              f"digits, '-' or '_' (it names the table's subjects), got {table!r}")
+        if not 0.01 <= settlement.reserve_timeout_s <= 10:
+            raise ConfigError(f"settlement.reserve_timeout_s: between 0.01 and 10 seconds, got "
+                              f"{settlement.reserve_timeout_s}")
+    elif settlement.reserve:
+        raise ConfigError("settlement.reserve: reservations are made in the studio ledger, over "
+                          "the bus: only with settlement.mode = 'bus'")
+    if settlement.ledger and not Path(settlement.ledger).is_absolute():
+        settlement.ledger = str(base / settlement.ledger)
+    return settlement
 
 
 def load_config(path: str | Path) -> StationConfig:

@@ -28,6 +28,7 @@ from station.core.journal import Journal, JournalError
 from station.core.kernel import TableKernel as TableCore
 from station.core.settings import TableSettings
 from station.core.view import public_view
+from station.money import MAX_AMOUNT
 
 log = logging.getLogger("station.live")
 
@@ -92,6 +93,10 @@ class TableStation:
         self.on_outbox: Callable[[], None] | None = None
         #: called after each durable input with the records it made (trace recording)
         self.on_input: Callable[[Input, list[dict[str, Any]]], None] | None = None
+        #: a studio table's bet intake (docs/studio.md): asks the studio ledger to reserve a
+        #: bet message and returns its answer ({"answer": "reserved", "result": {...}} or
+        #: {"answer": reason, "detail": ...}); None: the table decides funds on its own
+        self.reserve_bet: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
     # ---------------------------------------------------------------- lifecycle
     def add_listener(self, fn: RecordListener) -> None:
@@ -315,7 +320,10 @@ class TableStation:
                 if kind == BETS:  # one call of the bet API: its bets share this transaction
                     decisions: list[dict[str, Any] | None] = []
                     for i, v in enumerate(value):
-                        inp = Input(self._now_us(), "bet", v)
+                        t_us = self._now_us()
+                        if self.reserve_bet is not None:
+                            self._reserve(t_us, v, done)
+                        inp = Input(t_us, "bet", v)
                         records, messages, commands = self._apply_one(inp)
                         decisions.append(self.core.last_bet_decision)
                         last = i == len(value) - 1  # the caller hears once all are decided
@@ -339,6 +347,41 @@ class TableStation:
         if len(self.latencies_us) > 100_000:
             del self.latencies_us[:50_000]
 
+    def _reserve(self, t_us: int, bet: dict[str, Any], done: list[tuple[Any, ...]]) -> None:
+        """A studio table: if the core would accept this bet but for its funds, ask the studio
+        ledger to reserve the very bet message the outbox would then carry, and journal its
+        answer as an input just before the bet, at the same time, in the same transaction (a
+        crash before the commit leaves neither: the table never accepted the bet, and the
+        ledger releases the reservation when the round closes). Replay reads the answer from
+        the journal and never asks again."""
+        import pickle
+
+        probe = pickle.loads(pickle.dumps(self.core, pickle.HIGHEST_PROTOCOL))
+        probe.purse.balances[bet["account"]] = MAX_AMOUNT * 1000  # funds are the ledger's to say
+        probe.apply(Input(t_us, "bet", bet))
+        _records, messages, _commands = probe.take_outputs()
+        request = next((m for m in messages if m.get("kind") == "bet"), None)
+        if request is None:
+            return  # refused for the table's own reasons (or a retried ref): nothing to ask
+        try:
+            reply = self.reserve_bet(request)
+        except Exception as exc:  # noqa: BLE001 - no answer is an answer
+            reply = {"answer": "unavailable", "detail": repr(exc)}
+        value: dict[str, Any] = {"key": request["key"], "answer": str(reply.get("answer"))}
+        result = reply.get("result") if isinstance(reply.get("result"), dict) else {}
+        if value["answer"] == "reserved":
+            balance = result.get("balance")
+            if isinstance(balance, bool) or not isinstance(balance, int):
+                value = {"key": request["key"], "answer": "unavailable",
+                         "detail": "the ledger's answer named no balance"}
+            else:
+                value["balance"] = balance
+        elif reply.get("detail"):
+            value["detail"] = str(reply["detail"])[:300]
+        inp = Input(t_us, "reservation_answer", value)
+        records, messages, commands = self._apply_one(inp)
+        done.append((inp, None, records, messages, commands, records))
+
     def _apply_one(self, inp: Input) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[tuple[str, ...]]]:
         seq = self.journal.add_input(inp)
         self.core.purse.last_decision = None
@@ -354,7 +397,8 @@ class TableStation:
         for inp, fut, records, messages, commands, answer in done:
             self._deliver_commands(commands)
             any_messages = any_messages or bool(messages)
-            if self.on_input is not None and inp.kind != "tick":
+            # a reservation answer is the journal's, not the trace format's (docs/studio.md)
+            if self.on_input is not None and inp.kind not in ("tick", "reservation_answer"):
                 try:
                     self.on_input(inp, records)
                 except Exception:
@@ -400,4 +444,8 @@ def settings_dict(s: TableSettings) -> dict[str, Any]:
 
     proc = get_game(s.game).procedure_class
     names = proc.settings_used if proc is not None else ()
+    if callable(names):
+        # Si Zhi Dao's procedure names them in a method (of no instance state), not in the
+        # class attribute the base class declares
+        names = names(None)
     return {name: getattr(s, name) for name in names}

@@ -189,6 +189,13 @@ class NatsTransport:
         for message in messages:
             body = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
             key = message.get("key")
+            limit = self._nc.max_payload
+            if limit and len(body) > limit:
+                # the bus will never carry it: refused for good, alarmed on the table's alarm
+                # subject as settlement alarms, and the messages behind it flow
+                if outcome.results:
+                    return outcome
+                return await self._too_large(js, message, len(body), limit)
             try:
                 ack = await js.publish(self.subject, body, timeout=self.publish_timeout_s,
                                        stream=SETTLE_STREAM,
@@ -201,6 +208,20 @@ class NatsTransport:
                                     "bus": {"stream": ack.stream, "seq": ack.seq,
                                             "duplicate": bool(ack.duplicate)}})
         return outcome
+
+    async def _too_large(self, js: Any, message: dict[str, Any], size: int,
+                         limit: int) -> BatchOutcome:
+        key = message.get("key") if isinstance(message.get("key"), str) else ""
+        refused = SettlementRefused(key, "too_large", f"the message is {size} bytes; the studio "
+                                    f"bus carries at most {limit} (nats-server max_payload)")
+        alarm = dict(refused.as_dict(), table=self.table, kind=message.get("kind"),
+                     refused_at="bus", t=time.time())
+        try:
+            await js.publish(ALARM_PREFIX + self.table, json.dumps(alarm).encode(),
+                             timeout=self.publish_timeout_s, stream=ALARM_STREAM)
+        except Exception as exc:  # noqa: BLE001 - not alarmed yet: hold and retry
+            raise TransportError(f"alarming the refusal of {key} failed: {exc!r}") from exc
+        return BatchOutcome(results=[], refused=refused)
 
     def deliver(self, messages: list[dict[str, Any]]) -> BatchOutcome:
         try:

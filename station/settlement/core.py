@@ -381,6 +381,13 @@ class SettlementCore:
             "INSERT INTO postings (entry_id, account_id, amount, bet_id) VALUES (?,?,?,?)", postings)
         return [result for _, _, _, _, result in taken]
 
+    def record_refusal(self, message: Mapping[str, Any], refused: SettlementRefused, *,
+                       table: str | None = None) -> None:
+        """On record, like the core's own refusals: a message refused before the core saw it
+        (the settlement service's HTTP layer refused its body; `message` says what it was)."""
+        with self.store.transaction() as tx:
+            self._record_refusal(tx, self.table if table is None else table, message, refused)
+
     @staticmethod
     def _record_refusal(tx: Tx, table: str, message: Any, refused: SettlementRefused) -> None:
         try:

@@ -30,6 +30,13 @@ SIGNATURE_HEADER = "X-Settlement-Signature"
 #: how far a signed timestamp may be from the receiver's clock, in seconds
 DEFAULT_WINDOW = 300.0
 DELIVER_PATH = "/v1/deliver"
+REFUSAL_PATH = "/v1/refusal"
+#: the largest delivery the service takes (`station settlement serve`): a hand with 50,000
+#: bets is about 4 MB of JSON; far above that is a mistake, not a round
+DELIVER_MAX_BYTES = 64 * 1024 * 1024
+#: the service's answers to a body it refuses before its core sees it (bounded_json's codes):
+#: deterministic, so a message refused alone is refused for good
+BODY_REFUSALS = frozenset({"too_large", "too_deep", "too_long", "too_many", "bad_json"})
 
 
 class SignatureError(Exception):
@@ -132,34 +139,89 @@ class InProcessTransport:
 
 
 class HttpTransport:
-    """Signed HTTP to `station settlement serve` at `url` (e.g. ``http://127.0.0.1:8710``)."""
+    """Signed HTTP to `station settlement serve` at `url` (e.g. ``http://127.0.0.1:8710``).
 
-    def __init__(self, url: str, secret: str | bytes, *, timeout: float = 30.0) -> None:
+    A delivery the service refuses for its body (a signed 413 or 400 of `BODY_REFUSALS`) is
+    split: the first half is delivered (the worker comes back for the rest), down to the one
+    message refused alone. That message is refused for good: reported to the service
+    (recorded in the ledger's refusals) and answered to the worker as a `SettlementRefused`,
+    which marks it, alarms and lets the queue flow. A message larger than `max_body` alone
+    is known refused without sending it. An answer that is not signed by the service (a
+    proxy's 413) proves nothing: the queue holds and retries, as for any transport failure.
+    """
+
+    def __init__(self, url: str, secret: str | bytes, *, timeout: float = 30.0,
+                 max_body: int = DELIVER_MAX_BYTES) -> None:
         self.url = url.rstrip("/")
         self.secret = _as_bytes(secret)
+        self.max_body = max_body
         self._client = httpx.Client(timeout=timeout)
 
+    @staticmethod
+    def _body(messages: list[dict[str, Any]]) -> bytes:
+        return json.dumps({"messages": messages}, separators=(",", ":")).encode()
+
     def deliver(self, messages: list[dict[str, Any]]) -> BatchOutcome:
-        body = json.dumps({"messages": messages}, separators=(",", ":")).encode()
-        headers = signed_headers(self.secret, body)
-        headers["Content-Type"] = "application/json"
-        try:
-            response = self._client.post(self.url + DELIVER_PATH, content=body, headers=headers)
-        except httpx.HTTPError as exc:
-            raise TransportError(f"settlement service at {self.url} unreachable: {exc!r}") from exc
+        body = self._body(messages)
+        if len(body) > self.max_body:
+            if len(messages) > 1:
+                return self.deliver(messages[: len(messages) // 2])
+            return self._refused(messages[0], len(body), "too_large",
+                                 f"a request here is at most {self.max_body} bytes")
+        response = self._post(DELIVER_PATH, body)
+        if response.status_code in (400, 413):
+            error = self._signed_body_refusal(response)
+            if error is not None:
+                if len(messages) > 1:
+                    return self.deliver(messages[: len(messages) // 2])
+                return self._refused(messages[0], len(body), *error)
         if response.status_code != 200:
             raise TransportError(
                 f"settlement service answered {response.status_code}: {response.text[:300]}"
             )
+        return outcome_from_json(self._trusted_json(response))
+
+    def _post(self, path: str, body: bytes) -> httpx.Response:
+        headers = signed_headers(self.secret, body)
+        headers["Content-Type"] = "application/json"
+        try:
+            return self._client.post(self.url + path, content=body, headers=headers)
+        except httpx.HTTPError as exc:
+            raise TransportError(f"settlement service at {self.url} unreachable: {exc!r}") from exc
+
+    def _trusted_json(self, response: httpx.Response) -> Any:
         try:
             verify_answer(self.secret, response.headers, response.content)
         except SignatureError as exc:
             raise TransportError(f"settlement service answer not trusted: {exc}") from exc
         try:
-            data = response.json()
+            return response.json()
         except ValueError as exc:
             raise TransportError("settlement service answered with invalid JSON") from exc
-        return outcome_from_json(data)
+
+    def _signed_body_refusal(self, response: httpx.Response) -> tuple[str, str] | None:
+        """(error, reason) if the service itself refused the body; None if unproven."""
+        try:
+            verify_answer(self.secret, response.headers, response.content)
+            data = response.json()
+        except (SignatureError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("error") not in BODY_REFUSALS:
+            return None
+        return str(data["error"]), str(data.get("reason", ""))[:1000]
+
+    def _refused(self, message: dict[str, Any], size: int, error: str, reason: str) -> BatchOutcome:
+        key = message.get("key") if isinstance(message.get("key"), str) else ""
+        kind = message.get("kind") if isinstance(message.get("kind"), str) else ""
+        detail = f"the settlement service refused the message's body ({size} bytes): {reason}"
+        report = json.dumps({"key": key, "kind": kind, "reason": error, "detail": detail,
+                             "bytes": size}).encode()
+        response = self._post(REFUSAL_PATH, report)
+        if response.status_code != 200:
+            raise TransportError(f"settlement service did not record the refusal of {key}: "
+                                 f"{response.status_code}: {response.text[:300]}")
+        self._trusted_json(response)
+        return BatchOutcome(results=[], refused=SettlementRefused(key, error, detail))
 
     def close(self) -> None:
         self._client.close()

@@ -1,121 +1,229 @@
-"""Simulated studio tables: what a table's station sends to the studio, without its devices.
+"""Studio tables: real stations, fed by a scripted table instead of devices and people.
 
-Each `SimTable` deals a session of its game (`station.settlement.sim.plan_session`: shuffled
-shoes, bettors placing bets against their balances as the table core decides them, some
-rounds cancelled by a fault) and, like a table's station, journals every step together with
-its settlement message in one transaction (its own SQLite journal and outbox), delivers the
-outbox to the studio bus with a `DeliveryWorker` and `NatsTransport`, and publishes its public
-state for the studio console. A table whose bus is away goes on dealing on its own journal.
+Each `StudioTable` is a `TableStation` — the table kernel with its game's procedure, its own
+SQLite journal and the settlement outbox inside it — fed the inputs of a session of its game
+written in advance (station/studio/scripts.py: the shoe's DS frames, the camera's zones, the
+dealer's and supervisor's actions, wallets, bets, players' actions). Its outbox goes to the
+studio bus by a `DeliveryWorker` over `NatsTransport`, exactly as at a table PC, and its public
+state (from the table's own view) to the studio console by a `StatePublisher`. A table whose
+bus is away goes on dealing on its own journal and outbox, and catches up when it is back.
 
-What a game must provide for the studio (station/games): `name`, `positions`, `deal_plan`,
-`decks`, `check_bet`, `evaluate`, `returned` (the settlement core recomputes every hand with
-them), and the bettable spots: a `spots` tuple, or spots named like Pok Deng's (a position and
-the position + ``PAIR``), which the simulator finds by asking `check_bet`.
+Time: the table runs on a virtual clock that stands at the table time of the input being fed,
+so its timers (betting close, timeouts) fire where the session puts them however fast it is
+fed; `pace_s` is the wall time a round takes. What the table did is in its journal, and the
+journal re-applies to the same records (a station restarted on it carries on).
+
+    python -m station.studio.tables --journal J --table PD-01 --game pokdeng --rounds 20 \
+        --pace 0.3 --bus nats://127.0.0.1:4222
+
+runs one table as its own process (the drills) and prints a JSON line when it is done.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import logging
+import sqlite3
+import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from station.core.inputs import US, parse_input
+from station.core.settings import TableSettings
+from station.live.table_station import TableStation
 from station.settlement.bus import NatsTransport, StatePublisher
-from station.settlement.outbox import enqueue
-from station.settlement.sim import MiniStation, plan_session
+from station.settlement.outbox import DeliveryWorker
+from station.studio.scripts import Session, build_session
+from station.studio.state import TableState
+
+log = logging.getLogger("station.studio.tables")
+
+#: the studio console hears of a table at least this often while it deals, seconds
+STATE_EVERY_S = 0.5
 
 
-class SimTable:
+class StudioTable:
     def __init__(self, name: str, game: str, *, seed: int, rounds: int, pace_s: float,
-                 bus_url: str, folder: Path, accounts: int = 8) -> None:
+                 bus_url: str, folder: Path, accounts: int = 8, journal_sync: str = "normal",
+                 max_backoff: float = 1.0, session: Session | None = None,
+                 transport: Any = None) -> None:
         self.name = name
         self.game = game
         self.rounds = rounds
-        self.pace_s = pace_s
-        self.session = plan_session(seed, rounds, table=name, account_prefix=f"{name}.",
-                                    game_name=game, accounts=accounts)
-        self.transport = NatsTransport(bus_url, name, publish_timeout_s=2.0)
+        self.session = session or build_session(game, name, seed=seed, rounds=rounds,
+                                                accounts=accounts)
+        header = self.session.header
+        settings = TableSettings().with_overrides(
+            {"table": name, "game": game, "camera": header.get("camera", True),
+             **header.get("settings", {})})
+        # wall seconds per table second: a round takes about `pace_s`
+        per_round = self.session.table_seconds / max(1, self.session.rounds)
+        self.wall_per_table_s = pace_s / per_round if per_round > 0 else 0.0
+        self.journal_path = Path(folder) / f"{name}.journal.sqlite"
+        self._now_s = 0.0
+        self.station = TableStation(settings, self.journal_path, clock=self._clock,
+                                    journal_sync=journal_sync)
+        self.transport = transport if transport is not None else NatsTransport(
+            bus_url, name, publish_timeout_s=2.0)
         self.errors: list[str] = []
-        self.station = MiniStation(folder / f"{name}.journal.db", self.transport, max_backoff=1.0,
-                                   on_error=lambda exc, key: self.errors.append(f"{key}: {exc}"))
-        self.state_bus = StatePublisher(bus_url, name)
-        self.rounds_done = 0
+        self.worker = DeliveryWorker(self.journal_path, self.transport, max_backoff=max_backoff,
+                                     on_error=lambda exc, key: self._error(f"{key}: {exc}"))
+        self.station.on_outbox = self.worker.wake
+        self.state_bus = StatePublisher(bus_url, name) if bus_url else None
+        self._state = TableState(self.station, self.state_bus, pending=self.worker.pending,
+                                 every_s=STATE_EVERY_S)
         self.finished = threading.Event()
+        self.failed: BaseException | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._deal, name=f"table-{name}", daemon=True)
-        self._state: dict[str, Any] = {"game": game, "state": "opening", "round": None,
-                                       "faults": [], "devices": {"shoe": "ok", "camera": "ok"},
-                                       "last_results": None, "rounds_done": 0}
+
+    def _clock(self) -> float:
+        return self._now_s
+
+    def _error(self, text: str) -> None:
+        self.errors.append(text)
+        del self.errors[:-50]
+
+    # -- running ------------------------------------------------------------------------
 
     def start(self) -> None:
-        self.station.worker.start()
+        self.station.start()
+        self.worker.start()
         self._thread.start()
 
     def stop(self) -> None:
         self._stop.set()
 
-    def _publish(self, **change: Any) -> None:
-        self._state.update(change)
-        self._state["t"] = time.time()
-        self._state["pending_settlement"] = self._pending
-        self.state_bus.publish(self._state)
-
     @property
-    def _pending(self) -> int:
-        try:
-            return self.station.worker.pending()
-        except Exception:  # noqa: BLE001 - a figure for the screen only
-            return -1
-
-    def _journal(self, step: int, message: dict[str, Any]) -> None:
-        conn = self.station.conn
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute("INSERT INTO journal (step, t, record) VALUES (?, ?, ?)",
-                     (step, time.time(), json.dumps(message)))
-        enqueue(conn, message)
-        conn.execute("COMMIT")
-        self.station.worker.wake()
+    def rounds_done(self) -> int:
+        return self._state.rounds_done
 
     def _deal(self) -> None:
-        current = None
+        lines = self.session.lines
+        start = time.monotonic()
         try:
-            for step, message in enumerate(self.session.messages):
+            for i, line in enumerate(lines):
                 if self._stop.is_set():
                     break
-                kind = message["kind"]
-                round_id = message.get("round_id")
-                if kind in ("bet", "pot_in") and round_id != current:
-                    current = round_id
-                    self._publish(state="betting", round=round_id, faults=[])
-                self._journal(step, message)
-                if kind in ("hand", "pot_settled"):
-                    self._publish(state="dealing")
-                    time.sleep(self.pace_s / 2)
-                    self.rounds_done += 1
-                    self._publish(state="result", last_results=message.get("results"),
-                                  rounds_done=self.rounds_done)
-                    time.sleep(self.pace_s / 2)
-                elif kind in ("round_cancelled", "pot_cancelled"):
-                    # the fault that cancelled it paused the table first, for the supervisor
-                    self._publish(state="paused", faults=[message["reason"]],
-                                  devices={"shoe": "fault" if message["reason"] in
-                                           ("link_lost", "shoe_exhausted") else "ok",
-                                           "camera": "ok"})
-                    time.sleep(self.pace_s)
-                    self.rounds_done += 1
-                    self._publish(state="cancelled", rounds_done=self.rounds_done,
-                                  devices={"shoe": "ok", "camera": "ok"})
+                inp = parse_input(line, i + 2)
+                if inp.kind == "end":
+                    break
+                due = start + inp.t_us / US * self.wall_per_table_s
+                delay = due - time.monotonic()
+                if delay > 0 and self._stop.wait(delay):
+                    break
+                self._now_s = inp.t_us / US
+                self.station.submit(inp.kind, inp.value, inp.user, extra=inp.extra or None)
+        except BaseException as exc:  # noqa: BLE001 - the summary says why the table stopped
+            self.failed = exc
+            log.exception("studio table %s stopped", self.name)
         finally:
-            self._publish(state="closed")
+            self.publish_state(closed=True)
             self.finished.set()
 
+    # -- what the studio console sees ----------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        return self._state.state()
+
+    def publish_state(self, *, closed: bool = False) -> None:
+        self._state.publish(closed=closed)
+
+    # -- after the session ---------------------------------------------------------------
+
     def drain(self, timeout_s: float) -> bool:
-        ok = self.station.worker.drain(timeout_s)
-        self._publish()
+        ok = self.worker.drain(timeout_s)
+        self.publish_state(closed=True)
         return ok
 
+    def outbox(self) -> list[dict[str, Any]]:
+        return outbox_messages(self.journal_path)
+
     def close(self) -> None:
-        self.station.close()
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(10)
+        self.station.stop()
+        self.worker.stop()
         self.transport.close()
-        self.state_bus.close()
+        if self.state_bus is not None:
+            self.state_bus.close()
+
+
+def outbox_messages(journal_path: str | Path) -> list[dict[str, Any]]:
+    """What a table sent settlement, in its order: its journal's outbox."""
+    with sqlite3.connect(journal_path) as conn:
+        return [json.loads(body) for (body,) in
+                conn.execute("SELECT body FROM settlement_outbox ORDER BY seq")]
+
+
+def balances_from_outbox(messages: list[dict[str, Any]]) -> dict[str, int]:
+    """Every wallet's balance from a table's own messages, without the ledger: a wallet set,
+    then each bet's deduction, each hand's returns, each cancelled round's refunds; a pot
+    game's (Si Zhi Dao) money into the pot, out to the winners or back."""
+    balances: dict[str, int] = {}
+    held: dict[str, list[dict[str, Any]]] = {}
+    for m in messages:
+        kind = m["kind"]
+        if kind == "wallet":
+            balances[m["account"]] = m["balance"]
+        elif kind == "bet":
+            balances[m["account"]] -= m["deducted"]
+            held.setdefault(m["round_id"], []).append(m)
+        elif kind == "hand":
+            for line in m["settlement"]:
+                balances[line["account"]] += line["returned"]
+        elif kind == "round_cancelled":
+            for bet in held.get(m["round_id"], []):
+                balances[bet["account"]] += bet["deducted"]
+        elif kind == "pot_in":
+            balances[m["account"]] -= m["amount"]
+        elif kind == "pot_settled":
+            for account, amount in m["payouts"].items():
+                balances[account] += amount
+        elif kind == "pot_cancelled":
+            for refund in m["refunds"]:
+                balances[refund["account"]] += refund["amount"]
+    return balances
+
+
+def _main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m station.studio.tables")
+    parser.add_argument("--journal", required=True, help="the table's journal file")
+    parser.add_argument("--table", required=True)
+    parser.add_argument("--game", default="pokdeng")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--pace", type=float, default=0.3, help="wall seconds per round")
+    parser.add_argument("--bus", required=True)
+    parser.add_argument("--max-backoff", type=float, default=1.0)
+    parser.add_argument("--drain-timeout", type=float, default=120.0)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    journal = Path(args.journal)
+    table = StudioTable(args.table, args.game, seed=args.seed, rounds=args.rounds,
+                        pace_s=args.pace, bus_url=args.bus, folder=journal.parent,
+                        max_backoff=args.max_backoff)
+    if table.journal_path != journal:
+        table.close()
+        print(f"--journal must be named {args.table}.journal.sqlite", file=sys.stderr)
+        return 2
+    try:
+        table.start()
+        table.finished.wait()
+        delivered = table.drain(args.drain_timeout)
+        messages = table.outbox()
+        print(json.dumps({"table": args.table, "game": args.game, "delivered": delivered,
+                          "rounds": table.rounds_done, "messages": len(messages),
+                          "failed": repr(table.failed) if table.failed else None,
+                          "errors": len(table.errors)}), flush=True)
+        return 0 if delivered and table.failed is None else 1
+    finally:
+        table.close()
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

@@ -135,3 +135,57 @@ def test_the_serve_command_needs_its_secret_and_survives_sigkill(tmp_path, ledge
 def test_headers_are_named_as_documented():
     headers = signed_headers(SECRET, b"{}")
     assert set(headers) == {TIMESTAMP_HEADER, NONCE_HEADER, SIGNATURE_HEADER}
+
+
+def test_a_message_the_services_http_layer_refuses_is_on_record_and_the_queue_flows(
+        tmp_path, ledger):
+    """A hand too large for the service (413) in the middle of a table's outbox: the worker
+    finds it alone, it is recorded in the ledger's refusals and alarmed once, and the messages
+    behind it are delivered."""
+    import sqlite3
+
+    from station.settlement.outbox import OUTBOX_SCHEMA, DeliveryWorker, enqueue
+
+    core = SettlementCore(ledger)
+    journal = tmp_path / "journal.sqlite"
+    conn = sqlite3.connect(journal, isolation_level=None)
+    conn.executescript(OUTBOX_SCHEMA)
+    big = dict(WALLET, key="wallet:2", account="u2", note="x" * 6000)
+    for message in (WALLET, dict(WALLET, key="wallet:1b", account="u3"), big,
+                    dict(WALLET, key="wallet:3", account="u4", balance=70)):
+        enqueue(conn, message)
+    conn.close()
+    alarms: list[tuple[str, str]] = []
+    with serve_in_thread(make_settlement_app(core, SECRET, window=60, max_body=4000)) as url:
+        transport = HttpTransport(url, SECRET)
+        worker = DeliveryWorker(journal, transport, batch_size=10,
+                                on_error=lambda exc, key: alarms.append((key, str(exc))))
+        assert worker.drain(20)
+        assert worker.pending() == 0
+        (refused,) = worker.refused()
+        assert refused["key"] == "wallet:2" and refused["refused"]["reason"] == "too_large"
+        assert [key for key, _ in alarms] == ["wallet:2"]  # alarmed once, nothing held
+        worker.stop()
+        # an answer the service did not sign proves nothing: the queue would hold
+        forged = httpx.Response(413, json={"error": "too_large", "reason": "proxy"})
+        assert transport._signed_body_refusal(forged) is None
+        transport.close()
+    assert core.balances() == {"u1": 1000, "u3": 1000, "u4": 70}
+    (on_record,) = core.refusals()
+    assert on_record["key"] == "wallet:2" and on_record["reason"] == "too_large"
+    report = core.check()
+    assert report.ok and report.figures["refused"] == 1
+    core.close()
+
+
+def test_a_message_larger_than_the_service_takes_is_refused_without_sending_it(tmp_path, ledger):
+    core = SettlementCore(ledger)
+    with serve_in_thread(make_settlement_app(core, SECRET, window=60)) as url:
+        transport = HttpTransport(url, SECRET, max_body=3000)
+        outcome = transport.deliver([WALLET, dict(WALLET, key="wallet:9", note="y" * 5000)])
+        assert [r["key"] for r in outcome.results] == ["wallet:1"] and outcome.refused is None
+        outcome = transport.deliver([dict(WALLET, key="wallet:9", note="y" * 5000)])
+        assert outcome.results == [] and outcome.refused.reason == "too_large"
+        transport.close()
+    assert [r["key"] for r in core.refusals()] == ["wallet:9"]
+    core.close()

@@ -15,6 +15,7 @@ import pytest
 from station.settlement.bus import BusConsumer, NatsTransport
 from station.settlement.core import SettlementCore
 from station.settlement.sim import MiniStation, plan_session
+from station.studio.tables import StudioTable, balances_from_outbox
 
 #: how long the bus is away in the cut-off test (the acceptance figure is 60 s; set
 #: STUDIO_OUTAGE_S=60 to run that length)
@@ -95,39 +96,41 @@ def test_tables_settle_through_the_bus_once_and_a_republished_outbox_changes_not
 
 def test_a_station_cut_off_from_the_bus_keeps_dealing_and_catches_up(
         tmp_path, local_nats, studio_ledger):
-    session = table_session("PD-07", 7, 40)
+    """A real station (table kernel, journal and outbox, delivery worker) deals Pok Deng while
+    nats-server is away for OUTAGE_S: it keeps journaling, its outbox holds what the bus
+    missed, the outage is reported, and once the bus is back everything is settled once."""
     core = SettlementCore(studio_ledger)
     consumer = RunningConsumer(core, local_nats.url)
-    transport = NatsTransport(local_nats.url, "PD-07", publish_timeout_s=1.0)
-    errors: list[Exception] = []
-    station = MiniStation(tmp_path / "PD-07.db", transport, max_backoff=0.5,
-                          on_error=lambda exc, key: errors.append(exc))
-    done: list[bool] = []
-    dealer = threading.Thread(target=lambda: done.append(
-        station.run(session.messages, pace=0.1 + OUTAGE_S / 40, drain_timeout=OUTAGE_S + 60)))
-    dealer.start()
+    table = StudioTable("PD-07", "pokdeng", seed=7, rounds=40, pace_s=0.1 + OUTAGE_S / 40,
+                        bus_url=local_nats.url, folder=tmp_path, max_backoff=0.5)
+    table.start()
     try:
         time.sleep(0.8)
         local_nats.stop()  # the bus goes away while the table deals
-        journaled_at_cut = station.journaled_steps()
+        at_cut = len(table.outbox())
         time.sleep(OUTAGE_S)
         # the table went on journaling on its own; its outbox holds what the bus missed
-        assert station.journaled_steps() > journaled_at_cut
-        assert station.worker.pending() > 0
+        assert len(table.outbox()) > at_cut
+        assert table.worker.pending() > 0
         local_nats.start()
-        dealer.join(OUTAGE_S + 90)
-        assert done == [True]
-        assert errors, "the outage was reported to the supervisor"
-        consumer.wait_applied(len(session.messages), timeout_s=60)
+        assert table.finished.wait(OUTAGE_S + 90)
+        assert table.failed is None and table.rounds_done == 40
+        assert table.drain(60)
+        assert table.errors, "the outage was reported to the supervisor"
+        messages = table.outbox()
+        consumer.wait_applied(len(messages), timeout_s=60)
     finally:
         consumer.stop()
-        station.close()
-        transport.close()
-    assert core.balances() == session.balances
+        table.close()
+    assert core.balances() == balances_from_outbox(messages)
     report = core.check(require_closed=True)
     assert report.ok, report.problems
-    assert report.figures["messages"] == len(session.messages)
+    assert report.figures["messages"] == len(messages)
     assert consumer.consumer.refused == 0
+    with core.store.transaction(read_only=True) as tx:
+        applied = [k for (k,) in tx.execute(
+            "SELECT key FROM entries WHERE table_id = ? ORDER BY id", ("PD-07",))]
+    assert applied == [m["key"] for m in messages]  # once each, in the table's order
     core.close()
 
 
@@ -227,4 +230,49 @@ def test_what_a_dead_consumer_left_unacknowledged_is_applied_before_anything_new
     assert consumer.consumer.refused == 0
     assert core.balances() == session.balances
     assert core.check(require_closed=True).ok
+    core.close()
+
+
+def test_a_message_too_large_for_the_bus_is_refused_and_alarmed_and_the_queue_flows(
+        tmp_path, local_nats, studio_ledger):
+    import asyncio
+
+    import nats
+
+    from station.settlement.bus import ALARM_PREFIX
+    from station.settlement.outbox import OUTBOX_SCHEMA, DeliveryWorker, enqueue
+
+    journal = tmp_path / "PD-08.journal.sqlite"
+    conn = sqlite3.connect(journal, isolation_level=None)
+    conn.executescript(OUTBOX_SCHEMA)
+    wallet = {"key": "wallet:1", "kind": "wallet", "account": "PD-08.u1", "balance": 500}
+    big = dict(wallet, key="wallet:2", note="x" * (9 * 1024 * 1024))  # over max_payload 8 MiB
+    for message in (wallet, big, dict(wallet, key="wallet:3", balance=700)):
+        enqueue(conn, message)
+    conn.close()
+    core = SettlementCore(studio_ledger)
+    consumer = RunningConsumer(core, local_nats.url)
+    alarms: list[str] = []
+    transport = NatsTransport(local_nats.url, "PD-08")
+    worker = DeliveryWorker(journal, transport, on_error=lambda exc, key: alarms.append(key))
+    try:
+        assert worker.drain(30) and worker.pending() == 0
+        assert [r["key"] for r in worker.refused()] == ["wallet:2"] and alarms == ["wallet:2"]
+        consumer.wait_applied(2)
+    finally:
+        worker.stop()
+        transport.close()
+        consumer.stop()
+    assert core.balances() == {"PD-08.u1": 700}
+
+    async def first_alarm() -> dict:
+        nc = await nats.connect(local_nats.url)
+        sub = await nc.jetstream().subscribe(ALARM_PREFIX + "PD-08", ordered_consumer=True)
+        msg = await sub.next_msg(timeout=5)
+        await nc.close()
+        return json.loads(msg.data)
+
+    alarm = asyncio.run(first_alarm())
+    assert alarm["key"] == "wallet:2" and alarm["reason"] == "too_large"
+    assert alarm["refused_at"] == "bus" and alarm["table"] == "PD-08"
     core.close()

@@ -1,36 +1,40 @@
-"""Studio drills: tables deal (each its own station process, journal and outbox, publishing to
-the bus) while the settlement consumer is SIGKILLed, PostgreSQL is restarted as after a crash,
-and nats-server is stopped and started again. Afterwards every bet of every table is settled
-exactly once or refunded, `ledger check --all-closed` is clean, and the studio ledger equals
-what the tables' own journals say."""
+"""Studio drills: tables of the three games deal (each a real station in its own process: the
+table kernel, its journal with the outbox in it, its delivery worker publishing to the bus)
+while the settlement consumer is SIGKILLed, PostgreSQL is restarted as after a crash, and
+nats-server is stopped and started again. Afterwards every bet of every table is settled
+exactly once or refunded, every pot is paid out or refunded, `ledger check --all-closed` is
+clean, and the studio ledger equals what the tables' own journals' outboxes say."""
 
 from __future__ import annotations
 
 import json
 import random
-import sqlite3
 import subprocess
 import sys
 import time
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
 from station.settlement.core import SettlementCore
 from station.studio.servers import LocalNats, LocalPostgres
+from station.studio.tables import balances_from_outbox, outbox_messages
 from tests.settlement.helpers import REPO, env_with_secret, kill
 
-TABLES = ("PD-01", "PD-02", "PD-03")
-ROUNDS = 45
-PACE_S = 0.12  # per round: each table deals for about 6 s
+TABLES = {"PD-01": "pokdeng", "PG-02": "paigow", "SZ-03": "sizhidao"}
+ROUNDS = 30
+PACE_S = 0.25  # per round: each table deals for about 7.5 s
+
+
+def journal_of(tmp_path: Path, table: str) -> Path:
+    return tmp_path / f"{table}.journal.sqlite"
 
 
 def start_table(tmp_path: Path, table: str, seed: int, bus: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "station.settlement.sim", "--journal", str(tmp_path / f"{table}.db"),
+        [sys.executable, "-m", "station.studio.tables", "--journal", str(journal_of(tmp_path, table)),
          "--seed", str(seed), "--rounds", str(ROUNDS), "--pace", str(PACE_S), "--bus", bus,
-         "--table", table, "--account-prefix", f"{table}.", "--max-backoff", "0.5"],
+         "--table", table, "--game", TABLES[table], "--max-backoff", "0.5"],
         cwd=REPO, env=env_with_secret(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
@@ -46,28 +50,11 @@ def start_consumer(ledger: str, bus: str, log: Path) -> subprocess.Popen:
 
 
 def journal_books(journal: Path) -> tuple[dict[str, int], list[str], int]:
-    """What a table's own journal says: every wallet's balance, its message keys, its bets."""
-    balances: dict[str, int] = {}
-    held: dict[str, list[dict]] = defaultdict(list)
-    keys: list[str] = []
-    bets = 0
-    with sqlite3.connect(journal) as conn:
-        records = [json.loads(r) for (r,) in conn.execute("SELECT record FROM journal ORDER BY step")]
-    for m in records:
-        keys.append(m["key"])
-        if m["kind"] == "wallet":
-            balances[m["account"]] = m["balance"]
-        elif m["kind"] == "bet":
-            bets += 1
-            balances[m["account"]] -= m["deducted"]
-            held[m["round_id"]].append(m)
-        elif m["kind"] == "hand":
-            for line in m["settlement"]:
-                balances[line["account"]] += line["returned"]
-        elif m["kind"] == "round_cancelled":
-            for bet in held[m["round_id"]]:
-                balances[bet["account"]] += bet["deducted"]
-    return balances, keys, bets
+    """What a table's own journal says (its outbox): every wallet's balance, its message
+    keys, its bets."""
+    messages = outbox_messages(journal)
+    bets = sum(1 for m in messages if m["kind"] == "bet")
+    return balances_from_outbox(messages), [m["key"] for m in messages], bets
 
 
 def wait_until(what, predicate, timeout_s: float) -> None:
@@ -105,13 +92,14 @@ def test_tables_deal_through_consumer_kills_and_postgres_and_bus_restarts(tmp_pa
         for table, proc in tables.items():
             out, err = proc.communicate(timeout=180)
             assert proc.returncode == 0, (table, err.decode()[-3000:])
-            assert json.loads(out.decode().splitlines()[-1])["delivered"] is True
+            done = json.loads(out.decode().splitlines()[-1])
+            assert done["delivered"] is True and done["rounds"] == ROUNDS, done
 
         expected: dict[str, int] = {}
         keys: dict[str, list[str]] = {}
         bets = 0
         for table in TABLES:
-            balances, keys[table], n = journal_books(tmp_path / f"{table}.db")
+            balances, keys[table], n = journal_books(journal_of(tmp_path, table))
             expected.update(balances)
             bets += n
         total = sum(len(k) for k in keys.values())

@@ -65,4 +65,7 @@ def test_station_studio_runs_every_game_to_a_clean_ledger_and_shows_every_table(
     assert summary["ok"] and summary["ledger_clean"] and summary["ledger_equals_tables"]
     assert summary["tables"] == 6 and summary["rounds"] == 24
     assert summary["applied"] == summary["messages"] and summary["refused"] == 0
+    # the tables are stations: their kernels journaled what the shoe, camera, dealer,
+    # supervisor, bettors and players sent them (far more inputs than settlement messages)
+    assert summary["inputs"] > 5 * summary["messages"] and not summary["tables_failed"]
     assert summary["figures"]["bets_open"] == 0 and summary["figures"]["in_play"] == 0

@@ -1,0 +1,86 @@
+"""A table's public state for the studio console, published on the bus as the table changes.
+
+Built from the table kernel's own public view (what the table's console shows: no hidden
+card) and the records it makes: game, state, phase, round, faults, the shoe link and camera,
+the last results, rounds closed, messages still to settle. Published when any of those change,
+and at least every `every_s` while the table is busy; the publisher keeps only the newest
+state while the bus is away, so the table never waits for it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+#: record types that close a round (or a Si Zhi Dao game)
+ROUND_CLOSED = frozenset({"settlement", "round_cancelled", "game_settled"})
+
+
+class TableState:
+    def __init__(self, station: Any, publisher: Any, *, pending: Callable[[], int] | None = None,
+                 console_url: str | None = None, every_s: float = 0.5) -> None:
+        self.station = station
+        self.publisher = publisher
+        self.pending = pending
+        self.console_url = console_url
+        self.every_s = every_s
+        self.rounds_done = 0
+        self.last_results: Any = None
+        self._lock = threading.Lock()
+        self._published: tuple[Any, ...] = ()
+        self._published_at = 0.0
+        station.add_listener(self._records)
+
+    def _records(self, records: list[dict[str, Any]]) -> None:
+        for r in records:
+            if r["type"] in ROUND_CLOSED:
+                self.rounds_done += 1
+            if r["type"] == "hand":
+                self.last_results = r.get("results")
+            elif r["type"] == "game_settled":
+                self.last_results = {k: r[k] for k in ("pot", "payouts") if k in r} or None
+        self.publish()
+
+    def state(self) -> dict[str, Any]:
+        view = self.station.view
+        rnd = view.get("round") or {}
+        link = view.get("link") or {}
+        shoe_ok = link.get("up", True) and not link.get("device_faults")
+        state = {
+            "game": view.get("game"),
+            "state": view.get("state", "opening"),
+            "phase": view.get("phase"),
+            "round": rnd.get("round_id") if isinstance(rnd, dict) else rnd,
+            "faults": [f["kind"] for f in view.get("faults", ())],
+            "devices": {"shoe": "ok" if shoe_ok else "fault",
+                        "camera": "ok" if not view.get("degraded") else "degraded"},
+            "last_results": self.last_results,
+            "rounds_done": self.rounds_done,
+        }
+        if self.console_url:
+            state["console_url"] = self.console_url
+        return state
+
+    def publish(self, *, closed: bool = False, force: bool = False) -> None:
+        if self.publisher is None:
+            return
+        state = self.state()
+        if closed:
+            state["state"] = "closed"
+        key = (state["state"], state["phase"], state["round"], tuple(state["faults"]),
+               state["rounds_done"])
+        now = time.monotonic()
+        with self._lock:
+            if (key == self._published and now - self._published_at < self.every_s
+                    and not (closed or force)):
+                return
+            self._published, self._published_at = key, now
+        state["t"] = time.time()
+        if self.pending is not None:
+            try:
+                state["pending_settlement"] = self.pending()
+            except Exception:  # noqa: BLE001 - a figure for the screen only
+                state["pending_settlement"] = -1
+        self.publisher.publish(state)
