@@ -288,9 +288,10 @@ class Procedure(ABC):
 
     def decisions(self) -> list[dict[str, Any]]:
         """The dealer's and the supervisor's decisions now, in button order, each
-        `{"action", "allowed", "effect", "reason"}` (`reason`: why not, None when allowed).
-        `allowed` is exactly whether the table would take the action now; reading facts
-        only, this changes nothing (the public view carries it as `decisions`).
+        `{"action", "allowed", "effect", "reason", "may_clear"}` (`reason`: why not, None
+        when allowed; `may_clear`: refused only while a fault's condition holds). `allowed`
+        is exactly whether the table would take the action now; reading facts only, this
+        changes nothing (the public view carries it as `decisions`).
 
         This default knows the kernel's supervisor decisions and judges the dealer's
         `new_shoe` and `open_betting` by the machine's states alone; a game says it in its
@@ -309,4 +310,3 @@ class Procedure(ABC):
                             else None if t.phase in opens else f"no {self.round_word} can open now",
                             f"open the next {self.round_word} for bets"))
         return ordered(out)
-

@@ -58,6 +58,8 @@ def test_offered_decisions_are_what_the_table_takes(folder: str, trace: str) -> 
                 table_refuses = refused(core, d["action"], inp.t_us)
             except Exception as e:  # noqa: BLE001 - the kernel's own failure, kept for the end
                 failures.append(f"{d['action']} in {view['state']} at input {i}: {e}")
+                # what would stop the table's core is never offered
+                assert not d["allowed"], (trace, i, d)
                 continue
             seen[(d["action"], d["allowed"])] = seen.get((d["action"], d["allowed"]), 0) + 1
             assert d["allowed"] == (not table_refuses), (trace, i, view["state"], view["phase"], d)

@@ -261,3 +261,36 @@ def test_si_zhi_dao_seats_pot_turn_showdown_tie_round_and_results(make_table, se
     expect(recall).to_contain_text(d2["deal_id"])
     expect(recall).to_contain_text(f'pot {g1["settled"]["pot"]}')
 
+
+
+def test_a_pai_gow_dice_mismatch_is_decided_from_the_alert(make_table, serve, page) -> None:
+    from playwright.sync_api import expect
+
+    table = make_table("traces-paigow/dice_mismatch_resume")
+    con = serve(table)
+    table.feed_until_view(lambda v: v.get("paused") is True)
+    _login(page, con.url, "dealer1", "dealer-pass-1")
+    alert = page.locator('#alerts .alert[data-kind="dice_mismatch"]')
+    expect(alert).to_contain_text("dice")
+    assert alert.locator("button").count() == 0  # the dealer cannot decide it
+    expect(page.locator('#action-buttons [data-why="open_betting"]')).to_have_text(
+        "not now: paused: the supervisor must decide first")
+    # the dice the dealer entered and what the tray shows, side by side
+    v = table.station.view
+    expect(page.locator("#pg-dice-entry")).to_have_text(" · ".join(str(x) for x in v["round"]["dice_entry"]))
+    expect(page.locator("#pg-dice")).to_have_text("not yet")
+    page.locator("#logout").click()
+    _login(page, con.url, "sup1", "floor-sup-pass")
+    alert = page.locator('#alerts .alert[data-kind="dice_mismatch"]')
+    expect(alert).to_be_visible()
+    # the dealer enters the dice again; the supervisor resumes from the alert
+    nxt = table.feed(lambda inp: inp.kind == "supervisor" and inp.value == "resume")
+    assert nxt is not None
+    table.pos += 1
+    table.at(nxt.t_us / 1e6)
+    expect(alert.locator('button[data-action="resume"]')).to_be_enabled()
+    alert.locator('button[data-action="resume"]').click()
+    expect(page.locator("#action-message")).to_have_text("WZ-01 · Resume: done")
+    expect(page.locator("#alerts .alert")).to_have_count(0)
+    expect(page.locator("#pg-dice")).to_have_text(" · ".join(str(x) for x in table.expected["dice"][0]["dice"]))
+    _shot(page, "23-paigow-dice-resumed")
