@@ -27,6 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tcp", type=int, metavar="PORT", default=None,
                         help="serve on 127.0.0.1:PORT (0: any free port)")
     parser.add_argument("--seed", type=int, default=None, help="shuffle and fault seed")
+    parser.add_argument("--game", choices=("pokdeng", "paigow"), default="pokdeng",
+                        help="pokdeng: 8 decks and a cut card; paigow: the 32-card deck, no cut "
+                             "card, shuffles of two rounds of 8 cards (drawn when the gate opens)")
     parser.add_argument("--cut-at", type=int, default=350,
                         help="cards before the cut card (default 350)")
     parser.add_argument("--cards", metavar="LIST",
@@ -61,8 +64,14 @@ def run(args: argparse.Namespace) -> int:
                            junk_rate=args.junk, delay=args.delay,
                            inbound_drop_rate=args.inbound_loss, seed=args.seed)
         cards = [c.strip() for c in args.cards.split(",")] if args.cards else None
-        sim = ShoeSimulator(cards=cards, cut_at=args.cut_at, seed=args.seed, faults=faults,
-                            has_gate=not args.no_gate, codes=args.codes)
+        if args.game == "paigow":
+            from station.games.paigow import DECK_COUNTS
+
+            sim = ShoeSimulator(deck=DECK_COUNTS, cut_at=None, seed=args.seed, faults=faults,
+                                has_gate=not args.no_gate, codes=args.codes)
+        else:
+            sim = ShoeSimulator(cards=cards, cut_at=args.cut_at, seed=args.seed, faults=faults,
+                                has_gate=not args.no_gate, codes=args.codes)
     except ValueError as e:  # CardError is a ValueError
         print(f"station sim-shoe: {e}", file=sys.stderr)
         return 2
@@ -88,12 +97,42 @@ def run(args: argparse.Namespace) -> int:
                 say("waiting for a station to acknowledge HELLO")
                 while sim.unacked and not stop.wait(0.05):
                     pass
-            deal(sim, stop, every=args.deal_every, pause=args.round_pause,
-                 start_after=args.start_after, rounds=args.rounds)
+            dealer = deal_paigow if args.game == "paigow" else deal
+            dealer(sim, stop, every=args.deal_every, pause=args.round_pause,
+                   start_after=args.start_after, rounds=args.rounds)
         stop.wait()
     finally:
         sim.close()
     return 0
+
+
+def deal_paigow(sim: ShoeSimulator, stop: threading.Event, *, every: float, pause: float,
+                start_after: float, rounds: int | None) -> None:
+    """A dealer at a Wenzhou Pai Gow table: each shuffle the 32 cards are loaded and two rounds
+    of 8 cards drawn, each card when the station's gate lets it out (after the dice are known);
+    then the next shuffle. Without a gate the cards come at once: for wiring checks only."""
+    played = 0
+    if stop.wait(start_after):
+        return
+    while not stop.is_set() and (rounds is None or played < rounds):
+        sim.load()
+        say("shoe loaded with the 32 cards")
+        for _ in range(2):
+            if rounds is not None and played >= rounds:
+                return
+            played += 1
+            for _ in range(8):
+                while not stop.is_set():
+                    try:
+                        sim.draw()
+                        break
+                    except ShoeRefused:
+                        stop.wait(0.2)
+                if stop.wait(every):
+                    return
+            say(f"round {played} dealt")
+            if stop.wait(pause):
+                return
 
 
 def deal(sim: ShoeSimulator, stop: threading.Event, *, every: float, pause: float,

@@ -295,3 +295,26 @@ def test_empty_between_the_rounds_ends_the_shuffle(tmp_path) -> None:
 def test_empty_in_betting_is_shoe_exhausted(tmp_path) -> None:
     s = staged().open_round().shoe("EMPTY").wait(1).end()
     assert faults(run(s, tmp_path)) == ["shoe_exhausted"]
+
+
+def test_reveal_timeout_resumed_restarts_its_clock_and_the_door_confirmed_then_validates(tmp_path) -> None:
+    s = dealing().deal8(ROUND, (4, 4), shown={7: "XX"}).wait(61)  # CHU's 2nd card unreadable
+    s.supervisor("resume").wait(30)  # taken while the door is still unconfirmed; clock restarts
+    s.camera({"CHU": [ROUND[3], ROUND[7]]}).wait(1).end()
+    rec = run(s, tmp_path)
+    assert faults(rec) == ["reveal_timeout"]
+    assert [r["round_id"] for r in of(rec, "resumed")] == ["WZ-01-S1-R1"]
+    assert len(of(rec, "hand")) == 1
+
+
+def test_placement_timeout_resumed_then_the_card_shows(tmp_path) -> None:
+    s = dealing()
+    s.camera_on = False
+    s.deal8(ROUND[:1], (4, 4))
+    s.camera_on = True
+    s.wait(6).supervisor("resume").wait(2)  # resumed while the difference persists
+    s.camera({"DAO": [ROUND[0]]}).wait(0.5)
+    s.deal8(ROUND[1:], (4, 4), start=1).wait(1).end()
+    rec = run(s, tmp_path)
+    assert faults(rec) == ["placement_timeout"]
+    assert len(of(rec, "resumed")) == 1 and len(of(rec, "hand")) == 1

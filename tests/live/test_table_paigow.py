@@ -1,0 +1,142 @@
+"""The station at a Wenzhou Pai Gow table, from its table config (config/table_paigow.toml):
+`station run --check` takes it; `station run` starts on it against a simulated shoe serving a
+pty and stops cleanly; and the same whole-table assembly (`start_runtime` with the config's
+camera) deals a round: the 32-card shoe over the pty, the synthetic camera filming the doors
+and the dice tray through the recogniser, bets through the bet API, settlement in the ledger."""
+
+from __future__ import annotations
+
+import dataclasses
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from firmware_bridge.camera.layout import PAIGOW_ZONES
+from firmware_bridge.camera.scene import TableScene
+from firmware_bridge.shoe.simulator import ShoeRefused, ShoeSimulator
+from station.games.paigow import DECK_COUNTS
+from station.games.paigow.rules import deal_plan_for
+from station.live.camera_feed import camera_factory_for
+from station.live.config import load_config
+
+ROOT = Path(__file__).parents[2]
+CONFIG = ROOT / "config" / "table_paigow.toml"
+KEY = "test-platform-key"
+
+
+def test_run_check_takes_the_pai_gow_table() -> None:
+    p = subprocess.run([sys.executable, "-m", "station", "run", "--config", str(CONFIG), "--check"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert "table WZ-SIM (paigow)" in p.stdout and "camera on" in p.stdout
+
+
+def _config_file(tmp_path: Path, shoe_url: str) -> Path:
+    text = CONFIG.read_text("utf-8")
+    text = text.replace('url = "socket://127.0.0.1:4002"', f'url = "{shoe_url}"')
+    text = text.replace('dir = "var/WZ-SIM"', f'dir = "{tmp_path / "var"}"')
+    text = text.replace('layout = "config/camera_paigow_1080p.toml"',
+                        f'layout = "{ROOT / "config" / "camera_paigow_1080p.toml"}"')
+    text = text.replace("port = 8620", "port = 0").replace("port = 8621", "port = 0")
+    p = tmp_path / "table_paigow.toml"
+    p.write_text(text, "utf-8")
+    return p
+
+
+@pytest.mark.slow
+def test_station_run_starts_on_the_pai_gow_config_and_stops_cleanly(tmp_path) -> None:
+    with ShoeSimulator(deck=DECK_COUNTS, cut_at=None, seed=3) as shoe:
+        cfg = _config_file(tmp_path, shoe.serve_pty())
+        proc = subprocess.Popen([sys.executable, "-m", "station", "run", "--config", str(cfg),
+                                 "--log-level", "WARNING"], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+        try:
+            assert proc.stdout is not None
+            seen: list[str] = []
+            while not any("table WZ-SIM running" in line for line in seen):
+                line = proc.stdout.readline()
+                assert line, "".join(seen)  # the station ended before it ran
+                seen.append(line)
+            deadline = time.monotonic() + 20
+            while shoe.unacked and time.monotonic() < deadline:  # the station took HELLO
+                time.sleep(0.1)
+            assert not shoe.unacked
+            proc.send_signal(signal.SIGTERM)
+            out, _ = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert proc.returncode == 0 and "stopped cleanly" in out, out
+
+
+def _wait(station, cond, what: str, timeout: float = 30.0) -> dict:
+    end = time.monotonic() + timeout
+    version = -1
+    while time.monotonic() < end:
+        v = station.wait_view(version, 0.2)
+        version = v.get("version", version)
+        if cond(v):
+            return v
+    raise AssertionError(f"timed out waiting for {what}: {station.view}")
+
+
+@pytest.mark.slow
+def test_the_pai_gow_table_deals_a_round_from_its_config(tmp_path) -> None:
+    from station.runtime import start_runtime
+    from station.settlement.core import SettlementCore
+
+    with ShoeSimulator(deck=DECK_COUNTS, cut_at=None, seed=5) as shoe:
+        cfg = load_config(_config_file(tmp_path, shoe.serve_pty()))
+        cfg.table = dataclasses.replace(cfg.table, betting_seconds=4)
+        scene = TableScene(PAIGOW_ZONES, seed=2)
+        rt = start_runtime(cfg, camera_factory=camera_factory_for(cfg, scene), api_keys={KEY: "platform"})
+        try:
+            st = rt.station
+            http = httpx.Client(base_url=rt.bet_api_url, timeout=10,
+                                headers={"Authorization": f"Bearer {KEY}"})
+            for a in ("u1", "u2"):
+                assert http.post("/v1/wallets", json={"account": a, "balance": 10_000}).status_code == 200
+            st.submit("dealer", "new_shoe")
+            st.submit("supervisor", "confirm_shuffle", "sup1")
+            shoe.load()
+            _wait(st, lambda v: v.get("phase") == "between_rounds", "the shuffle to be loaded")
+            st.submit("dealer", "open_betting")
+            bets = [("u1", "SHUN_WIN", 1000), ("u1", "CHU_WIN", 500), ("u2", "DAO_LOSE", 700),
+                    ("u2", "SHUN_LOSE", 100)]  # u2's second LOSE door: conflict
+            answers = [http.post("/v1/bets", json={"account": a, "spot": s, "amount": n})
+                       for a, s, n in bets]
+            assert [r.status_code for r in answers] == [200, 200, 200, 409]
+            _wait(st, lambda v: v["round"] and not v["round"]["betting_open"], "betting to close")
+            scene.throw_dice([2, 5])
+            time.sleep(2.0)  # the camera films the tray
+            recs = st.submit("dealer", "dice", extra={"dice": [5, 2]})
+            assert not [r for r in recs if r["type"] == "action_refused"], recs
+            v = _wait(st, lambda v: v["round"]["dice"] is not None, "the dice to be known")
+            assert v["round"]["first_door"] == "CHU"
+            for door in deal_plan_for([5, 2]):
+                end = time.monotonic() + 20
+                while True:
+                    try:
+                        card = shoe.draw()  # the gate opens once the dice are known
+                        break
+                    except ShoeRefused:
+                        assert time.monotonic() < end, "the shoe's gate stayed locked"
+                        time.sleep(0.1)
+                scene.deal(door, card, face_up=True)
+                time.sleep(0.4)
+            v = _wait(st, lambda v: v["round"]["finished"], "the hand to be validated", 60)
+            assert not v.get("paused"), v.get("faults")
+            hand = st.journal.records_of_type("hand")[-1]
+        finally:
+            rt.stop()
+        assert hand["validated_by"] == ["shoe", "camera"] and hand["dice"] == [5, 2]
+        core = SettlementCore(cfg.ledger_path)
+        try:
+            assert core.check().ok
+        finally:
+            core.close()
