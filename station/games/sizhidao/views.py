@@ -100,6 +100,13 @@ def player_view(
 ) -> dict[str, Any]:
     """The public view plus the account's own seat and cards in the deal in progress."""
     view = public_view(game, timers_due_s)
+    view["you"] = own_part(game, account)
+    return view
+
+
+def own_part(game: SiZhiDaoGame, account: str) -> dict[str, Any]:
+    """What of the table is this account's alone: its seat and its cards in the deal in
+    progress (from the read on), for its own view and nobody else's."""
     seat = game.seating.seat_of(account)
     mine: dict[str, Any] = {"account": account, "seat": seat, "cards": [], "deal_id": None}
     g = game.game
@@ -111,8 +118,15 @@ def player_view(
     ):
         mine["cards"] = _names(g.deal.reads[seat])
         mine["deal_id"] = g.deal.deal_id
-    view["you"] = mine
-    return view
+    return mine
+
+
+def own_parts(game: SiZhiDaoGame) -> dict[str, dict[str, Any]]:
+    """`own_part` of every seated account and every player of the game in progress."""
+    accounts = set(game.seating.seats.values())
+    if game.game is not None:
+        accounts |= set(game.game.players.values())
+    return {a: own_part(game, a) for a in sorted(accounts)}
 
 
 def _names(cards) -> list[str]:
