@@ -169,7 +169,13 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
                 app = Starlette(routes=[*players.routes, Mount("/", app=app)])
                 app.state.player_streams = players.state.player_streams
                 app.state.seat_tokens = players.state.seat_tokens
+                app.state.closing = players.state.closing
             rt.bet_api = serve_app(app, config.bet_api.host, config.bet_api.port, name="bet-api")
+            if station.core.proc.player_handler() is not None:
+                from station.live.player_api import stop_player_app
+
+                served, combined = rt.bet_api, app
+                served.stopper = lambda: stop_player_app(combined, served)
         else:
             log.warning("no bet API keys in %s: the bet API is off", config.bet_api_keys_env)
     if with_console:

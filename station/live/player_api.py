@@ -70,6 +70,7 @@ class PlayerTable(Protocol):
     def player_action(self, action: dict[str, Any]) -> list[dict[str, Any]]: ...
     def own_view(self, account: str) -> tuple[dict[str, Any], dict[str, Any] | None]: ...
     def add_listener(self, fn: Callable[[list[dict[str, Any]]], None]) -> None: ...
+    def now_us(self) -> int: ...
 
 
 def viewer_of(account: str) -> str:
@@ -83,6 +84,8 @@ def account_view(table: PlayerTable, account: str) -> dict[str, Any]:
     return {
         "table": view.get("table"),
         "t": view.get("t"),
+        # station time now: the page counts the decision, arrange and buy-in clocks from it
+        "now": round(table.now_us() / 1e6, 3),
         "state": view.get("state"),
         "paused": view.get("paused"),
         "version": view.get("version"),
@@ -179,6 +182,7 @@ def make_player_app(
     keys = [(k.encode(), name) for k, name in api_keys.items() if k]
     streams = PlayerStreams()
     table.add_listener(streams.publish)
+    closing = threading.Event()  # set when the server stops: open streams end
     seat_tokens = tokens or SeatTokens()
 
     def platform_of(request: Request) -> str:
@@ -233,9 +237,9 @@ def make_player_app(
             try:
                 yield b"retry: 1000\n\n"
                 yield _sse("view", account_view(table, account))
-                while True:
+                while not closing.is_set():
                     try:
-                        batch = await asyncio.wait_for(queue.get(), timeout=heartbeat_s)
+                        batch = await asyncio.wait_for(queue.get(), timeout=min(heartbeat_s, 1.0))
                     except TimeoutError:
                         yield b": keep-alive\n\n"
                         continue
@@ -346,4 +350,12 @@ def make_player_app(
     )
     app.state.player_streams = streams
     app.state.seat_tokens = seat_tokens
+    app.state.closing = closing
     return app
+
+
+def stop_player_app(app: Starlette, served: Any) -> None:
+    """End the open streams, then stop the server (a stream would hold its shutdown)."""
+    app.state.closing.set()
+    served.server.should_exit = True
+    served.thread.join(5)

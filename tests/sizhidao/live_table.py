@@ -16,7 +16,7 @@ from station.core.inputs import parse_input
 from station.core.settings import TableSettings
 from station.games.sizhidao.script import SzTraceScript
 from station.live.http import ServedApp, serve_app
-from station.live.player_api import make_player_app
+from station.live.player_api import make_player_app, stop_player_app
 from station.live.table_station import TableStation
 
 KEY = "k-platform-1"
@@ -49,7 +49,7 @@ class LiveTable:
 
     def stop(self) -> None:
         if self.server is not None:
-            self.server.stop()
+            stop_player_app(self.app, self.server)
         if self.station is not None:
             self.station.stop()
         self.server = self.station = None

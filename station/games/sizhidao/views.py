@@ -30,6 +30,7 @@ def public_view(game: SiZhiDaoGame, timers_due_s: dict[str, float] | None = None
             for s, a in sorted(game.seating.seats.items())
         },
         "leader": game.seating.leader,
+        "ante": game.settings.ante,
         "disconnected": sorted(game.disconnected),
         "game": None,
         "history": list(game.history[-20:]),
@@ -71,6 +72,7 @@ def public_view(game: SiZhiDaoGame, timers_due_s: dict[str, float] | None = None
             "folded": [],
             "all_in": [],
             "level": None,
+            "opened": False,
             "arranged": sorted(d.arranged),
             "showdown": None,
             "layers": [la.as_dict() for la in d.layers],
@@ -82,6 +84,7 @@ def public_view(game: SiZhiDaoGame, timers_due_s: dict[str, float] | None = None
                 folded=sorted(b.folded()),
                 all_in=b.all_in(),
                 level=b.level,
+                opened=b.opened,
                 turn=b.to_act if d.phase == BETTING else None,
                 decision_due=timers.get(DECISION_TIMER) if d.phase == BETTING else None,
             )
