@@ -200,7 +200,9 @@ class SiZhiDaoDealer:
                 return
             self._wait(lambda v: len(self._sz(v).get("seats", {})) >= 3
                        and self._sz(v).get("game") is None, "three players", 3600)
-            self._sleep(1.5)
+            # between games the players sit down, leave, come back: a pause they can see
+            if self._stop.wait(max(1.2, 5.0 / self.speed)):
+                raise Stopped
             recs = self._act("dealer", "open_betting")
             if not any(r["type"] == "game_open" for r in recs):
                 self._sleep(2.0)  # refused (not enough players could pay): try again later
@@ -375,7 +377,8 @@ def run_demo(args: argparse.Namespace) -> int:
     bots = make_bots(client, n_bots, seed, speed=speed, decision_s=decision_s,
                      arrange_s=arrange_s, buy_in_s=buy_in_s, seated=min(n_bots, 6))
     for bot in bots:
-        client.set_wallet(bot.account, rng.choice((2000, 5000, 20_000)))
+        # some short stacks, so that all-ins and side layers happen
+        client.set_wallet(bot.account, rng.choice((400, 700, 2000, 5000, 20_000)))
     client.set_wallet(GUEST, 20_000)
     seat_link = rt.bet_api_url + client.seat_token(GUEST)["page"]
     games = getattr(args, "rounds", None)

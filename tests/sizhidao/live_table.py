@@ -31,8 +31,10 @@ class TestClock:
 
 
 class LiveTable:
-    def __init__(self, journal: Path, *, table: str = "SZ-07", **settings: Any) -> None:
+    def __init__(self, journal: Path, *, table: str = "SZ-07", journal_sync: str = "full",
+                 **settings: Any) -> None:
         self.journal = journal
+        self.journal_sync = journal_sync
         self.settings = TableSettings(table=table, game="sizhidao", **settings)
         self.clock = TestClock()
         self.station: TableStation | None = None
@@ -40,7 +42,8 @@ class LiveTable:
         self.records: list[dict[str, Any]] = []
 
     def start(self) -> LiveTable:
-        self.station = TableStation(self.settings, self.journal, clock=self.clock, max_idle=0.05)
+        self.station = TableStation(self.settings, self.journal, clock=self.clock, max_idle=0.05,
+                                    journal_sync=self.journal_sync)
         self.station.add_listener(self.records.extend)
         self.station.start()
         self.app = make_player_app(self.station, {KEY: "platform-1"}, heartbeat_s=0.3)
