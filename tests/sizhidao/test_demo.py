@@ -35,6 +35,16 @@ def test_the_demo_plays_games_to_a_clean_ledger(tmp_path: Path) -> None:
     link = next(line.split("seat page:")[1].strip() for line in text.splitlines()
                 if "seat page:" in line)
     assert "/seat/#t=" in link
+    # the table's journal re-applies whole: a restart would carry on from it
+    from station.core.settings import TableSettings
+    from station.live.table_station import TableStation
+
+    st = TableStation(TableSettings(table="SZ-01", game="sizhidao"), summary["journal"])
+    try:
+        assert st.recover() > 0
+        assert st.core.proc.sz.game is None and st.core.proc.sz.games_opened >= 3
+    finally:
+        st.journal.close()
 
 
 def test_the_demo_refuses_degraded_mode(tmp_path: Path) -> None:

@@ -200,3 +200,49 @@ def test_players_act_only_at_a_table_whose_game_has_players(tmp_path) -> None:
         assert st.fatal is None
     finally:
         st.stop()
+
+
+def test_odd_values_are_refused_or_taken_and_the_journal_still_replays(tmp_path) -> None:
+    """Whatever a field holds, the table answers (a refusal with its reason, or the action
+    taken), nothing stops the station, and the journal it wrote re-applies on a restart."""
+    import random
+
+    live = LiveTable(tmp_path / "journal.sqlite").start()
+    odd = [None, True, 0, -1, 10**30, 1.5, "", "S1", "S9", "x" * 200, [], ["AS", "AD"],
+           ["XX", "YY"], [1, 2], [{"a": 1}], {}, {"a": [1]}, "AS"]
+    actions = ["sit", "leave", "bet", "call", "raise", "fold", "all_in", "arrange", "buy_in",
+               "decline", "disconnect", "reconnect", "dance"]
+    rng = random.Random(5)
+    s = SzTraceScript(table="SZ-07")
+    try:
+        n = seat_four(live, s)
+        s.wait(1).dealer("open_betting").wait(1).shuffle().deal(HANDS, leader="S1")
+        n = live.feed(s, n)
+        answers = set()
+        with httpx.Client(base_url=live.url, headers={"authorization": f"Bearer {KEY}"}) as http:
+            for _ in range(150):
+                body = {"account": rng.choice("abcdz"), "action": rng.choice(actions)}
+                for name in ("seat", "amount", "front", "back"):
+                    if rng.random() < 0.5:
+                        body[name] = rng.choice(odd)
+                r = http.post("/v1/players/actions", json=body)
+                assert r.status_code in (200, 409), (body, r.text)
+                if r.status_code == 409:
+                    answers.add(r.json()["reason"])
+        assert live.station.fatal is None
+        assert {"bad_action", "not_your_turn"} <= answers
+        made = list(live.records)
+    finally:
+        live.stop()
+    again = LiveTable(tmp_path / "journal.sqlite")
+    again.clock.t = live.clock.t
+    again.start()
+    try:
+        # re-applied (from its newest snapshot) without a difference, and carries on
+        assert len(list(Journal(live.journal).inputs(0))) > 150
+        assert again.station.fatal is None
+        r = again.post({"account": "zz", "action": "leave"})
+        assert r.status_code == 409 and r.json()["reason"] == "not_seated"
+    finally:
+        again.stop()
+    assert made
