@@ -402,12 +402,18 @@ def run_demo(args: argparse.Namespace) -> int:
         bot.start()
     dealer.start()
     interrupted = False
+    give_up_at = float("inf")
     while not dealer.done.wait(0.5):
         if station.fatal is not None:
             break
-        if stop.is_set() and not interrupted:
-            interrupted = True
-            dealer.finish.set()
+        if stop.is_set():
+            if not interrupted:  # the game in progress is played out (for a while) first
+                interrupted = True
+                dealer.finish.set()
+                give_up_at = time.monotonic() + 120 / speed
+            if (station.view.get("sizhidao") or {}).get("game") is None \
+                    or time.monotonic() > give_up_at:
+                break
     # a game still open when the dealer stops (told to) is cancelled: everything refunded
     if (station.view.get("sizhidao") or {}).get("game") is not None and station.fatal is None:
         station.submit("supervisor", "cancel_round", "auto-supervisor")
