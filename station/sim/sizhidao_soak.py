@@ -37,6 +37,7 @@ class SzSoakOptions:
     seed: int = 1
     players: int = 5
     crash: float = 0.0005  # chance per input of a crash after it
+    cancel: float = 0.05  # chance per deal that the supervisor cancels the game
     journal_sync: str = "normal"
 
 
@@ -121,7 +122,8 @@ class SiZhiDaoSoak:
         from station.games.sizhidao.sim import SimTable
 
         started = time.perf_counter()
-        sim = SimTable(self.o.seed, table="SZ-SOAK", players=self.o.players)
+        sim = SimTable(self.o.seed, table="SZ-SOAK", players=self.o.players,
+                       cancel_rate=self.o.cancel)
         sim.run(self.o.games)
         header = parse_header(sim.script.header)
         self.settings = settings_from_header(header)
@@ -198,9 +200,9 @@ def run_soak(args: argparse.Namespace) -> int:
     Prints the report; exits 0 only when it is all right."""
     games = int(getattr(args, "rounds", 200) or 200)
     per_game = float(getattr(args, "crash", 0.003))
-    # about 150 inputs make a game: the chance per game spread over its inputs
+    # about 250 inputs make a game: the chance per game spread over its inputs
     opts = SzSoakOptions(games=games, seed=int(getattr(args, "seed", 1)),
-                         crash=min(1.0, per_game / 150),
+                         crash=min(1.0, per_game / 250),
                          journal_sync=getattr(args, "sync", "normal"))
     with tempfile.TemporaryDirectory(prefix="station-soak-sizhidao-") as tmp:
         rep = SiZhiDaoSoak(opts, Path(getattr(args, "work", None) or tmp)).run()

@@ -11,7 +11,9 @@ from station.sim.sizhidao_soak import SiZhiDaoSoak, SzSoakOptions, run_soak
 
 
 def test_games_with_crashes_end_exactly_once_with_every_pot_at_zero(tmp_path: Path) -> None:
-    rep = SiZhiDaoSoak(SzSoakOptions(games=12, seed=7, crash=0.01), tmp_path / "w").run()
+    rep = SiZhiDaoSoak(SzSoakOptions(games=12, seed=7, crash=0.01, cancel=0.2),
+                       tmp_path / "w").run()
+    assert rep.cancelled >= 1 and rep.settled >= 1
     assert rep.crashes >= 2, rep.as_dict()
     assert rep.games >= 10 and rep.settled + rep.cancelled == rep.games
     assert rep.records_match, "the journal's records differ from what the table must make"
