@@ -108,6 +108,12 @@ def test_a_person_plays_a_seat_in_the_browser(tmp_path, page) -> None:
         expect(page.locator("#arrange-panel")).to_be_visible()
         expect(page.locator("#arrange-clock")).to_have_text(re.compile(r"^(10\.0|\d\.\d) s$"))
         _shot(page, "arranging")
+        first = float(page.locator("#arrange-clock").inner_text().split()[0])
+        page.wait_for_timeout(1300)
+        page.locator('#arrange-cards .card[data-card="7H"]').click()  # a pick does not reset it
+        page.locator('#arrange-cards .card[data-card="7H"]').click()
+        later = float(page.locator("#arrange-clock").inner_text().split()[0])
+        assert first - later >= 1.0, (first, later)  # the countdown runs
         page.locator('#arrange-cards .card[data-card="8D"]').click()
         page.locator('#arrange-cards .card[data-card="TC"]').click()  # 8 + 0 = 8 front, 11 -> 1 back
         expect(page.locator("#front-shown")).to_have_text("8D TC")

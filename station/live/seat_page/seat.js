@@ -63,9 +63,15 @@ async function send(action, fields) {
 
 function mySeat() { return view && view.you ? view.you.seat : null; }
 
+function setView(v) {
+  // station time now, as the view says, against this page's clock: the countdowns run on it
+  view = v;
+  clockOffset = v.now - performance.now() / 1000;
+  render();
+}
+
 function render() {
   if (!view) return;
-  clockOffset = view.now - performance.now() / 1000;
   const you = view.you || {};
   const seat = you.seat;
   const game = view.game;
@@ -194,7 +200,7 @@ function tick() {
 
 async function refresh() {
   const r = await fetch("/v1/seat/view", { headers: auth });
-  if (r.ok) { view = await r.json(); render(); }
+  if (r.ok) setView(await r.json());
 }
 
 async function listen() {
@@ -221,7 +227,7 @@ async function listen() {
             if (line.startsWith("event: ")) event = line.slice(7);
             else if (line.startsWith("data: ")) data += line.slice(6);
           }
-          if (event === "view" && data) { view = JSON.parse(data); render(); }
+          if (event === "view" && data) setView(JSON.parse(data));
         }
       }
     } catch (e) {
