@@ -1,7 +1,8 @@
 """`TableStation`: the table core running live.
 
 One owner thread takes inputs from a queue (shoe bytes from the serial reader, camera
-observations, dealer and supervisor actions, wallets, bets), stamps each with the station
+observations, dealer and supervisor actions, wallets, bets, a pot game's player actions),
+stamps each with the station
 clock, writes it to the journal, applies it, commits what it produced, and only then lets
 effects leave: ACK/RESEND and gate/LED commands to the shoe, answers to the bet API and the
 console, records to listeners, a wake-up to the settlement delivery worker. When no input
