@@ -139,6 +139,7 @@ def test_a_person_plays_a_seat_in_the_browser(tmp_path, page) -> None:
         # S2 S3 S4 tie: a, beaten, may buy in for half the carried pot
         expect(page.locator("#buyin-panel")).to_be_visible()
         expect(page.locator("#price")).to_have_text("600")
+        expect(page.locator("#layers")).to_contain_text("1200 (S1 S2 S3 S4): tied S2 S3 S4")
         expect(page.locator("#buyin-clock")).to_have_text(re.compile(r"^\d+\.\d s$"))
         _shot(page, "buy-in")
         page.click("#buy_in")

@@ -173,6 +173,21 @@ function render() {
   });
   $("seats").tBodies[0].replaceChildren(...rows);
 
+  // the deal's layers once settled, and what a tie round carries
+  const layers = deal && deal.layers && deal.layers.length ? deal.layers : [];
+  const carried = game && game.carried ? game.carried : [];
+  $("layers-panel").hidden = !layers.length && !carried.length;
+  $("layers").replaceChildren(...(layers.length ? layers.map((la) => {
+    const li = document.createElement("li");
+    li.textContent = la.amount + " (" + la.contestants.join(" ") + "): "
+      + (la.winner ? la.winner + " wins" : "tied " + la.tied.join(" ") + ", to a tie round");
+    return li;
+  }) : carried.map((la) => {
+    const li = document.createElement("li");
+    li.textContent = la.amount + " carried, tied " + la.tied.join(" ");
+    return li;
+  })));
+
   $("history").replaceChildren(...(view.history || []).slice(-8).reverse().map((h) => {
     const li = document.createElement("li");
     li.textContent = h.cancelled
