@@ -164,8 +164,26 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
             def set_wallet(account: str, balance: int) -> None:
                 station.submit("wallet", {"account": account, "balance": balance})
 
-            rt.bet_api = serve_app(make_bet_app(station.place_bets, keys, set_wallet=set_wallet),
-                                   config.bet_api.host, config.bet_api.port, name="bet-api")
+            app = make_bet_app(station.place_bets, keys, set_wallet=set_wallet)
+            if station.core.proc.player_handler() is not None:
+                # players act at this table (Si Zhi Dao): the player API and the seat page
+                # share the table's API and its keys
+                from starlette.applications import Starlette
+                from starlette.routing import Mount
+
+                from station.live.player_api import make_player_app
+
+                players = make_player_app(station, keys)
+                app = Starlette(routes=[*players.routes, Mount("/", app=app)])
+                app.state.player_streams = players.state.player_streams
+                app.state.seat_tokens = players.state.seat_tokens
+                app.state.closing = players.state.closing
+            rt.bet_api = serve_app(app, config.bet_api.host, config.bet_api.port, name="bet-api")
+            if station.core.proc.player_handler() is not None:
+                from station.live.player_api import stop_player_app
+
+                served, combined = rt.bet_api, app
+                served.stopper = lambda: stop_player_app(combined, served)
         else:
             log.warning("no bet API keys in %s: the bet API is off", config.bet_api_keys_env)
     if with_console:

@@ -37,6 +37,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                                 "(default: var/demo-<time>)")
     p.add_argument("--password", default=None, help="console password (default: random, printed)")
     p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--game", choices=("pokdeng", "sizhidao"), default="pokdeng",
+                   help="the table's game (sizhidao: --rounds counts games)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,7 +1,8 @@
 """`TableStation`: the table core running live.
 
 One owner thread takes inputs from a queue (shoe bytes from the serial reader, camera
-observations, dealer and supervisor actions, wallets, bets), stamps each with the station
+observations, dealer and supervisor actions, wallets, bets, a pot game's player actions),
+stamps each with the station
 clock, writes it to the journal, applies it, commits what it produced, and only then lets
 effects leave: ACK/RESEND and gate/LED commands to the shoe, answers to the bet API and the
 console, records to listeners, a wake-up to the settlement delivery worker. When no input
@@ -41,6 +42,7 @@ class StationStopped(RuntimeError):
 
 
 BETS = "__bets__"  # a queue item holding the bets of one bet-API call
+PLAYER = "__player__"  # a queue item holding one player action (its answer is the table's)
 
 
 class TableStation:
@@ -85,6 +87,9 @@ class TableStation:
         self._last_us = 0
         self._max_idle = max_idle
         self.view: dict[str, Any] = {}
+        #: each account's own part of its view (a pot game's seat and cards), published with
+        #: `view` and handed to that account alone (station/live/player_api.py)
+        self.private_views: dict[str, dict[str, Any]] = {}
         self.view_version = 0
         self._view_cond = threading.Condition()
         self.fatal: BaseException | None = None
@@ -246,6 +251,19 @@ class TableStation:
         self._q.put((None, fut, BETS, values, None))
         return fut.result(10.0)
 
+    def player_action(self, action: dict[str, Any], timeout: float = 10.0) -> list[dict[str, Any]]:
+        """The player API's path (a pot game, PROCEDURE.md §7.1): one player action is
+        journaled, applied and committed like any other input; returns what the table made
+        of it once durable (`player_action`, `seated`, `buy_in`... or `action_refused`),
+        never another account's private record."""
+        if self.core.proc.player_handler() is None:
+            raise ValueError(f"players do not act at a {self.settings.game} table")
+        if self.fatal is not None:
+            raise StationStopped(f"the table core stopped: {self.fatal}")
+        fut: Future[Any] = Future()
+        self._q.put((None, fut, PLAYER, dict(action), None))
+        return fut.result(timeout)
+
     # ---------------------------------------------------------------- the owner thread
     def _run(self) -> None:
         try:
@@ -329,6 +347,12 @@ class TableStation:
                         last = i == len(value) - 1  # the caller hears once all are decided
                         done.append((inp, fut if last else None, records, messages, commands,
                                      decisions))
+                    continue
+                if kind == PLAYER:
+                    inp = Input(self._now_us(), "player", value)
+                    records, messages, commands = self._apply_one(inp)
+                    answer = list(getattr(self.core.proc, "last_answer", None) or [])
+                    done.append((inp, fut, records, messages, commands, answer))
                     continue
                 inp = Input(self._now_us(), kind, value, user, dict(extra) if extra else {})
                 records, messages, commands = self._apply_one(inp)
@@ -425,11 +449,19 @@ class TableStation:
 
     def _publish_view(self) -> None:
         v = public_view(self.core)
+        own = getattr(self.core.proc, "private_views", None)
+        private = own() if own is not None else {}
         with self._view_cond:
             self.view_version += 1
             v["version"] = self.view_version
             self.view = v
+            self.private_views = private
             self._view_cond.notify_all()
+
+    def own_view(self, account: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The public view and this account's own part of it, from one publication."""
+        with self._view_cond:
+            return self.view, self.private_views.get(account)
 
     def wait_view(self, after_version: int, timeout: float) -> dict[str, Any]:
         """Block until the view is newer than `after_version` (or timeout); return it."""

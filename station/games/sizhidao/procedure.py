@@ -27,7 +27,7 @@ from station.games.sizhidao.game import (
     SiZhiDaoGame,
 )
 from station.games.sizhidao.seats import SEATS
-from station.games.sizhidao.views import public_view
+from station.games.sizhidao.views import own_parts, public_view
 
 if TYPE_CHECKING:
     from station.core.faults import ActiveFault
@@ -149,6 +149,18 @@ class SiZhiDaoProcedure(Procedure):
     )
     # a decision, arrangement or buy-in exactly at the end of its time is too late (§7.4)
     inclusive_timers = frozenset({DECISION_TIMER, ARRANGE_TIMER, BUY_IN_TIMER})
+    #: the table settings this game reads (a journal or trace header keeps them)
+    settings_used = (
+        "ante",
+        "decision_seconds",
+        "arrange_seconds",
+        "buy_in_seconds",
+        "placement_timeout_seconds",
+        "reveal_timeout_seconds",
+        "camera_lost_seconds",
+        "link_lost_seconds",
+        "camera_lag_tolerant",
+    )
 
     def __init__(self, table: Any, game: Any) -> None:
         super().__init__(table, game)
@@ -524,19 +536,6 @@ class SiZhiDaoProcedure(Procedure):
         due = {name: to_s(us) for name, us in t.timers.items()}
         return {"sizhidao": public_view(self.sz, due)}
 
-    def settings_used(self) -> tuple[str, ...]:
-        return (
-            "ante",
-            "decision_seconds",
-            "arrange_seconds",
-            "buy_in_seconds",
-            "placement_timeout_seconds",
-            "reveal_timeout_seconds",
-            "camera_lost_seconds",
-            "link_lost_seconds",
-            "camera_lag_tolerant",
-        )
-
     # ------------------------------------------------------------------ decisions offered
     round_word = "game"
 
@@ -581,3 +580,8 @@ class SiZhiDaoProcedure(Procedure):
             and not deck.confirmed, cancel_effect=cancel,
             shoe_label=f"shoe {deck.number}" if deck is not None and not deck.ended else None)
         return ordered(out)
+
+    def private_views(self) -> dict[str, dict[str, Any]]:
+        """Each account's own part of its view (its seat, its cards): for that account alone
+        (the live player API hands account A only `private_views()[A]`)."""
+        return own_parts(self.sz)

@@ -32,15 +32,25 @@ class SimReport:
     games: int = 0
     deals: int = 0
     tie_rounds: int = 0
+    cancelled: int = 0
     refused: list[dict[str, Any]] = field(default_factory=list)
     faults: list[str] = field(default_factory=list)
 
 
 class SimTable:
     def __init__(
-        self, seed: int, *, table: str = "SZ-90", players: int = 5, wallet: int = 20_000
+        self,
+        seed: int,
+        *,
+        table: str = "SZ-90",
+        players: int = 5,
+        wallet: int = 20_000,
+        cancel_rate: float = 0.0,
     ) -> None:
         self.rng = random.Random(seed)
+        #: chance per deal that the floor supervisor cancels the game once it is dealt
+        self.cancel_rate = cancel_rate
+        self._cancel_rng = random.Random(seed + 1)  # the sessions without cancels stay as they were
         self.kernel = TableKernel(TableSettings(table=table, game="sizhidao"))
         self.script = SzTraceScript(table=table, note=f"simulated session, seed {seed}")
         self.records: list[dict[str, Any]] = []
@@ -127,6 +137,11 @@ class SimTable:
                 for i, seat in enumerate(d.contestants)
             }
             s.deal(hands, leader=self.sz.game.leader)
+            if self.cancel_rate and self._cancel_rng.random() < self.cancel_rate:
+                # the floor supervisor voids the game: every ante, bet and buy-in refunded
+                s.wait(1.5).supervisor("cancel_round").wait(1).clear()
+                self.report.cancelled += 1
+                break
             self._betting(gone)
             self._arranging(hands)
             self._buy_ins()

@@ -30,6 +30,7 @@ def public_view(game: SiZhiDaoGame, timers_due_s: dict[str, float] | None = None
             for s, a in sorted(game.seating.seats.items())
         },
         "leader": game.seating.leader,
+        "ante": game.settings.ante,
         "disconnected": sorted(game.disconnected),
         "game": None,
         "history": list(game.history[-20:]),
@@ -71,6 +72,7 @@ def public_view(game: SiZhiDaoGame, timers_due_s: dict[str, float] | None = None
             "folded": [],
             "all_in": [],
             "level": None,
+            "opened": False,
             "arranged": sorted(d.arranged),
             "showdown": None,
             "layers": [la.as_dict() for la in d.layers],
@@ -82,6 +84,7 @@ def public_view(game: SiZhiDaoGame, timers_due_s: dict[str, float] | None = None
                 folded=sorted(b.folded()),
                 all_in=b.all_in(),
                 level=b.level,
+                opened=b.opened,
                 turn=b.to_act if d.phase == BETTING else None,
                 decision_due=timers.get(DECISION_TIMER) if d.phase == BETTING else None,
             )
@@ -104,6 +107,13 @@ def player_view(
 ) -> dict[str, Any]:
     """The public view plus the account's own seat and cards in the deal in progress."""
     view = public_view(game, timers_due_s)
+    view["you"] = own_part(game, account)
+    return view
+
+
+def own_part(game: SiZhiDaoGame, account: str) -> dict[str, Any]:
+    """What of the table is this account's alone: its seat and its cards in the deal in
+    progress (from the read on), for its own view and nobody else's."""
     seat = game.seating.seat_of(account)
     mine: dict[str, Any] = {"account": account, "seat": seat, "cards": [], "deal_id": None}
     g = game.game
@@ -115,8 +125,15 @@ def player_view(
     ):
         mine["cards"] = _names(g.deal.reads[seat])
         mine["deal_id"] = g.deal.deal_id
-    view["you"] = mine
-    return view
+    return mine
+
+
+def own_parts(game: SiZhiDaoGame) -> dict[str, dict[str, Any]]:
+    """`own_part` of every seated account and every player of the game in progress."""
+    accounts = set(game.seating.seats.values())
+    if game.game is not None:
+        accounts |= set(game.game.players.values())
+    return {a: own_part(game, a) for a in sorted(accounts)}
 
 
 def _names(cards) -> list[str]:

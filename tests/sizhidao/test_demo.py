@@ -1,0 +1,87 @@
+"""`station demo --game sizhidao`: the simulated table (one-deck shoe on a pty, the station
+with its console and player API, a scripted dealer, a simulated camera, players driven
+through the real player API over HTTP) plays the games asked to a clean ledger with every
+pot account at zero; the seat page's link is printed for a person to join."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_demo_plays_games_to_a_clean_ledger(tmp_path: Path) -> None:
+    cmd = [sys.executable, "-m", "station", "demo", "--game", "sizhidao", "--rounds", "3",
+           "--speed", "10", "--port", "0", "--seed", "11", "--bettors", "6",
+           "--data", str(tmp_path / "demo"), "--password", "demo-password"]
+    out = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=400)
+    text = out.stdout
+    assert "{\n" in text, (text, out.stderr[-3000:])
+    summary = json.loads(text[text.index("{\n"):])
+    assert out.returncode == 0, (summary, out.stderr[-3000:])
+    assert summary["ledger_check"] == "clean" and summary["problems"] == []
+    assert summary["pots"]["not_zero"] == {}
+    assert summary["pots"]["accounts"] == summary["games_settled"] + summary["games_cancelled"]
+    assert summary["games_settled"] + summary["games_cancelled"] >= 3
+    actions = summary["player_actions"]
+    assert actions.get("call", 0) + actions.get("raise", 0) + actions.get("bet", 0) > 0
+    assert actions.get("arrange", 0) > 0
+    # the seat page is offered to a person, with its own token, not the platform's key
+    link = next(line.split("seat page:")[1].strip() for line in text.splitlines()
+                if "seat page:" in line)
+    assert "/seat/#t=" in link
+    # the table's journal re-applies whole: a restart would carry on from it
+    from station.core.settings import TableSettings
+    from station.live.table_station import TableStation
+
+    st = TableStation(TableSettings(table="SZ-01", game="sizhidao"), summary["journal"])
+    try:
+        assert st.recover() > 0
+        assert st.core.proc.sz.game is None and st.core.proc.sz.games_opened >= 3
+    finally:
+        st.journal.close()
+
+
+def test_the_demo_refuses_degraded_mode(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "station", "demo", "--game", "sizhidao",
+                          "--no-camera", "--port", "0", "--data", str(tmp_path / "d")],
+                         cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "camera" in out.stderr
+
+
+def test_demo_bots_play_through_the_player_api(tmp_path: Path) -> None:
+    """The bots know the table only through the API: a bot's view is its account's view."""
+    from station.sim.sizhidao_bots import PlatformClient
+    from tests.sizhidao.live_table import KEY, LiveTable
+
+    live = LiveTable(tmp_path / "journal.sqlite").start()
+    try:
+        client = PlatformClient(live.url, KEY)
+        status, payload = client.act("bot1", "sit", seat="S3")
+        assert status == 200 and payload["records"][0]["seat"] == "S3"
+        status, payload = client.act("bot2", "sit", seat="S3")
+        assert status == 409 and client.refused["seat_taken"] == 1
+        assert client.view("bot1")["you"]["seat"] == "S3"
+        token = client.seat_token("bot1")
+        r = httpx.get(live.url + "/v1/seat/view", headers={"authorization": f"Seat {token['token']}"})
+        assert r.status_code == 200 and r.json()["you"]["account"] == "bot1"
+        # a seat token acts for its own account only
+        r = httpx.post(live.url + "/v1/seat/actions", json={"account": "bot2", "action": "leave"},
+                       headers={"authorization": f"Seat {token['token']}"})
+        assert r.status_code == 422
+        r = httpx.post(live.url + "/v1/seat/actions", json={"action": "leave"},
+                       headers={"authorization": f"Seat {token['token']}"})
+        assert r.status_code == 200 and r.json()["records"][0]["type"] == "left"
+        # a seat token is no platform key, and the platform key is no seat token
+        r = httpx.get(live.url + "/v1/players/bot1/view",
+                      headers={"authorization": f"Bearer {token['token']}"})
+        assert r.status_code == 401
+        r = httpx.get(live.url + "/v1/seat/view", headers={"authorization": f"Seat {KEY}"})
+        assert r.status_code == 401
+    finally:
+        live.stop()
