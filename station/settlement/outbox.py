@@ -96,6 +96,14 @@ class DeliveryWorker:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._backoff = 0.0
+        #: confirmed but not yet marked: (seq, result json). Marking takes the journal's write
+        #: lock, which the table core holds through each commit's fsync; waiting for it in
+        #: SQLite's busy handler (sleeps of 1, 2, 5, 10… ms) would hold the next message
+        #: back. So a mark that finds the lock taken is kept and written with the next
+        #: cycle's; the worker never sends these again meanwhile. A crash before the mark
+        #: only means an idempotent redelivery.
+        self._unmarked: list[tuple[int, str]] = []
+        self._confirmed_seq = 0
 
     # -- control ------------------------------------------------------------------------
 
@@ -115,6 +123,10 @@ class DeliveryWorker:
             self._thread.join(timeout)
             self._thread = None
         with self._lock:
+            try:
+                self._flush_marks(wait=True)
+            except sqlite3.Error:
+                pass  # unmarked rows are delivered again by the next worker: idempotent
             self._conn.close()
 
     def wake(self) -> None:
@@ -128,6 +140,7 @@ class DeliveryWorker:
             try:
                 with self._lock:
                     if self._cycle() == 0:
+                        self._flush_marks(wait=True)
                         return True
                 self._backoff = 0.0
             except Exception as exc:  # noqa: BLE001 - every failure is reported and retried
@@ -144,9 +157,10 @@ class DeliveryWorker:
         service) must not hold up the supervisor's screen asking."""
         conn = sqlite3.connect(str(self.journal_db_path), timeout=10)
         try:
-            return conn.execute(
+            unmarked = conn.execute(
                 "SELECT COUNT(*) FROM settlement_outbox WHERE delivered_at IS NULL"
             ).fetchone()[0]
+            return max(0, unmarked - len(self._unmarked))  # confirmed, mark still to write
         finally:
             conn.close()
 
@@ -165,7 +179,9 @@ class DeliveryWorker:
                 continue
             self._backoff = 0.0
             if delivered == 0:
-                self._wake.wait(self.poll_interval)
+                # marks still to write: try again soon, when the table core is not committing
+                self._wake.wait(min(self.poll_interval, 0.02) if self._unmarked
+                                else self.poll_interval)
 
     def _failed(self, exc: Exception) -> None:
         self._backoff = min(self.max_backoff, max(self.first_backoff, self._backoff * 2))
@@ -195,10 +211,11 @@ class DeliveryWorker:
         """Deliver one batch; the number delivered (0: nothing pending). Raises on failure."""
         rows = self._conn.execute(
             "SELECT seq, key, body FROM settlement_outbox WHERE delivered_at IS NULL"
-            " ORDER BY seq LIMIT ?",
-            (self.batch_size,),
+            " AND seq > ? ORDER BY seq LIMIT ?",
+            (self._confirmed_seq, self.batch_size),
         ).fetchall()
         if not rows:
+            self._flush_marks(wait=False)
             return 0
         messages = [json.loads(body) for _, _, body in rows]
         try:
@@ -210,21 +227,10 @@ class DeliveryWorker:
         if len(applied) > len(rows):
             raise TransportError(f"the core confirmed {len(applied)} of {len(rows)} messages")
         if applied:
-            now = time.time()
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                self._conn.executemany(
-                    "UPDATE settlement_outbox SET delivered_at = ?, attempts = attempts + 1,"
-                    " last_error = NULL, result = ? WHERE seq = ?",
-                    [
-                        (now, json.dumps(result, separators=(",", ":")), seq)
-                        for (seq, _, _), result in zip(rows, applied, strict=False)
-                    ],
-                )
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
+            self._unmarked.extend(
+                (seq, json.dumps(result, separators=(",", ":")))
+                for (seq, _, _), result in zip(rows, applied, strict=False))
+            self._confirmed_seq = rows[len(applied) - 1][0]
             self.delivered += len(applied)
         if outcome.refused is not None:
             if len(applied) >= len(rows):
@@ -232,10 +238,42 @@ class DeliveryWorker:
             seq, key, _ = rows[len(applied)]
             if outcome.refused.key not in (None, key):
                 raise TransportError(f"the core refused {outcome.refused.key}, expected {key}")
+            self._flush_marks(wait=True)
             self._mark_refused(seq, outcome.refused)
+            self._confirmed_seq = seq
             self._report(outcome.refused, key)
             return len(applied) + 1
+        self._flush_marks(wait=False)
         return len(applied)
+
+    def _flush_marks(self, *, wait: bool) -> None:
+        """Mark what the transport confirmed; without `wait`, only if the journal's write
+        lock is free right now (else with the next cycle)."""
+        if not self._unmarked:
+            return
+        if not wait:
+            self._conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError:
+                if wait:
+                    raise
+                return  # the table core is committing: mark with the next cycle
+        finally:
+            if not wait:
+                self._conn.execute("PRAGMA busy_timeout = 10000")
+        try:
+            self._conn.executemany(
+                "UPDATE settlement_outbox SET delivered_at = ?, attempts = attempts + 1,"
+                " last_error = NULL, result = ? WHERE seq = ?",
+                [(time.time(), result, seq) for seq, result in self._unmarked],
+            )
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._unmarked.clear()
 
     def _mark_refused(self, seq: int, refused: SettlementRefused) -> None:
         """The message was answered with a refusal: on record, and out of the queue."""
