@@ -8,6 +8,8 @@ per game; everything inside its panel at the common screen sizes."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.console.test_browser import ARGS, CHROMIUM, WAIT, _login, _shot, _shown
@@ -280,7 +282,11 @@ def test_a_pai_gow_dice_mismatch_is_decided_from_the_alert(make_table, serve, pa
     expect(page.locator("#pg-dice-entry")).to_have_text(" · ".join(str(x) for x in v["round"]["dice_entry"]))
     expect(page.locator("#pg-dice")).to_have_text("not yet")
     page.locator("#logout").click()
-    _login(page, con.url, "sup1", "floor-sup-pass")
+    page.wait_for_url(re.compile(r"/login$"))
+    page.fill("#user", "sup1")
+    page.fill("#password", "floor-sup-pass")
+    page.click("#login-button")
+    expect(page.locator("#who")).to_have_text("sup1 · supervisor")
     alert = page.locator('#alerts .alert[data-kind="dice_mismatch"]')
     expect(alert).to_be_visible()
     # the dealer enters the dice again; the supervisor resumes from the alert
