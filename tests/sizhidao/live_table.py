@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +124,15 @@ class StreamReader:
             self.error = e
         finally:
             self.opened.set()
+
+    def wait_for(self, record_type: str, timeout: float = 15.0) -> bool:
+        """Wait until a record of this type has come down the stream."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(d.get("type") == record_type for e, d in list(self.events) if e == "record"):
+                return True
+            time.sleep(0.05)
+        return False
 
     def records(self) -> list[dict[str, Any]]:
         return [d for e, d in self.events if e == "record"]

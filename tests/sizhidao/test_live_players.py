@@ -121,6 +121,7 @@ def test_actions_are_journaled_answered_and_private_cards_reach_their_owner(live
     settled = [r for r in live.records if r["type"] == "game_settled"]
     assert settled and settled[0]["payouts"] == {"b": 1200}
     for reader in readers.values():
+        assert reader.wait_for("game_settled")
         reader.stop()
     for acc in "ab":
         seat = SEATS[acc]

@@ -82,7 +82,9 @@ def test_no_viewer_and_no_stream_but_the_owner_sees_a_card_before_its_showdown(
                     checks += 1
         assert checks > 300
         assert len(owner_saw) == len(secrets)
+        last = [r for r in live.records if r["type"] != "private"][-1]["type"]
         for reader in streams.values():
+            assert reader.wait_for(last)  # everything the table made has come down
             reader.stop()
         # every stream: nothing of a seat's cards reached anyone but its owner before its showdown
         stream_checks = 0
