@@ -14,7 +14,7 @@ from pathlib import Path
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", choices=("pokdeng", "paigow", "sizhidao"), default="pokdeng",
-                   help="the table's game (default: pokdeng)")
+                   help="the table's game (default: pokdeng; sizhidao: --rounds counts games)")
     p.add_argument("--speed", type=float, default=1.0, help="dealer pace (2 = twice as fast)")
     p.add_argument("--rounds", type=int, help="stop after this many rounds settled (a cancelled "
                                               "round is dealt again; default: run on)")
@@ -37,13 +37,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                                 "(default: var/demo-<time>)")
     p.add_argument("--password", default=None, help="console password (default: random, printed)")
     p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--game", choices=("pokdeng", "sizhidao"), default="pokdeng",
-                   help="the table's game (sizhidao: --rounds counts games)")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.game == "sizhidao":
         from station.sim.sizhidao_demo import run_demo
+
         return run_demo(args)
     from station.sim.dealer import DealerMistakes
     from station.sim.studio import TABLES, Studio, StudioOptions

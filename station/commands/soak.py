@@ -11,8 +11,8 @@ from pathlib import Path
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", choices=("pokdeng", "paigow"), default="pokdeng",
-                   help="the table's game (default: pokdeng)")
+    p.add_argument("--game", choices=("pokdeng", "paigow", "sizhidao"), default="pokdeng",
+                   help="the table's game (default: pokdeng; sizhidao: --rounds counts games)")
     p.add_argument("--rounds", type=int, default=10_000)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", default="docs/soak", help="where the report and plots go")
@@ -23,6 +23,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.game == "sizhidao":  # a pot game: its own session of seats, bots and tie rounds
+        from station.sim.sizhidao_soak import run_soak
+
+        return run_soak(args)
     from station.sim.soak import Soak, SoakOptions, write_report
 
     opts = SoakOptions(rounds=args.rounds, seed=args.seed, journal_sync=args.sync,
