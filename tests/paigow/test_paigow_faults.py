@@ -135,3 +135,40 @@ def test_the_same_faces_thrown_again_after_the_close_count(tmp_path) -> None:
     s.tray([]).wait(1).tray([3, 3]).wait(0.5).dice([3, 3]).wait(1).end()
     rec = run(s, tmp_path)
     assert faults(rec) == [] and [d["dice"] for d in of(rec, "dice")] == [[3, 3]]
+
+
+def test_the_same_faces_reported_again_after_the_close_count(tmp_path) -> None:
+    # the tray showed [4, 4] while betting was open; the throw after the close lands on the
+    # same faces and the camera reports DICE again: that observation counts (§6.2.4)
+    s = staged().open_round()
+    s.tray([4, 4]).until_closed().wait(0.5).tray([4, 4]).wait(0.5).dice([4, 4]).wait(6).end()
+    rec = run(s, tmp_path)
+    assert faults(rec) == []
+    assert [(d["dice"], d["first_door"]) for d in of(rec, "dice")] == [([4, 4], "DAO")]
+
+
+def test_a_mismatch_names_what_the_tray_showed(tmp_path) -> None:
+    s = staged().open_round()
+    s.tray([4, 4]).until_closed().wait(0.5).dice([4, 4]).wait(5.5).end()  # heartbeats only
+    s2 = staged().open_round().until_closed().wait(0.5).tray([2, 3]).dice([4, 4]).wait(5.5).end()
+    for i in (0, 1):
+        (tmp_path / str(i)).mkdir()
+    details = [of(run(x, tmp_path / str(i)), "fault") for i, x in enumerate((s, s2))]
+    assert [[f["kind"] for f in d] for d in details] == [["dice_mismatch"], ["dice_mismatch"]]
+    assert "no DICE since the close" in details[0][0]["detail"]
+    assert details[1][0]["detail"].endswith("the tray shows [2, 3]")
+
+
+def test_dice_mismatch_is_at_5_s_not_after(tmp_path) -> None:
+    # an agreeing observation exactly 5 s after the entry comes too late; 4.9 s is in time
+    def staged_at(seconds: float):
+        s = staged().open_round().until_closed().wait(0.5).dice([3, 5]).wait(seconds)
+        return s.tray([3, 5]).wait(1).end()
+    for x in (5.0, 4.9):
+        (tmp_path / str(x)).mkdir()
+    late, in_time = (run(staged_at(x), tmp_path / str(x)) for x in (5.0, 4.9))
+    assert faults(late) == ["dice_mismatch"]
+    assert faults(in_time) == []
+    fault = of(late, "fault")[0]
+    entry = [r for r in late if r["type"] == "dice"]
+    assert entry and entry[0]["t"] == fault["t"]  # known at the same instant, after the fault

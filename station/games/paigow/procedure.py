@@ -56,7 +56,6 @@ class PaiGowRound:
     entry: list[int] | None = None  # the dealer's latest dice entry
     entry_us: int | None = None
     tray: list[int] | None = None  # the latest DICE observation made after the close
-    tray_before: list[int] | None = None  # what the tray showed at the close
     mismatch_since_us: int | None = None
     dice: list[int] | None = None  # the entry that made the dice known
     door: str | None = None
@@ -88,7 +87,9 @@ class PaiGowProcedure(Procedure):
     event_faults = frozenset({"early_card", "extra_card", "unread_card", "foreign_card",
                               "device_fault", "shoe_rebooted"})
     timer_order = ("betting_close", "link", "camera", "dice_mismatch", "placement", "reveal")
-    inclusive_timers = frozenset({"betting_close"})
+    # betting closes at `closes_at` itself; the dice clock is `dice_mismatch` at 5 s (§6.2.4),
+    # so at that instant the fault comes before an agreeing entry or observation
+    inclusive_timers = frozenset({"betting_close", "dice_mismatch"})
     settings_used = ("betting_seconds", "placement_timeout_seconds", "reveal_timeout_seconds",
                      "camera_lost_seconds", "link_lost_seconds", "min_bet", "max_bet",
                      "dice_mismatch_seconds", "camera_lag_tolerant")
@@ -256,20 +257,26 @@ class PaiGowProcedure(Procedure):
         r = self.round
         if r is None or r.finished or r.dice is not None:
             return
-        self.table.raise_fault("dice_mismatch", f"the dealer entered {r.entry}, the tray shows "
-                               f"{r.tray if r.tray is not None else 'nothing'}")
+        if r.tray is None:
+            seen = "the camera has reported no DICE since the close"
+        elif not r.tray:
+            seen = "the tray is empty"
+        else:
+            seen = f"the tray shows {r.tray}"
+        self.table.raise_fault("dice_mismatch", f"the dealer entered {r.entry}, {seen}")
 
     # ------------------------------------------------------------------ camera
     def on_camera(self, changed: bool) -> None:
         r = self.round
         if not self.round_in_progress() or r is None:
             return
-        if r.closed and r.dice is None and changed:
-            # Only what the tray shows after the close counts: a DICE zone that changes after
-            # it (faces that were there before and stay are last round's, or a throw before
-            # the close).
-            tray = self.table.zones.get(DICE_ZONE)
-            if tray is not None and (r.tray is not None or tray != r.tray_before):
+        if r.closed and r.dice is None:
+            # Every DICE observation made after the close counts (§6.2.4), the same faces as
+            # before the close included: the camera names DICE again when the thrown dice
+            # land. A heartbeat `{}` names no zone, so faces that lay in the tray at the close
+            # and were never reported since are not this round's throw.
+            tray = self.table.observation.get(DICE_ZONE)
+            if tray is not None:
                 r.tray = [int(x) for x in tray]
                 self._dice_check()
         if changed:
@@ -310,7 +317,6 @@ class PaiGowProcedure(Procedure):
         if r is None or r.closed:
             return
         r.closed = True
-        r.tray_before = list(t.zones.get(DICE_ZONE, []))
         t.emit("betting_closed", round_id=r.round_id)
 
     def _arm_reveal(self) -> None:
