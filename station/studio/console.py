@@ -123,6 +123,7 @@ PAGE = """<!doctype html>
 function esc(s) { return String(s ?? "").replace(/[&<>"]/g, c => ({"&":"&amp;","<":"&lt;",">":"&gt;","\\"":"&quot;"}[c])); }
 function results(r) {
   if (!r) return "";
+  if (r.payouts) return "pot " + esc(r.pot ?? "") + ": " + Object.entries(r.payouts).map(([a, v]) => esc(a) + " " + esc(v)).join(", ");
   return Object.entries(r).map(([p, v]) => p + " " + esc(v.outcome ?? "") + (v.multiplier ? " x" + v.multiplier : "")).join(", ");
 }
 async function refresh() {
@@ -135,7 +136,7 @@ async function refresh() {
     document.getElementById("grid").innerHTML = data.tables.map(t => `
       <a class="table ${t.state === "paused" ? "paused" : ""}" href="tables/${encodeURIComponent(t.table)}">
         <div class="name">${esc(t.table)} <span class="muted">${esc(t.game)}</span></div>
-        <div>${esc(t.state)} ${esc(t.round ?? "")}</div>
+        <div>${esc(t.state)} ${esc(t.round ?? "")}${t.game_round ? " " + esc(t.game_round.deal_phase ?? "") + " pot " + esc(t.game_round.pot ?? "") : ""}</div>
         <div class="muted">rounds ${esc(t.rounds_done)} &middot; shoe ${esc(t.devices?.shoe)} &middot; camera ${esc(t.devices?.camera)}
           &middot; to settle ${esc(t.pending_settlement)}</div>
         <div>${t.faults && t.faults.length ? "faults: " + esc(t.faults.join(", ")) : ""}</div>

@@ -18,6 +18,13 @@ from typing import Any
 ROUND_CLOSED = frozenset({"settlement", "round_cancelled", "game_settled"})
 
 
+def _sizhidao_game(view: dict[str, Any]) -> dict[str, Any] | None:
+    """The game in play at a Si Zhi Dao table (its view keeps it under `sizhidao.game`)."""
+    sz = view.get("sizhidao")
+    game = sz.get("game") if isinstance(sz, dict) else None
+    return game if isinstance(game, dict) and game.get("game_id") else None
+
+
 class TableState:
     def __init__(self, station: Any, publisher: Any, *, pending: Callable[[], int] | None = None,
                  console_url: str | None = None, every_s: float = 0.5) -> None:
@@ -46,6 +53,11 @@ class TableState:
     def state(self) -> dict[str, Any]:
         view = self.station.view
         rnd = view.get("round") or {}
+        game = _sizhidao_game(view)
+        if game is not None:  # a Si Zhi Dao table's round is its game (its deal inside it)
+            deal = game.get("deal") or {}
+            rnd = {"round_id": game.get("game_id"), "deal": deal.get("deal_id"),
+                   "deal_phase": deal.get("phase"), "pot": game.get("pot")}
         link = view.get("link") or {}
         shoe_ok = link.get("up", True) and not link.get("device_faults")
         state = {
@@ -59,6 +71,8 @@ class TableState:
             "last_results": self.last_results,
             "rounds_done": self.rounds_done,
         }
+        if game is not None:
+            state["game_round"] = {k: rnd[k] for k in ("deal", "deal_phase", "pot")}
         if self.console_url:
             state["console_url"] = self.console_url
         return state
@@ -70,7 +84,7 @@ class TableState:
         if closed:
             state["state"] = "closed"
         key = (state["state"], state["phase"], state["round"], tuple(state["faults"]),
-               state["rounds_done"])
+               state["rounds_done"], str(state.get("game_round")))
         now = time.monotonic()
         with self._lock:
             if (key == self._published and now - self._published_at < self.every_s
