@@ -7,6 +7,7 @@ as integer microseconds inside the core so that `closes_at` and the timeouts com
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -191,14 +192,23 @@ JOURNAL_ONLY_KEYS = ("tick", "reservation_answer")
 RESERVATION_ANSWERS = frozenset({"reserved", "insufficient_funds", "no_wallet", "unavailable"})
 
 
+#: the intake's id of one reservation attempt, part of that bet's outbox key
+RESERVATION_ATTEMPT = re.compile(r"[0-9a-z]{1,32}")
+
+
 def check_reservation_answer(value: Any, line_no: int) -> dict[str, Any]:
-    """`{"key": str, "answer": str, "balance"?: int, "detail"?: str}`: the studio ledger's
-    answer to the reservation of the bet that follows it in the journal. An answer other than
-    `reserved` names the refusal (RESERVATION_ANSWERS, or another reason of the ledger's)."""
-    if not isinstance(value, dict) or set(value) - {"key", "answer", "balance", "detail"}:
-        raise TraceError(line_no, "'reservation_answer' is {key, answer, balance?, detail?}")
+    """`{"key": str, "attempt"?: str, "answer": str, "balance"?: int, "detail"?: str}`: the
+    studio ledger's answer to the reservation of the bet that follows it in the journal. An
+    answer other than `reserved` names the refusal (RESERVATION_ANSWERS, or another reason of
+    the ledger's). `attempt` is the intake's id of that one reservation request: the bet's
+    outbox key ends in it, so no two attempts ever ask the ledger under one key."""
+    if not isinstance(value, dict) or set(value) - {"key", "attempt", "answer", "balance", "detail"}:
+        raise TraceError(line_no, "'reservation_answer' is {key, attempt?, answer, balance?, detail?}")
     if not isinstance(value.get("key"), str) or not isinstance(value.get("answer"), str):
         raise TraceError(line_no, "'reservation_answer' needs its key and answer")
+    attempt = value.get("attempt")
+    if attempt is not None and not (isinstance(attempt, str) and RESERVATION_ATTEMPT.fullmatch(attempt)):
+        raise TraceError(line_no, "'reservation_answer' attempt is 1-32 of 0-9 a-z")
     balance = value.get("balance")
     if balance is not None and (isinstance(balance, bool) or not isinstance(balance, int)):
         raise TraceError(line_no, "'reservation_answer' balance must be an integer")

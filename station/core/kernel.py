@@ -552,7 +552,10 @@ class TableKernel:
         reason, deducted = self.bet_refusal(account, spot, amount, funds=reservation is None)
         if reason is None and reservation is not None:
             if reservation["answer"] != "reserved":
-                reason = reservation["answer"]
+                # TRACES.md §3 has one reason for funds the table cannot count on:
+                # `insufficient_funds`, whatever the ledger said (no wallet, no answer in
+                # time, ...); its own answer stays in the journaled input
+                reason = "insufficient_funds"
             else:
                 # the studio ledger holds the deduction: the mirror follows its balance
                 self.purse.balances[account] = reservation["balance"] + deducted
@@ -560,7 +563,19 @@ class TableKernel:
             return self.emit("bet_rejected", account=account, spot=spot, amount=amount,
                              reason=reason)
         self.purse.debit(account, deducted)
-        return self.proc.place_bet(account, spot, amount, deducted)
+        self._bet_attempt = reservation.get("attempt") if reservation is not None else None
+        try:
+            return self.proc.place_bet(account, spot, amount, deducted)
+        finally:
+            self._bet_attempt = None
+
+    def bet_key(self, round_id: str, number: int) -> str:
+        """The outbox key of a round's `number`-th accepted bet. A bet reserved in the studio
+        ledger adds its reservation attempt, the key the ledger already holds it under: an
+        attempt the table never accepted (no answer in time, or a crash before the journal
+        kept it) leaves its key behind, so the next bet never asks under that key again."""
+        attempt = self.__dict__.get("_bet_attempt")
+        return f"bet:{round_id}:{number}" + (f":{attempt}" if attempt else "")
 
     def settle_bets(self, bets: list[Bet], returned_of: Callable[[Bet], int]) -> list[dict[str, Any]]:
         """Credit each bet its return; the settlement lines of a validated hand."""

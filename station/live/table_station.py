@@ -379,9 +379,16 @@ class TableStation:
         ledger releases the reservation when the round closes). Replay reads the answer from
         the journal and never asks again."""
         import pickle
+        import secrets
 
+        # each request its own key (docs/studio.md): an attempt the table does not accept, or
+        # does not live to journal, must not collide with the next bet of the round
+        attempt = secrets.token_hex(6)
         probe = pickle.loads(pickle.dumps(self.core, pickle.HIGHEST_PROTOCOL))
-        probe.purse.balances[bet["account"]] = MAX_AMOUNT * 1000  # funds are the ledger's to say
+        # funds are the ledger's to say: the probe decides as if reserved
+        probe.apply(Input(t_us, "reservation_answer", {"key": "", "attempt": attempt,
+                                                       "answer": "reserved",
+                                                       "balance": MAX_AMOUNT * 1000}))
         probe.apply(Input(t_us, "bet", bet))
         _records, messages, _commands = probe.take_outputs()
         request = next((m for m in messages if m.get("kind") == "bet"), None)
@@ -391,12 +398,13 @@ class TableStation:
             reply = self.reserve_bet(request)
         except Exception as exc:  # noqa: BLE001 - no answer is an answer
             reply = {"answer": "unavailable", "detail": repr(exc)}
-        value: dict[str, Any] = {"key": request["key"], "answer": str(reply.get("answer"))}
+        value: dict[str, Any] = {"key": request["key"], "attempt": attempt,
+                                 "answer": str(reply.get("answer"))}
         result = reply.get("result") if isinstance(reply.get("result"), dict) else {}
         if value["answer"] == "reserved":
             balance = result.get("balance")
             if isinstance(balance, bool) or not isinstance(balance, int):
-                value = {"key": request["key"], "answer": "unavailable",
+                value = {"key": request["key"], "attempt": attempt, "answer": "unavailable",
                          "detail": "the ledger's answer named no balance"}
             else:
                 value["balance"] = balance

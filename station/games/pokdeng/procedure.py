@@ -589,7 +589,7 @@ class PokDengProcedure(Procedure):
         r = self.round
         assert r is not None
         r.bets.append(Bet(account, spot, amount, deducted))
-        t.message(f"bet:{r.round_id}:{len(r.bets)}", "bet", round_id=r.round_id,
+        t.message(t.bet_key(r.round_id, len(r.bets)), "bet", round_id=r.round_id,
                   game=self.game.name, account=account, spot=spot, amount=amount,
                   deducted=deducted)
         return t.emit("bet_accepted", round_id=r.round_id, account=account, spot=spot,
