@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from station.core.inputs import TraceHeader
-from station.live.config import ConfigError, StationConfig, env_secret
+from station.live.config import ConfigError, StationConfig, check_reservable, env_secret
 from station.live.http import ServedApp, serve_app
 from station.live.recording import ShoeTraceRecorder
 from station.live.shoe_port import ShoePort
@@ -95,6 +95,8 @@ def start_runtime(
     with_console: bool = True,
     with_bet_api: bool = True,
 ) -> Runtime:
+    if config.settlement.reserve:
+        check_reservable(config.table.game)  # before anything opens: a config built in code too
     private_dir(config.data_dir)
     station = TableStation(config.table, config.journal_path, journal_sync=config.journal_sync)
     rt = Runtime(config, station)

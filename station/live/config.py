@@ -185,7 +185,24 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
                         journal_sync=sync, source=source)
     if camera.enabled:
         load_table_camera_config(cfg)  # a camera layout that does not fit the game: refuse now
+    if settlement.reserve:
+        check_reservable(game)
     return cfg
+
+
+def check_reservable(game: str) -> None:
+    """`settlement.reserve` reserves what the bet intake takes. A pot game (no bet spots: Si
+    Zhi Dao) takes its players' money by player actions (antes, bets, buy-ins into the pot),
+    which are not reserved yet: with a wallet shared across tables the studio ledger could
+    refuse a `pot_in` after the table took the money, and the game's pot would never close.
+    Refused until that is built (docs/studio.md, "Pot games in the studio")."""
+    from station.games import get_game
+
+    if not get_game(game).spots:
+        raise ConfigError(f"settlement.reserve: a {game} table's money comes from player actions "
+                          "into a pot, which the studio ledger does not reserve yet; run it with "
+                          "reserve = false and wallets of its own (docs/studio.md, 'Pot games in "
+                          "the studio')")
 
 
 def _settlement(se: dict[str, Any], table: str, base: Path) -> SettlementConfig:

@@ -45,6 +45,28 @@ def test_a_table_on_the_bus_needs_a_name_that_is_a_subject_token():
     assert cfg.settlement.reserve_timeout_s == 0.5 and cfg.settlement.publish_state
 
 
+def test_a_pot_game_table_is_refused_reservations_it_could_not_keep(tmp_path):
+    # Si Zhi Dao's money comes from player actions into a pot, not through the bet intake:
+    # reserving would cover none of it (docs/studio.md, "Pot games in the studio")
+    bus = {"mode": "bus", "url": "nats://127.0.0.1:4222"}
+    with pytest.raises(ConfigError, match="sizhidao table's money comes from player actions"):
+        parse_config({"table": {"name": "SZ-01", "game": "sizhidao"},
+                      "settlement": {**bus, "reserve": True}})
+    cfg = parse_config({"table": {"name": "SZ-01", "game": "sizhidao"}, "settlement": bus})
+    assert not cfg.settlement.reserve
+    # a configuration built in code is refused before the table opens anything
+    cfg.settlement.reserve = True
+    cfg.data_dir = tmp_path / "SZ-01"
+    from station.runtime import start_runtime
+
+    with pytest.raises(ConfigError, match="player actions"):
+        start_runtime(cfg, with_console=False, with_bet_api=False)
+    assert not cfg.data_dir.exists()
+    for game in ("pokdeng", "paigow"):
+        assert parse_config({"table": {"name": "T-01", "game": game},
+                             "settlement": {**bus, "reserve": True}}).settlement.reserve
+
+
 def test_a_table_configured_for_the_bus_settles_in_the_studio_ledger_and_shows_on_the_console(
         tmp_path, local_nats, studio_ledger):
     cfg = parse_config({"table": {"name": "PD-31", "game": "pokdeng"},
