@@ -167,6 +167,8 @@ class SiZhiDaoGame:
         self.game: GameState | None = None
         self.games_opened = 0
         self.paused_timers: list[str] = []
+        #: the table is paused: no clock runs and nothing moves on to the next phase (§3, §7.8)
+        self.paused = False
         self.history: list[dict[str, Any]] = []  # results of finished games, newest last
         self._capture: list[dict[str, Any]] | None = None
 
@@ -279,7 +281,8 @@ class SiZhiDaoGame:
         if d is None or seat not in d.contestants:
             return
         if d.phase == BETTING and d.betting is not None:
-            self._decided(d, d.betting.disconnect(seat))
+            # another player's disconnect leaves the current player's clock running (§7.4)
+            self._decided(d, d.betting.disconnect(seat), restart_clock=False)
         elif d.phase == ARRANGING:
             self._maybe_end_arranging(d)
 
@@ -435,6 +438,7 @@ class SiZhiDaoGame:
 
     def pause(self) -> None:
         """The table paused: the decision, arrange and buy-in clocks stop (§7.8)."""
+        self.paused = True
         g = self.game
         if g is None:
             return
@@ -450,7 +454,9 @@ class SiZhiDaoGame:
         self.paused_timers = running
 
     def resume(self) -> None:
-        """The table resumed: stopped clocks start again in full; betting due starts now."""
+        """The table resumed: stopped clocks start again in full; betting due starts now, and
+        what a disconnect during the pause ended (betting, arranging) moves on now."""
+        self.paused = False
         now = self.port.now_us
         durations = {
             DECISION_TIMER: self.settings.decision_us,
@@ -461,9 +467,15 @@ class SiZhiDaoGame:
             self.port.arm(name, now + durations[name])
         self.paused_timers = []
         d = self.deal()
-        if d is not None and d.betting_due:
+        if d is None:
+            return
+        if d.betting_due:
             d.betting_due = False
             self._start_betting(d)
+        elif d.phase == BETTING and d.betting is not None and d.betting.over:
+            self._end_betting(d)
+        elif d.phase == ARRANGING:
+            self._maybe_end_arranging(d)
 
     def showdown_confirmed(self, camera_hands: Mapping[str, Sequence[Card]] | None = None) -> None:
         """The camera read every shown-down seat's four cards equal to the shoe's reads;
@@ -493,6 +505,7 @@ class SiZhiDaoGame:
             return
         self.port.disarm(*GAME_TIMERS)
         self.paused_timers = []
+        self.paused = False  # the procedure pauses the game again if the table stays paused
         refunds: dict[str, int] = {}
         for e in g.entries:
             refunds[e.account] = refunds.get(e.account, 0) + e.amount
@@ -563,7 +576,10 @@ class SiZhiDaoGame:
         d.phase = BETTING
         self._decided(d, d.betting.start())
 
-    def _decided(self, d: Deal, decisions: list[Decision]) -> None:
+    def _decided(self, d: Deal, decisions: list[Decision], *, restart_clock: bool = True) -> None:
+        """Record the decisions betting made; the decision clock counts from the last of them
+        (or from the start of betting). `restart_clock=False`: the input decided nothing unless
+        it says so (another player's disconnect), so the clock runs on."""
         g = self.game
         assert g is not None and d.betting is not None
         for dec in decisions:
@@ -576,11 +592,20 @@ class SiZhiDaoGame:
                 account=account,
                 **dec.as_dict(),
             )
-        self.port.disarm(DECISION_TIMER)
         if d.betting.over:
-            self._end_betting(d)
-        else:
-            self.port.arm(DECISION_TIMER, self.port.now_us + self.settings.decision_us)
+            self.port.disarm(DECISION_TIMER)
+            if DECISION_TIMER in self.paused_timers:
+                self.paused_timers.remove(DECISION_TIMER)
+            if not self.paused:  # else at the resume: nothing is settled while paused (§3)
+                self._end_betting(d)
+        elif decisions or restart_clock:
+            self.port.disarm(DECISION_TIMER)
+            if self.paused:
+                # the next decision's clock starts in full at the resume (§7.8)
+                if DECISION_TIMER not in self.paused_timers:
+                    self.paused_timers.append(DECISION_TIMER)
+            else:
+                self.port.arm(DECISION_TIMER, self.port.now_us + self.settings.decision_us)
 
     def _end_betting(self, d: Deal) -> None:
         assert d.betting is not None
@@ -594,8 +619,8 @@ class SiZhiDaoGame:
     def _maybe_end_arranging(self, d: Deal) -> None:
         g = self.game
         assert g is not None and d.betting is not None
-        if d.phase != ARRANGING:
-            return
+        if d.phase != ARRANGING or self.paused:
+            return  # paused: arranging ends at the resume
         waiting = [
             s
             for s in d.betting.still_in()
