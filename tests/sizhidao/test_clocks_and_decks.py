@@ -97,6 +97,30 @@ def test_a_fold_at_a_disconnect_while_paused_leaving_one_player_settles_at_the_r
     assert of(r, "resumed")[0]["t"] <= layers["t"]
 
 
+def test_betting_ended_by_a_disconnect_while_paused_starts_the_arrange_clock_at_the_resume(
+    tmp_path,
+) -> None:
+    s = dealt()
+    s.wait(1).player("u1", "bet", amount=200).wait(1).player("u2", "call").wait(1)
+    link_lost(s)
+    s.player("u3", "disconnect")  # S3's turn: folded, betting ends with S1 and S2 in
+    s.wait(25)  # more than the arrange time, paused
+    link_back_and_resume(s)
+    resumed_at = s.t
+    s.wait(5).player("u1", "arrange", front=["KH", "QC"], back=["AS", "AD"])
+    s.wait(6).reveal({"S1": CLEAR["S1"], "S2": CLEAR["S2"]}).clear().end()
+    r = run(s, tmp_path)
+    assert kinds(r) == ["link_lost"]
+    assert of(r, "action_refused") == []
+    (arranged,) = [x for x in of(r, "player_action") if x["action"] == "arrange"]
+    assert arranged["seat"] == "S1" and arranged["auto"] is False
+    assert arranged["t"] == round(resumed_at + 5, 3)
+    (shown,) = of(r, "showdown")
+    assert sorted(shown["seats"]) == ["S1", "S2"]
+    assert shown["seats"]["S1"]["auto"] is False and shown["seats"]["S2"]["auto"] is True
+    assert of(r, "game_settled")[0]["payouts"] == {"u1": 500}
+
+
 def test_another_players_disconnect_leaves_the_decision_clock_running(tmp_path) -> None:
     s = dealt()
     betting_from = s.dealt_at

@@ -455,7 +455,7 @@ class SiZhiDaoGame:
 
     def resume(self) -> None:
         """The table resumed: stopped clocks start again in full; betting due starts now, and
-        what a disconnect during the pause ended (betting, arranging) moves on now."""
+        a player left alone by a disconnect during the pause takes the pot now."""
         self.paused = False
         now = self.port.now_us
         durations = {
@@ -474,8 +474,6 @@ class SiZhiDaoGame:
             self._start_betting(d)
         elif d.phase == BETTING and d.betting is not None and d.betting.over:
             self._end_betting(d)
-        elif d.phase == ARRANGING:
-            self._maybe_end_arranging(d)
 
     def showdown_confirmed(self, camera_hands: Mapping[str, Sequence[Card]] | None = None) -> None:
         """The camera read every shown-down seat's four cards equal to the shoe's reads;
@@ -593,34 +591,39 @@ class SiZhiDaoGame:
                 **dec.as_dict(),
             )
         if d.betting.over:
-            self.port.disarm(DECISION_TIMER)
-            if DECISION_TIMER in self.paused_timers:
-                self.paused_timers.remove(DECISION_TIMER)
-            if not self.paused:  # else at the resume: nothing is settled while paused (§3)
-                self._end_betting(d)
+            self._stop_clock(DECISION_TIMER)
+            self._end_betting(d)
         elif decisions or restart_clock:
-            self.port.disarm(DECISION_TIMER)
-            if self.paused:
-                # the next decision's clock starts in full at the resume (§7.8)
-                if DECISION_TIMER not in self.paused_timers:
-                    self.paused_timers.append(DECISION_TIMER)
-            else:
-                self.port.arm(DECISION_TIMER, self.port.now_us + self.settings.decision_us)
+            self._start_clock(DECISION_TIMER, self.settings.decision_us)
+
+    def _start_clock(self, name: str, duration_us: int) -> None:
+        """A game clock starts in full now, or at the resume while paused (§7.8)."""
+        self.port.disarm(name)
+        if not self.paused:
+            self.port.arm(name, self.port.now_us + duration_us)
+        elif name not in self.paused_timers:
+            self.paused_timers.append(name)
+
+    def _stop_clock(self, name: str) -> None:
+        self.port.disarm(name)
+        if name in self.paused_timers:
+            self.paused_timers.remove(name)
 
     def _end_betting(self, d: Deal) -> None:
         assert d.betting is not None
         if len(d.betting.still_in()) <= 1:
-            self._settle_layers(d)  # a player left alone: no showdown
+            if not self.paused:  # else at the resume: nothing is settled while paused (§3)
+                self._settle_layers(d)  # a player left alone: no showdown
             return
         d.phase = ARRANGING
-        self.port.arm(ARRANGE_TIMER, self.port.now_us + self.settings.arrange_us)
+        self._start_clock(ARRANGE_TIMER, self.settings.arrange_us)
         self._maybe_end_arranging(d)
 
     def _maybe_end_arranging(self, d: Deal) -> None:
         g = self.game
         assert g is not None and d.betting is not None
-        if d.phase != ARRANGING or self.paused:
-            return  # paused: arranging ends at the resume
+        if d.phase != ARRANGING:
+            return
         waiting = [
             s
             for s in d.betting.still_in()
@@ -631,7 +634,7 @@ class SiZhiDaoGame:
 
     def _end_arranging(self, d: Deal) -> None:
         assert d.betting is not None
-        self.port.disarm(ARRANGE_TIMER)
+        self._stop_clock(ARRANGE_TIMER)
         d.shown = d.betting.still_in()
         for seat in d.shown:
             if seat in d.arranged:
