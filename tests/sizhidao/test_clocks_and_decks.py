@@ -228,3 +228,24 @@ def test_empty_after_the_last_card_of_the_deal_is_no_fault(tmp_path) -> None:
     s.shoe("EMPTY").wait(1).end()
     r = run(s, tmp_path)
     assert kinds(r) == []
+
+
+def test_a_pause_between_games_ended_by_a_cancel_leaves_the_next_games_clocks_working(
+    tmp_path,
+) -> None:
+    s = SzTraceScript()
+    s.sit(THREE)
+    s.wait(1).card("5H").wait(1).supervisor("cancel_round").wait(1)  # early_card, no game
+    s.shuffle().dealer("open_betting").wait(1).deal(CLEAR, "S1")
+    betting_from = s.dealt_at
+    s.wait(16)  # S1 silent: folded after 15 s
+    link_lost(s)
+    s.wait(30)  # paused in S2's turn: its clock stops
+    link_back_and_resume(s)
+    resumed_at = s.t
+    s.wait(16).end()
+    r = run(s, tmp_path)
+    assert kinds(r) == ["early_card", "link_lost"]
+    acts = betting_actions(r)
+    assert acts[0] == (round(betting_from + 15, 3), "S1", "fold", True)
+    assert acts[1] == (round(resumed_at + 15, 3), "S2", "fold", True)

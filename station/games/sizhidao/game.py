@@ -438,10 +438,10 @@ class SiZhiDaoGame:
 
     def pause(self) -> None:
         """The table paused: the decision, arrange and buy-in clocks stop (§7.8)."""
-        self.paused = True
         g = self.game
         if g is None:
-            return
+            return  # no clock to stop; a game opens only while the table is not paused
+        self.paused = True
         d = g.deal
         running = []
         if d is not None and d.phase == BETTING and d.betting is not None and not d.betting.over:

@@ -453,6 +453,11 @@ class SiZhiDaoProcedure(Procedure):
                 self.clocks_stopped = True
                 self.sz.pause()
             return
+        if self.clocks_stopped:
+            # the pause ended without a resume (a cancel, end_shoe or close_table between
+            # games): the next pause must stop the clocks again
+            self.clocks_stopped = False
+            self.sz.resume()
         d = self.sz.deal()
         if d is not None and d.deal_id == self.tracker_deal and self.sz.awaiting_showdown():
             if self.reveal_armed_deal != d.deal_id:
