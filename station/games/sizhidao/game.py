@@ -167,6 +167,8 @@ class SiZhiDaoGame:
         self.game: GameState | None = None
         self.games_opened = 0
         self.paused_timers: list[str] = []
+        #: the table is paused: no clock runs and nothing moves on to the next phase (§3, §7.8)
+        self.paused = False
         self.history: list[dict[str, Any]] = []  # results of finished games, newest last
         self._capture: list[dict[str, Any]] | None = None
 
@@ -279,7 +281,8 @@ class SiZhiDaoGame:
         if d is None or seat not in d.contestants:
             return
         if d.phase == BETTING and d.betting is not None:
-            self._decided(d, d.betting.disconnect(seat))
+            # another player's disconnect leaves the current player's clock running (§7.4)
+            self._decided(d, d.betting.disconnect(seat), restart_clock=False)
         elif d.phase == ARRANGING:
             self._maybe_end_arranging(d)
 
@@ -437,7 +440,8 @@ class SiZhiDaoGame:
         """The table paused: the decision, arrange and buy-in clocks stop (§7.8)."""
         g = self.game
         if g is None:
-            return
+            return  # no clock to stop; a game opens only while the table is not paused
+        self.paused = True
         d = g.deal
         running = []
         if d is not None and d.phase == BETTING and d.betting is not None and not d.betting.over:
@@ -450,7 +454,9 @@ class SiZhiDaoGame:
         self.paused_timers = running
 
     def resume(self) -> None:
-        """The table resumed: stopped clocks start again in full; betting due starts now."""
+        """The table resumed: stopped clocks start again in full; betting due starts now, and
+        a player left alone by a disconnect during the pause takes the pot now."""
+        self.paused = False
         now = self.port.now_us
         durations = {
             DECISION_TIMER: self.settings.decision_us,
@@ -461,9 +467,13 @@ class SiZhiDaoGame:
             self.port.arm(name, now + durations[name])
         self.paused_timers = []
         d = self.deal()
-        if d is not None and d.betting_due:
+        if d is None:
+            return
+        if d.betting_due:
             d.betting_due = False
             self._start_betting(d)
+        elif d.phase == BETTING and d.betting is not None and d.betting.over:
+            self._end_betting(d)
 
     def showdown_confirmed(self, camera_hands: Mapping[str, Sequence[Card]] | None = None) -> None:
         """The camera read every shown-down seat's four cards equal to the shoe's reads;
@@ -493,6 +503,7 @@ class SiZhiDaoGame:
             return
         self.port.disarm(*GAME_TIMERS)
         self.paused_timers = []
+        self.paused = False  # the procedure pauses the game again if the table stays paused
         refunds: dict[str, int] = {}
         for e in g.entries:
             refunds[e.account] = refunds.get(e.account, 0) + e.amount
@@ -563,7 +574,10 @@ class SiZhiDaoGame:
         d.phase = BETTING
         self._decided(d, d.betting.start())
 
-    def _decided(self, d: Deal, decisions: list[Decision]) -> None:
+    def _decided(self, d: Deal, decisions: list[Decision], *, restart_clock: bool = True) -> None:
+        """Record the decisions betting made; the decision clock counts from the last of them
+        (or from the start of betting). `restart_clock=False`: the input decided nothing unless
+        it says so (another player's disconnect), so the clock runs on."""
         g = self.game
         assert g is not None and d.betting is not None
         for dec in decisions:
@@ -576,19 +590,33 @@ class SiZhiDaoGame:
                 account=account,
                 **dec.as_dict(),
             )
-        self.port.disarm(DECISION_TIMER)
         if d.betting.over:
+            self._stop_clock(DECISION_TIMER)
             self._end_betting(d)
-        else:
-            self.port.arm(DECISION_TIMER, self.port.now_us + self.settings.decision_us)
+        elif decisions or restart_clock:
+            self._start_clock(DECISION_TIMER, self.settings.decision_us)
+
+    def _start_clock(self, name: str, duration_us: int) -> None:
+        """A game clock starts in full now, or at the resume while paused (§7.8)."""
+        self.port.disarm(name)
+        if not self.paused:
+            self.port.arm(name, self.port.now_us + duration_us)
+        elif name not in self.paused_timers:
+            self.paused_timers.append(name)
+
+    def _stop_clock(self, name: str) -> None:
+        self.port.disarm(name)
+        if name in self.paused_timers:
+            self.paused_timers.remove(name)
 
     def _end_betting(self, d: Deal) -> None:
         assert d.betting is not None
         if len(d.betting.still_in()) <= 1:
-            self._settle_layers(d)  # a player left alone: no showdown
+            if not self.paused:  # else at the resume: nothing is settled while paused (§3)
+                self._settle_layers(d)  # a player left alone: no showdown
             return
         d.phase = ARRANGING
-        self.port.arm(ARRANGE_TIMER, self.port.now_us + self.settings.arrange_us)
+        self._start_clock(ARRANGE_TIMER, self.settings.arrange_us)
         self._maybe_end_arranging(d)
 
     def _maybe_end_arranging(self, d: Deal) -> None:
@@ -606,7 +634,7 @@ class SiZhiDaoGame:
 
     def _end_arranging(self, d: Deal) -> None:
         assert d.betting is not None
-        self.port.disarm(ARRANGE_TIMER)
+        self._stop_clock(ARRANGE_TIMER)
         d.shown = d.betting.still_in()
         for seat in d.shown:
             if seat in d.arranged:

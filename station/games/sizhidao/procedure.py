@@ -102,6 +102,7 @@ SZ_FAULT_KINDS: dict[str, tuple[str, str]] = {
     "extra_card": ("A card beyond the deal plan was drawn.", "cancel"),
     "foreign_card": ("A second read of one card within a deal, or the cut card.", "cancel"),
     "premature_reveal": ("A card face up in a seat zone before the showdown.", "cancel"),
+    "shoe_exhausted": FAULT_KINDS["shoe_exhausted"],
     "reveal_timeout": (
         "A shown-down seat was not confirmed by the camera within 60 s.",
         "resume, cancel",
@@ -134,7 +135,7 @@ class SiZhiDaoProcedure(Procedure):
     cards_due_states = frozenset({"dealing"})
     betting_states = frozenset({"betting"})
     fault_kinds = SZ_FAULT_KINDS
-    cancel_only = frozenset({"extra_card", "premature_reveal", "foreign_card"})
+    cancel_only = frozenset({"extra_card", "premature_reveal", "foreign_card", "shoe_exhausted"})
     event_faults = frozenset(
         {"early_card", "extra_card", "unread_card", "foreign_card", "device_fault", "shoe_rebooted"}
     )
@@ -182,6 +183,9 @@ class SiZhiDaoProcedure(Procedure):
         self.deck: Deck | None = None
         self.tracker: DealTracker | None = None
         self.tracker_deal: str | None = None
+        #: seat -> what lay in its zone when the deal opened (the previous deal's cards, not yet
+        #: seen taken away): the new deal's checks read the zone without them
+        self.leftovers: dict[str, list[str]] = {}
         self.reveal_armed_deal: str | None = None
         self.clocks_stopped = False
         #: (account, ref) -> the records that answered it: a retried action is not re-applied
@@ -238,7 +242,20 @@ class SiZhiDaoProcedure(Procedure):
         return self.sz.deal_in_progress()
 
     def _zones(self) -> dict[str, list[str]]:
-        return self.table.zones
+        """The seat zones as the deal in progress reads them: cards that lay in a zone when
+        the deal opened are not the deal's, while the zone still shows them all; once the
+        camera sees them gone (or changed), the zone is read as it is."""
+        zones = self.table.zones
+        if not self.leftovers:
+            return zones
+        out = dict(zones)
+        for seat, left in list(self.leftovers.items()):
+            rest = _without(zones.get(seat, []), left)
+            if rest is None:
+                del self.leftovers[seat]
+            else:
+                out[seat] = rest
+        return out
 
     # ------------------------------------------------------------------ players
     def _on_player(self, inp: Input) -> None:
@@ -269,8 +286,9 @@ class SiZhiDaoProcedure(Procedure):
             self._end_deck()
         number = t.begin_shoe()
         self.deck = Deck(number, ShoeContents(deck=self.game.deck))
-        if t.take_pending_load():
-            self.deck.loaded = True
+        # a deal needs its LOAD after its new_shoe (§7.3): one that came before counts for
+        # nothing (it is no fault either: the first card before a LOAD is early_card)
+        t.take_pending_load()
         if was_closed:
             t.trigger("new_shoe")
         t.emit("shoe_start", shoe=number)
@@ -332,8 +350,18 @@ class SiZhiDaoProcedure(Procedure):
         self._check_placement()
 
     def on_cut(self) -> None:
-        if self.sz.deal_in_progress():
-            self.table.raise_fault("foreign_card", "the cut card came out of a one-deck shoe")
+        # a one-deck shoe holds no cut card: a CUT is foreign_card, in a deal or not (§7.9)
+        self.table.raise_fault("foreign_card", "the cut card came out of a one-deck shoe")
+
+    def on_empty(self) -> None:
+        # §3: EMPTY while the deal still needs cards; EMPTY when none is due is no fault
+        if self.sz.cards_due():
+            d = self.sz.deal()
+            assert d is not None
+            self.table.raise_fault(
+                "shoe_exhausted",
+                f"the shoe is empty after {d.cards_out} of the deal's {len(d.plan)} cards",
+            )
 
     # ------------------------------------------------------------------ camera
     def on_camera(self, changed: bool) -> None:
@@ -425,6 +453,11 @@ class SiZhiDaoProcedure(Procedure):
                 self.clocks_stopped = True
                 self.sz.pause()
             return
+        if self.clocks_stopped:
+            # the pause ended without a resume (a cancel, end_shoe or close_table between
+            # games): the next pause must stop the clocks again
+            self.clocks_stopped = False
+            self.sz.resume()
         d = self.sz.deal()
         if d is not None and d.deal_id == self.tracker_deal and self.sz.awaiting_showdown():
             if self.reveal_armed_deal != d.deal_id:
@@ -438,16 +471,15 @@ class SiZhiDaoProcedure(Procedure):
                 self.sz.showdown_confirmed(self.tracker.camera_cards)
         if self.tracker_deal is not None and not self.sz.deal_in_progress():
             self._deal_ended()
-        if self.sz.deal_due() and self.deck is not None and self.deck.ready and self._zones_clear():
+        if self.sz.deal_due() and self.deck is not None and self.deck.ready:
             self._open_deal()
-
-    def _zones_clear(self) -> bool:
-        return not any(dealt_cards(self._zones().get(s, [])) for s in SEATS)
 
     def _open_deal(self) -> None:
         t = self.table
         assert self.deck is not None
         self.deck.used = True
+        zones = self.table.zones
+        self.leftovers = {s: list(zones.get(s, [])) for s in SEATS if dealt_cards(zones.get(s, []))}
         d = self.sz.open_deal()
         self.tracker = DealTracker(tuple(d.plan), SEATS)
         self.tracker_deal = d.deal_id
@@ -456,6 +488,7 @@ class SiZhiDaoProcedure(Procedure):
     def _deal_ended(self) -> None:
         """The deal's `layers` record is written: zone checks stop, its deck is done."""
         self.tracker_deal = None
+        self.leftovers = {}
         self.table.disarm("placement", "reveal", "camera")
         self._end_deck()
 
@@ -585,3 +618,14 @@ class SiZhiDaoProcedure(Procedure):
         """Each account's own part of its view (its seat, its cards): for that account alone
         (the live player API hands account A only `private_views()[A]`)."""
         return own_parts(self.sz)
+
+
+def _without(zone: list[str], left: list[str]) -> list[str] | None:
+    """`zone` less the cards in `left` (as a multiset), or None when the zone no longer holds
+    them all."""
+    rest = list(zone)
+    for c in left:
+        if c not in rest:
+            return None
+        rest.remove(c)
+    return rest
