@@ -5,8 +5,8 @@ carries `decisions`, made on the table's own thread with the same checks the tab
 when the action arrives, so the console offers a button only when the table would take it,
 says what it does (Cancel round on a healthy round voids it and refunds every bet), and
 gives the reason for every other one (no End shoe inside a round). This module only adds
-who may press each one; what the console cannot send (the Pai Gow dealer's `dice` entry,
-which carries the two faces) has no role and is shown, not pressed.
+who may press each one; the Pai Gow dealer's `dice` entry carries the two faces, so the
+console takes it from the dice control of the Pai Gow panel, not from a plain button.
 """
 
 from __future__ import annotations

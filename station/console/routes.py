@@ -24,7 +24,7 @@ from starlette.responses import (
 
 from station.camera_view import LATEST
 from station.console.auth import client_address, console_of, need_csrf, need_session, session_of
-from station.console.bodies import json_object
+from station.console.bodies import dice_faces, json_object
 from station.console.diagram import diagrams
 from station.console.errors import ApiError
 from station.console.model import DEALER_ACTIONS, SUPERVISOR_ACTIONS
@@ -69,13 +69,18 @@ async def api_action(request: Request) -> Response:
     t = c.table(name)
     body = await json_object(request)
     action = body.get("action")
-    unknown = set(body) - {"action"}
-    if unknown:
-        raise ApiError(400, f"unknown fields {sorted(unknown)[:5]}: send {{\"action\": \"...\"}}")
     if not isinstance(action, str) or action not in DEALER_ACTIONS | SUPERVISOR_ACTIONS:
         shown = repr(action)[:80] if isinstance(action, str) else type(action).__name__
         raise ApiError(400, f"unknown action {shown}: one of "
                             f"{', '.join(sorted(DEALER_ACTIONS | SUPERVISOR_ACTIONS))}")
+    # the dice entry alone carries more than its name: the two faces (PROCEDURE.md §6.2.4)
+    allowed_fields = {"action", "dice"} if action == "dice" else {"action"}
+    unknown = set(body) - allowed_fields
+    if unknown:
+        raise ApiError(400, f"unknown fields {sorted(unknown)[:5]} for {action}: send "
+                            + ('{"action": "dice", "dice": [4, 5]}' if action == "dice"
+                               else '{"action": "..."}'))
+    extra = {"dice": dice_faces(body)} if action == "dice" else None
     view = t.station.view
     r = view.get("round") or {}
     round_id = r.get("round_id") if r and not r.get("finished") else None
@@ -94,7 +99,8 @@ async def api_action(request: Request) -> Response:
     # the dealer who pressed the button
     user = s.user if kind == "supervisor" else None
     try:
-        records = await anyio.to_thread.run_sync(t.station.submit, kind, action, user)
+        records = await anyio.to_thread.run_sync(
+            lambda: t.station.submit(kind, action, user, extra=extra))
     except (StationStopped, TimeoutError) as e:
         c.audit.write(user=s.user, role=s.role, table=name, action=action, round_id=round_id,
                       outcome="error", reason=str(e))

@@ -25,7 +25,8 @@ ROLES = ("supervisor", "dealer")
 #: which inputs each role may send to the table (PROCEDURE.md §1)
 ROLE_ACTIONS: dict[str, frozenset[str]] = {
     "supervisor": frozenset({"confirm_shuffle", "resume", "cancel_round", "end_shoe", "close_table"}),
-    "dealer": frozenset({"new_shoe", "open_betting"}),
+    # `dice`: the Pai Gow dealer's entry of the two faces thrown (PROCEDURE.md §6.2.4)
+    "dealer": frozenset({"new_shoe", "open_betting", "dice"}),
 }
 
 # scrypt cost: n=2**14, r=8 needs 16 MiB and about 50 ms: slow enough to make guessing costly,

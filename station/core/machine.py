@@ -29,13 +29,15 @@ def transition_table(proc: Procedure) -> list[dict[str, Any]]:
     t.append({"trigger": "new_shoe", "source": list(proc.new_shoe_sources), "dest": "shuffling"})
     for trig, sources, dest in proc.dealer_transitions:
         t.append({"trigger": trig, "source": list(sources), "dest": dest})
+    # cancel_round voids the round in progress wherever it stands (PROCEDURE.md §3, §7.9)
+    voidable = ["paused", *proc.round_phases, *proc.round_waits]
     t += [
         # a fault pauses the table from anywhere, a closed table included (a card drawn
         # from the shoe of a closed table is `early_card`): PROCEDURE.md §3
         {"trigger": "fault", "source": [s for s in states if s != "paused"], "dest": "paused"},
-        {"trigger": "round_cancelled", "source": ["paused", *proc.round_phases],
-         "dest": "between_rounds", "unless": "is_last_round"},
-        {"trigger": "round_cancelled", "source": ["paused", *proc.round_phases], "dest": "idle",
+        {"trigger": "round_cancelled", "source": voidable, "dest": "between_rounds",
+         "unless": "is_last_round"},
+        {"trigger": "round_cancelled", "source": voidable, "dest": "idle",
          "conditions": "is_last_round"},
         {"trigger": "shoe_ended", "source": "paused", "dest": "idle"},
         {"trigger": "close_table", "source": [*proc.closable, "paused"], "dest": "closed"},

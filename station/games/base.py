@@ -121,6 +121,14 @@ class Procedure(ABC):
     dealer_transitions: Sequence[tuple[str, Sequence[str], str]] = ()
     #: states in which a round (a hand, or a game of a pot game) is in progress
     round_phases: tuple[str, ...]
+    #: skeleton states a round in progress can also stand in (a Si Zhi Dao game waits in
+    #: `shuffling` and `between_rounds` for each deal's fresh deck): `cancel_round` voids
+    #: the round from these too
+    round_waits: tuple[str, ...] = ()
+    #: a recorded trace rotates at each shoe (TRACES.md §4); a game that spans shoes and whose
+    #: seats outlast its games (Si Zhi Dao) keeps the session in one file, so every file
+    #: replays on its own to the records the table made
+    trace_per_shoe: bool = True
     #: states from which close_table is taken (besides paused)
     closable: tuple[str, ...]
     #: states from which the dealer's new_shoe starts a shoe (Si Zhi Dao shuffles inside a game)

@@ -56,12 +56,6 @@ def _resume_refusal(proc: Procedure) -> tuple[str | None, bool]:
 def _cancel_refusal(proc: Procedure) -> tuple[str | None, bool]:
     t = proc.table
     if proc.round_in_progress():
-        if t.state not in ("paused", *proc.round_phases):
-            # the kernel's machine voids a round only from paused or a round state: a game
-            # open while its deck is shuffled (Si Zhi Dao) is in progress but in neither, and
-            # the cancel would stop the table's core instead; never offered there
-            return (f"the table cannot void the {proc.round_word} while {t.state.replace('_', ' ')}"
-                    f": cancel once the deal has opened"), False
         return None, False
     if t.state != "paused":
         return f"no {proc.round_word} in progress", False

@@ -1,6 +1,8 @@
 """Trace recording at a live table: every journaled input written as it happens, in the
 TRACES.md format, one file per shoe, so any session can be replayed and any dispute answered
-from the file alone (`station replay FILE`)."""
+from the file alone (`station replay FILE`). A game whose games span shoes and whose seats
+outlast them (Si Zhi Dao: a fresh deck per deal) keeps the whole session in one file: a
+file cut at a shoe would start mid-game, nobody seated, and replay to other records."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Any
 
 from firmware_bridge.tracefile import TraceWriter
 from station.core.inputs import Input, TraceHeader
+from station.games import get_game
 from station.private_files import private_dir
 
 
@@ -24,6 +27,9 @@ class ShoeTraceRecorder:
         self.path: Path | None = None
         self.files: list[Path] = []
         self._t0_us = 0
+        procedure = get_game(header.game).procedure_class
+        #: a new file at each shoe_start (False: one file for the session)
+        self.per_shoe = procedure is None or procedure.trace_per_shoe
 
     def _next_path(self, label: str) -> Path:
         stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -49,9 +55,11 @@ class ShoeTraceRecorder:
         """Write one journaled input. `balances` (the wallets before this input) opens each
         new file, so a shoe's trace replays with the money the table had at that moment."""
         with self._lock:
-            starts = [r for r in records if r["type"] == "shoe_start"]
+            starts = [r for r in records if r["type"] == "shoe_start"] if self.per_shoe else []
             if starts or self._writer is None:
-                self._rotate(f"S{starts[0]['shoe']}" if starts else "preamble", inp.t_us)
+                label = f"S{starts[0]['shoe']}" if starts else "preamble" if self.per_shoe \
+                    else "session"
+                self._rotate(label, inp.t_us)
                 assert self._writer is not None
                 for account, balance in sorted((balances or {}).items()):
                     self._writer.write({"t": 0.0, "wallet": {"account": account,

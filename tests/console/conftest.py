@@ -15,13 +15,7 @@ import pytest
 from station.console import UserStore, make_console_app, serve_console, stop_console
 from station.core.inputs import US, Input, read_trace
 from station.core.replay import settings_from_header
-from station.games.sizhidao.procedure import SiZhiDaoProcedure
 from station.live.table_station import TableStation
-
-if callable(SiZhiDaoProcedure.settings_used):
-    # main's Si Zhi Dao names its settings with a method where the contract (and a live
-    # table's journal header) reads a tuple; the Si Zhi Dao branch makes it the tuple
-    SiZhiDaoProcedure.settings_used = SiZhiDaoProcedure.settings_used(None)  # type: ignore[assignment,arg-type]
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 TRACES = DATA / "traces"
@@ -38,18 +32,6 @@ class Clock:
         return self.t
 
 
-class LiveStation(TableStation):
-    """The live table, taking inputs that carry extra fields: `TableStation.submit` has no
-    place for them yet (a Pai Gow dealer's `dice` line carries the faces), so the tests hand
-    such an input as `(value, extra)` and it is journaled and applied as the trace has it."""
-
-    def _apply_one(self, inp: Input) -> Any:
-        if isinstance(inp.value, tuple):
-            value, extra = inp.value
-            inp = Input(inp.t_us, inp.kind, value, inp.user, dict(extra))
-        return super()._apply_one(inp)
-
-
 class Table:
     """A live `TableStation` fed a recorded trace, input by input, like a real table."""
 
@@ -64,8 +46,8 @@ class Table:
         settings = settings_from_header(self.header)
         if table is not None:  # a second table in the same studio
             settings = settings.with_overrides({"table": table})
-        self.station = LiveStation(settings, tmp / f"{folder.name}-{settings.table}.journal.sqlite",
-                                    clock=clock)
+        self.station = TableStation(settings, tmp / f"{folder.name}-{settings.table}.journal.sqlite",
+                                     clock=clock)
         self.station.start()
         self.pos = 0
 
@@ -73,9 +55,8 @@ class Table:
         inp = self.inputs[self.pos]
         self.pos += 1
         self.clock.t = 1000.0 + inp.t_us / US
-        value = (inp.value, inp.extra) if inp.extra else inp.value
         before = self.station.view_version
-        self.station.submit(inp.kind, value, inp.user)
+        self.station.submit(inp.kind, inp.value, inp.user, extra=inp.extra or None)
         # the view is published right after the answer: wait for it
         self.station.wait_view(before, 5.0)
         return inp

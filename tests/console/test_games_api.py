@@ -5,7 +5,12 @@ game cancelled through the console."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 
 def _view(sup, name: str) -> dict[str, Any]:
@@ -24,8 +29,8 @@ def test_pai_gow_panel_roads_banker_history_rounds_and_recall(make_table, serve)
     assert [d["action"] for d in v["decisions"]] == [
         "new_shoe", "open_betting", "dice", "confirm_shuffle", "resume", "cancel_round",
         "end_shoe", "close_table"]
-    # the dice entry is the dealer's pad's, not a console button
-    assert by["dice"]["role"] is None and not by["dice"]["allowed"]
+    # the dice entry is the dealer's (the Pai Gow panel's dice control sends it)
+    assert by["dice"]["role"] == "dealer" and not by["dice"]["allowed"]
     assert "betting is still open" in by["dice"]["reason"]
     assert by["open_betting"]["role"] == "dealer" and by["open_betting"]["reason"] == "a round is in progress"
     assert by["cancel_round"]["role"] == "supervisor" and by["cancel_round"]["allowed"]
@@ -152,3 +157,79 @@ def test_a_si_zhi_dao_game_cancelled_through_the_console(make_table, serve) -> N
     assert [(a["user"], a["action"], a["outcome"]) for a in rec["audit"]] == [
         ("sup1", "cancel_round", "done")]
     assert sum(b["amount"] for b in rec["bets"]) == res["pot"]
+
+
+def _journal_lines(path: Path) -> list[dict[str, Any]]:
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return [json.loads(x) for (x,) in conn.execute("SELECT line FROM inputs ORDER BY seq")]
+    finally:
+        conn.close()
+
+
+def _post(con, c, body: Any) -> Any:
+    return c.post("/api/tables/WZ-01/actions", json=body, headers={"X-CSRF-Token": c.csrf})
+
+
+BAD_DICE = [
+    {"action": "dice"},  # no faces
+    {"action": "dice", "dice": None},
+    {"action": "dice", "dice": [4]},
+    {"action": "dice", "dice": [4, 5, 6]},
+    {"action": "dice", "dice": [0, 4]},
+    {"action": "dice", "dice": [4, 7]},
+    {"action": "dice", "dice": ["4", "5"]},
+    {"action": "dice", "dice": [True, 4]},
+    {"action": "dice", "dice": [4.0, 5]},
+    {"action": "dice", "dice": {"a": 4, "b": 5}},
+    {"action": "dice", "dice": "4,5"},
+]
+
+
+@pytest.mark.parametrize("entered", ["trace's faces", "corrected after refusals"])
+def test_the_dealer_enters_the_pai_gow_dice_from_the_console(make_table, serve, entered) -> None:
+    table = make_table("traces-paigow/clean")
+    con = serve(table)
+    dealer, sup = con.client("dealer1"), con.client("sup1")
+    # the trace's own dice line is not fed: the dealer enters it through the console
+    line = table.feed(lambda inp: inp.kind == "dealer" and inp.value == "dice")
+    assert line is not None and line.extra["dice"]
+    table.pos += 1
+    table.at(line.t_us / 1e6)
+    v = _view(sup, "WZ-01")
+    assert {d["action"]: d for d in v["decisions"]}["dice"]["allowed"]
+    journal = table.station.journal.path
+    before = _journal_lines(journal)
+    audit_before = len(con.console.audit.entries(table="WZ-01"))
+    bad = [*BAD_DICE, {"action": "dice", "dice": [4, 5], "user": "x"},
+           {"action": "open_betting", "dice": [4, 5]}]
+    if entered == "corrected after refusals":
+        for body in bad:
+            r = _post(con, dealer, body)
+            assert r.status_code == 400, (body, r.text)
+            assert "dice" in r.json()["error"] or "unknown fields" in r.json()["error"], r.json()
+        assert _journal_lines(journal) == before  # nothing reached the table
+        assert len(con.console.audit.entries(table="WZ-01")) == audit_before
+        # a supervisor may not enter the dice: 403 (kept as a forbidden attempt), nothing
+        # submitted either
+        assert _post(con, sup, {"action": "dice", "dice": line.extra["dice"]}).status_code == 403
+        assert _journal_lines(journal) == before
+    r = _post(con, dealer, {"action": "dice", "dice": line.extra["dice"]})
+    assert r.status_code == 200, r.text
+    assert r.json()["outcome"] == "done"
+    dealer_lines = [x for x in _journal_lines(journal)[len(before):] if "dealer" in x]
+    assert dealer_lines == [{"t": dealer_lines[0]["t"], "dealer": "dice", "dice": line.extra["dice"]}]
+    (entry, *_) = con.console.audit.entries(table="WZ-01")
+    assert (entry["user"], entry["role"], entry["action"], entry["outcome"]) == (
+        "dealer1", "dealer", "dice", "done")
+    assert entry["round_id"] == "WZ-01-S1-R1"
+    # a second entry once the dice are known is the table's refusal (409), journaled
+    table.feed(lambda inp: inp.kind == "shoe" and "CARD" in str(inp.value))
+    again = _post(con, dealer, {"action": "dice", "dice": line.extra["dice"]})
+    assert again.status_code == 409 and again.json()["reason"] == "dice_known"
+    # the round goes on: the doors are dealt from the dice, the hand as recorded
+    table.feed()
+    hands = table.station.journal.records_of_type("hand")
+    exp = table.expected["hands"]
+    assert [(h["round_id"], h["dice"], h["first_door"], h["cards"]) for h in hands] == [
+        (h["round_id"], h["dice"], h["first_door"], h["cards"]) for h in exp]

@@ -300,3 +300,45 @@ def test_a_pai_gow_dice_mismatch_is_decided_from_the_alert(make_table, serve, pa
     expect(page.locator("#alerts .alert")).to_have_count(0)
     expect(page.locator("#pg-dice")).to_have_text(" · ".join(str(x) for x in table.expected["dice"][0]["dice"]))
     _shot(page, "23-paigow-dice-resumed")
+
+
+def test_the_dealer_enters_the_pai_gow_dice_and_the_deal_follows(make_table, serve, page) -> None:
+    from playwright.sync_api import expect
+
+    table = make_table("traces-paigow/clean")
+    con = serve(table)
+    exp = table.expected["dice"][0]
+    table.feed_until_view(lambda v: (v.get("round") or {}).get("betting_open") is True)
+    _login(page, con.url, "dealer1", "dealer-pass-1")
+    form = page.locator("#pg-dice-form")
+    expect(page.locator("#pg-dice-why")).to_contain_text("betting is still open")
+    expect(form).to_be_hidden()  # not while betting is open
+    # the trace's own dice line is not fed: the dealer types the faces into the console
+    line = table.feed(lambda inp: inp.kind == "dealer" and inp.value == "dice")
+    assert line is not None and line.extra["dice"] == exp["dice"]
+    table.pos += 1
+    table.at(line.t_us / 1e6)
+    expect(page.locator("#pg-dice-why")).to_have_text("awaited from the dealer")
+    expect(form).to_be_visible()
+    assert page.locator('#action-buttons button[data-action="dice"]').count() == 0
+    # a face out of range is stopped in the page: nothing is sent
+    page.fill("#pg-die-1", "7")
+    page.fill("#pg-die-2", str(exp["dice"][1]))
+    page.click("#pg-dice-enter")
+    expect(page.locator("#pg-dice-entry")).to_have_text("–")
+    page.fill("#pg-die-1", str(exp["dice"][0]))
+    _shot(page, "24-paigow-dice-entry")
+    page.click("#pg-dice-enter")
+    faces = " · ".join(str(x) for x in exp["dice"])
+    expect(page.locator("#action-message")).to_have_text(f"WZ-01 · Dice {faces}: done")
+    expect(page.locator("#pg-dice-entry")).to_have_text(faces)
+    # the tray agrees: the dice are known, the control goes, the doors are dealt from them
+    v = table.feed_until_view(lambda v: any(
+        d["confirmed"] for d in ((v.get("round") or {}).get("doors") or {}).values()))
+    assert v["round"]["dice"] == exp["dice"] and v["round"]["first_door"] == exp["first_door"]
+    expect(page.locator("#pg-dice")).to_have_text(faces)
+    expect(page.locator("#pg-first-door")).to_have_text(exp["first_door"])
+    expect(form).to_be_hidden()
+    expect(page.locator('#doors .door[data-confirmed="true"]').first).to_be_visible()
+    (entry, *_) = con.console.audit.entries(table="WZ-01", limit=5)
+    assert (entry["user"], entry["action"], entry["outcome"]) == ("dealer1", "dice", "done")

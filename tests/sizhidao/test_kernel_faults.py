@@ -258,3 +258,34 @@ def test_cancel_in_a_tie_round_refunds_the_buy_ins_too(tmp_path) -> None:
     # the leader stays: the next game is led by S1 again, with fresh antes
     assert [g["leader"] for g in of(r, "game_open")] == ["S1", "S1"]
     assert balances(r) == {a: START - 100 for a in "abcd"}
+
+
+def test_cancel_while_the_next_deck_is_shuffled_refunds_the_game_through_its_pot(tmp_path) -> None:
+    """A game open and waiting for its deck (the table `shuffling`: new_shoe given, the check
+    or the LOAD still to come) is voided like any other: every ante, bet and buy-in back."""
+    for steps in ("open only", "new_shoe", "new_shoe+confirm", "tie round, new_shoe"):
+        s = SzTraceScript()
+        s.sit(FOUR, balance=START)
+        s.wait(1).dealer("open_betting").wait(1)
+        paid = {a: 100 for a in "abcd"}
+        if steps.startswith("tie round"):
+            s.shuffle()
+            d1 = {"S1": TIE1, "S2": TIE2, "S3": TIE3, "S4": BEATEN}
+            s.deal(d1, leader="S1")
+            calls(s, 500)
+            settle_clean(s, d1)
+            s.wait(1).player("d", "buy_in").wait(1)
+            paid = {"a": 500, "b": 500, "c": 500, "d": 1500}
+        if "new_shoe" in steps:
+            s.dealer("new_shoe").wait(2)
+        if "confirm" in steps:
+            s.supervisor("confirm_shuffle").wait(1)
+        s.supervisor("cancel_round").wait(1).dealer("open_betting").end()
+        r = run(s, tmp_path)
+        assert of(r, "action_refused") == [], steps
+        (c,) = of(r, "round_cancelled")
+        assert c["reason"] == "supervisor"
+        assert c["refunds"] == [{"account": a, "amount": n} for a, n in paid.items()], steps
+        # the cancelled game's deck is gone; the next game opens with fresh antes
+        assert [g["leader"] for g in of(r, "game_open")] == ["S1", "S1"], steps
+        assert balances(r) == {a: START - 100 for a in "abcd"}, steps

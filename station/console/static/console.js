@@ -6,7 +6,7 @@
 const ACTION_LABELS = {
   new_shoe: "New shoe", open_betting: "Open betting",
   confirm_shuffle: "Confirm shuffle", resume: "Resume", cancel_round: "Cancel round",
-  end_shoe: "End shoe", close_table: "Close table",
+  end_shoe: "End shoe", close_table: "Close table", dice: "Dice",
 };
 const DANGER = new Set(["cancel_round", "end_shoe", "close_table"]);
 // a pot game cancels a whole game (its tie rounds included), not a round
@@ -237,7 +237,9 @@ function renderHealth(v) {
 function renderActions(v) {
   const box = $("action-buttons");
   if (!state.session) return;
-  const mine = (v.decisions || []).filter((d) => state.session.actions.includes(d.action));
+  // the dice entry carries the two faces: the Pai Gow panel's dice control sends it
+  const mine = (v.decisions || []).filter((d) => state.session.actions.includes(d.action)
+    && d.action !== "dice");
   if (!changed("actions", JSON.stringify([v.table, mine]))) return;
   box.replaceChildren();
   for (const d of mine) {
@@ -333,6 +335,13 @@ function renderPaiGow(v) {
   set("pg-first-door", r && r.first_door ? r.first_door : "–");
   const dd = decisionsOf(v).dice;
   set("pg-dice-why", dd ? (dd.allowed ? "awaited from the dealer" : dd.reason) : "–");
+  // the dealer's dice control: shown while the table awaits the entry
+  const form = $("pg-dice-form");
+  const awaited = Boolean(dd && dd.allowed && state.session && state.session.actions.includes("dice"));
+  // emptied when it appears or the table changes, never while the dealer is typing
+  const fresh = form.hidden === awaited || form.dataset.table !== v.table;
+  form.hidden = !awaited;
+  if (fresh) { form.reset(); form.dataset.table = v.table; }
   const box = $("doors");
   box.replaceChildren();
   if (!r) { set("pg-countdown", "no round yet"); set("pg-bets", ""); return; }
@@ -526,17 +535,18 @@ function select(name) {
 }
 
 // ------------------------------------------------------------------ decisions
-async function decide(table, action) {
+// `extra`: what the action carries beside its name (the dice entry's two faces)
+async function decide(table, action, extra = {}) {
   const d = decisionsOf(state.views[table] || {})[action];
   if (DANGER.has(action) && !window.confirm(`${ACTION_LABELS[action]} at table ${table}?` +
     (d ? `\n\nThis will ${d.effect}.` : ""))) return;
   const msg = $("action-message");
-  const what = `${table} · ${ACTION_LABELS[action]}`;
+  const what = `${table} · ${ACTION_LABELS[action]}${extra.dice ? " " + extra.dice.join(" · ") : ""}`;
   msg.className = ""; msg.textContent = `${what}…`;
   state.message = null;
   try {
     const { status, body } = await api(`/api/tables/${encodeURIComponent(table)}/actions`,
-      { method: "POST", body: JSON.stringify({ action }) });
+      { method: "POST", body: JSON.stringify({ action, ...extra }) });
     if (status === 200) {
       msg.className = "done"; msg.textContent = `${what}: done`;
     } else {
@@ -711,6 +721,13 @@ async function main() {
     window.location = "/login";
   });
   $("recall-close").addEventListener("click", () => { $("recall-panel").hidden = true; });
+  $("pg-dice-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const form = ev.target;
+    if (!form.reportValidity()) return;
+    const faces = [$("pg-die-1"), $("pg-die-2")].map((i) => Number(i.value));
+    decide(form.dataset.table, "dice", { dice: faces });
+  });
   connect();
   setInterval(tickCountdown, 200);
   setInterval(refreshCamera, 300);

@@ -131,6 +131,11 @@ class SiZhiDaoProcedure(Procedure):
     states = (*ACTIVE_STATES, "paused", "closed")
     follow = {(a, b): ENTER[b] for a, b in MOVES}
     round_phases = ("game_open", "buying_in", "dealing", "betting", "arranging", "showdown")
+    # a game open while its next deal's deck is shuffled and checked (PROCEDURE.md §7.3)
+    round_waits = ("shuffling", "between_rounds")
+    # every deal has its own deck, and the seats, the lead and the wallets carry across games:
+    # a file cut at a shoe would start mid-game with nobody seated (TRACES.md §1, §4)
+    trace_per_shoe = False
     closable = ("idle", "shuffling", "between_rounds")
     cards_due_states = frozenset({"dealing"})
     betting_states = frozenset({"betting"})

@@ -1,0 +1,89 @@
+"""A live Si Zhi Dao table records its session as a trace (station/live/recording.py) that
+replays on its own to the records the table made (TRACES.md §1, §4): a game uses a fresh deck
+per deal, so a file cut at each shoe would start mid-game with nobody seated; the recorder
+keeps the session in one file. A Pok Deng table still rotates per shoe."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from station.core.inputs import read_trace
+from station.core.replay import replay_records, settings_from_header
+from station.live.recording import ShoeTraceRecorder
+from station.live.table_station import TableStation
+from tests.sizhidao.staged_games import two_tie_rounds_and_an_all_in_layer
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _played_live(trace: Path, tmp_path: Path) -> tuple[list[dict[str, Any]], ShoeTraceRecorder]:
+    """Every line of `trace` submitted to a live table on its journal, recorded as it goes."""
+    header, inputs = read_trace(trace)
+    clock = Clock()
+    station = TableStation(settings_from_header(header), tmp_path / "table.journal.sqlite",
+                           clock=clock, max_idle=0.05)
+    kept = station.journal.header
+    recorder = ShoeTraceRecorder(tmp_path / "recorded", type(kept)(
+        kept.table, kept.game, kept.camera, dict(kept.settings), "recorded live by the station"))
+    station.on_input = lambda inp, records: recorder.record(inp, records, station.core.balances)
+    live: list[dict[str, Any]] = []
+    station.add_listener(live.extend)
+    station.start()
+    try:
+        for inp in inputs:
+            if inp.kind == "end":
+                break
+            clock.t = inp.t_us / 1e6
+            station.submit(inp.kind, inp.value, inp.user, extra=inp.extra or None)
+    finally:
+        station.stop()
+        recorder.close()
+    return live, recorder
+
+
+def _comparable(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in records if r["type"] != "balances"]
+
+
+def test_a_recorded_si_zhi_dao_session_replays_to_the_same_records(tmp_path: Path) -> None:
+    script, want = two_tie_rounds_and_an_all_in_layer()
+    # a second game after the first, cancelled while its deck is being shuffled
+    s = script
+    if s.lines[-1].get("end"):
+        s.lines.pop()
+    s.wait(2).dealer("open_betting").wait(1).dealer("new_shoe").wait(1)
+    s.supervisor("cancel_round").end()
+    live, recorder = _played_live(s.write(tmp_path / "staged.jsonl"), tmp_path)
+    # three deals, four shoes: still one file, the whole session
+    assert sum(1 for r in live if r["type"] == "shoe_start") == 4
+    assert len(recorder.files) == 1 and recorder.files[0].name.startswith("SZ-01-session-")
+    replayed = replay_records(recorder.files[0])
+    assert _comparable(replayed) == _comparable(live)
+    # and through the command the floor uses: `station replay FILE --out OUT`
+    out = tmp_path / "replayed.jsonl"
+    subprocess.run([sys.executable, "-m", "station", "replay", str(recorder.files[0]),
+                    "--out", str(out)], check=True, capture_output=True, timeout=120)
+    from_cli = [json.loads(x) for x in out.read_text().splitlines() if x.strip()]
+    assert _comparable(from_cli) == _comparable(live)
+    (settled,) = [r for r in replayed if r["type"] == "game_settled"]
+    assert settled["payouts"] == want["payouts"]
+    (cancelled,) = [r for r in replayed if r["type"] == "round_cancelled"]
+    assert cancelled["round_id"] == "SZ-01-G2"
+
+
+def test_a_pok_deng_table_still_rotates_its_trace_per_shoe(tmp_path: Path) -> None:
+    trace = Path(__file__).resolve().parents[1] / "data" / "traces" / "clean_shoe" / "trace.jsonl"
+    live, recorder = _played_live(trace, tmp_path)
+    shoes = [r["shoe"] for r in live if r["type"] == "shoe_start"]
+    assert shoes and [p.name.split("-")[2] for p in recorder.files][-len(shoes):] == [
+        f"S{n}" for n in shoes]
