@@ -75,9 +75,11 @@ def draw(sim: ShoeSimulator, timeout: float = DEADLINE) -> str:
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float = DEADLINE,
-               what: str = "condition") -> None:
+               what: str | Callable[[], str] = "condition") -> None:
+    """`what` may be a callable: it is asked at the timeout, so the message shows the state
+    of the parts when the wait gave up."""
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+            raise AssertionError(f"timed out waiting for {what() if callable(what) else what}")
         time.sleep(0.02)

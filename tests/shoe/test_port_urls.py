@@ -39,7 +39,11 @@ class PtyAsSerialLine(serial.Serial):
 
 class Rfc2217Server:
     """An RFC 2217 port server on 127.0.0.1 for a serial device path, one client at a time
-    (a client that reconnects gets a fresh session, as with a terminal server)."""
+    (a client that reconnects gets a fresh session, as with a terminal server).
+
+    Like a terminal server it keeps serving through a session's or the line's transient
+    error: each is counted in `errors` (shown when a test times out) and the thread carries
+    on, so a hiccup in the stand-in never reads as a dead link in the station."""
 
     def __init__(self, device: str) -> None:
         self.ser = PtyAsSerialLine(device, timeout=0.05)
@@ -48,6 +52,9 @@ class Rfc2217Server:
         self.port = self.listener.getsockname()[1]
         self.alive = True
         self.sessions = 0
+        self.bytes_to_client = 0
+        self.bytes_from_client = 0
+        self.errors: list[str] = []
         self._lock = threading.Lock()
         self.conn: socket.socket | None = None
         self.manager: serial.rfc2217.PortManager | None = None
@@ -64,34 +71,47 @@ class Rfc2217Server:
                 continue
             except OSError:
                 return
-            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            conn.settimeout(0.1)
-            with self._lock:
-                self.conn = conn
-            manager = serial.rfc2217.PortManager(self.ser, self)  # negotiates through write()
-            with self._lock:
-                self.manager = manager
-            self.sessions += 1
-            while self.alive:
-                try:
-                    data = conn.recv(1024)
-                except TimeoutError:
-                    continue
-                except OSError:
-                    break
-                if not data:
-                    break
-                self.ser.write(b"".join(manager.filter(data)))
-            with self._lock:
-                self.conn = None
-            conn.close()
+            try:
+                self._serve(conn)
+            except Exception as e:  # noqa: BLE001 - one session's failure ends that session only
+                self.errors.append(f"session: {type(e).__name__}: {e}")
+            finally:
+                with self._lock:
+                    self.conn = None
+                conn.close()
+
+    def _serve(self, conn: socket.socket) -> None:
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        conn.settimeout(0.1)
+        with self._lock:
+            self.conn = conn
+        manager = serial.rfc2217.PortManager(self.ser, self)  # negotiates through write()
+        with self._lock:
+            self.manager = manager
+        self.sessions += 1
+        while self.alive:
+            try:
+                data = conn.recv(1024)
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            if not data:
+                return
+            self.bytes_from_client += len(data)
+            self.ser.write(b"".join(manager.filter(data)))
 
     def _to_client(self) -> None:
         while self.alive:
             try:
                 data = self.ser.read(self.ser.in_waiting or 1)
-            except (serial.SerialException, OSError, TypeError):
-                return
+            except (serial.SerialException, OSError, TypeError) as e:
+                if not self.alive:
+                    return
+                # e.g. a purge from the client flushing the line between select and read
+                self.errors.append(f"line: {type(e).__name__}: {e}")
+                time.sleep(0.05)
+                continue
             with self._lock:
                 manager = self.manager if self.conn is not None else None
             if data and manager is not None:
@@ -102,9 +122,14 @@ class Rfc2217Server:
             if self.conn is None:
                 return
             try:
+                # blocking: a slow client must get every byte, not a timed-out half
+                self.conn.settimeout(None)
                 self.conn.sendall(data)
-            except OSError:
-                pass
+                self.bytes_to_client += len(data)
+            except OSError as e:
+                self.errors.append(f"send: {type(e).__name__}: {e}")
+            finally:
+                self.conn.settimeout(0.1)
 
     def close(self) -> None:
         self.alive = False
@@ -126,7 +151,12 @@ def test_shoe_through_an_rfc2217_port_server() -> None:
             # The shoe booted before the port server opened its pty: on a loaded machine the
             # station may join mid-stream, after the HELLO (SHOE_PROTOCOL.md §4 lets it take
             # the first valid frame as its start). Wait for the link, not for the HELLO.
-            wait_until(lambda: driver.link_up, what="the link")
+            wait_until(lambda: driver.link_up,
+                       what=lambda: f"the link: server sessions={server.sessions} "
+                                    f"to_client={server.bytes_to_client} "
+                                    f"from_client={server.bytes_from_client} "
+                                    f"errors={server.errors[-5:]} driver={dict(driver.counters)} "
+                                    f"shoe={sim.stats}")
             sim.load()
             for _ in range(30):
                 draw(sim)
