@@ -19,6 +19,7 @@ from station.core.deal import DealTracker, dealt_cards
 from station.core.faults import FAULT_KINDS
 from station.core.inputs import Input, to_s
 from station.games.base import Procedure
+from station.games.house_bets import HouseBets
 from station.games.paigow.rules import DICE_ZONE, deal_plan_for, first_door
 from station.games.paigow.view import round_doors
 
@@ -63,7 +64,7 @@ class PaiGowRound:
     finished: bool = False
 
 
-class PaiGowProcedure(Procedure):
+class PaiGowProcedure(HouseBets, Procedure):
     states = ("idle", "shuffling", "between_rounds", "betting", "dice", "dealing",
               "confirming", "paused", "closed")
     follow = {
@@ -492,30 +493,6 @@ class PaiGowProcedure(Procedure):
                     "bets": len(settled), "t": to_s(t.now_us)})
         if self.last_round():
             self.end_shoe()
-
-    # ------------------------------------------------------------------ money
-    def bet_window(self) -> str | None:
-        shoe, r = self.shoe, self.round
-        if shoe is None or shoe.ended or shoe.rounds_opened == 0 or r is None:
-            return "no_round"
-        if r.finished or r.closed or self.table.now_us >= r.closes_us:
-            return "betting_closed"
-        return None
-
-    def bets_held(self, account: str) -> list[tuple[str, int]]:
-        r = self.round
-        return [] if r is None else [(b.spot, b.amount) for b in r.bets if b.account == account]
-
-    def place_bet(self, account: str, spot: str, amount: int, deducted: int) -> dict[str, Any]:
-        t = self.table
-        r = self.round
-        assert r is not None
-        r.bets.append(Bet(account, spot, amount, deducted))
-        t.message(t.bet_key(r.round_id, len(r.bets)), "bet", round_id=r.round_id,
-                  game=self.game.name, account=account, spot=spot, amount=amount,
-                  deducted=deducted)
-        return t.emit("bet_accepted", round_id=r.round_id, account=account, spot=spot,
-                      amount=amount, deducted=deducted)
 
     # ------------------------------------------------------------------ view
     def view(self) -> dict[str, Any]:

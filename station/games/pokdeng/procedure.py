@@ -16,6 +16,7 @@ from station.core.deal import CUT_CARD, FACE_DOWN, DealTracker, dealt_cards, fac
 from station.core.faults import FAULT_KINDS
 from station.core.inputs import Input, to_s
 from station.games.base import BURN, Procedure
+from station.games.house_bets import HouseBets
 
 if TYPE_CHECKING:
     from station.core.faults import ActiveFault
@@ -54,7 +55,7 @@ class RoundState:
     all_out_us: int | None = None
 
 
-class PokDengProcedure(Procedure):
+class PokDengProcedure(HouseBets, Procedure):
     states = ("idle", "shuffling", "ready", "burning", "between_rounds", "betting", "dealing",
               "revealing", "paused", "closed")
     follow = {
@@ -570,30 +571,6 @@ class PokDengProcedure(Procedure):
                     "bets": len(settled), "t": to_s(t.now_us)})
         if r.last_round:
             self.end_shoe()
-
-    # ------------------------------------------------------------------ money
-    def bet_window(self) -> str | None:
-        shoe, r = self.shoe, self.round
-        if shoe is None or shoe.ended or shoe.rounds_opened == 0 or r is None:
-            return "no_round"
-        if r.finished or r.closed or self.table.now_us >= r.closes_us:
-            return "betting_closed"
-        return None
-
-    def bets_held(self, account: str) -> list[tuple[str, int]]:
-        r = self.round
-        return [] if r is None else [(b.spot, b.amount) for b in r.bets if b.account == account]
-
-    def place_bet(self, account: str, spot: str, amount: int, deducted: int) -> dict[str, Any]:
-        t = self.table
-        r = self.round
-        assert r is not None
-        r.bets.append(Bet(account, spot, amount, deducted))
-        t.message(t.bet_key(r.round_id, len(r.bets)), "bet", round_id=r.round_id,
-                  game=self.game.name, account=account, spot=spot, amount=amount,
-                  deducted=deducted)
-        return t.emit("bet_accepted", round_id=r.round_id, account=account, spot=spot,
-                      amount=amount, deducted=deducted)
 
     # ------------------------------------------------------------------ view
     def view(self) -> dict[str, Any]:
