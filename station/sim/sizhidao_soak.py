@@ -29,6 +29,7 @@ from typing import Any
 
 from station.core.inputs import US, parse_header, parse_input
 from station.core.replay import settings_from_header
+from station.sim.soaked_station import SoakedStation
 
 
 @dataclass
@@ -84,39 +85,16 @@ class SiZhiDaoSoak:
         self.rng = random.Random(opts.seed)
         self.report = SzSoakReport()
         self.now = 0.0
-        self.station: Any = None
-        self.ledger: Any = None
-        self.worker: Any = None
-
     def clock(self) -> float:
         return self.now
 
-    def _start_station(self) -> None:
-        from station.live.table_station import TableStation
-        from station.settlement.core import SettlementCore
-        from station.settlement.outbox import DeliveryWorker
-        from station.settlement.transport import InProcessTransport
+    @property
+    def station(self) -> Any:
+        return self.under_test.station
 
-        self.station = TableStation(self.settings, self.dir / "journal.sqlite", clock=self.clock,
-                                    journal_sync=self.o.journal_sync)
-        self.station.start()
-        if self.ledger is None:
-            self.ledger = SettlementCore(self.dir / "ledger.sqlite")
-        self.worker = DeliveryWorker(self.dir / "journal.sqlite", InProcessTransport(self.ledger))
-        self.station.on_outbox = self.worker.wake
-        self.worker.start()
-
-    def _crash(self) -> None:
-        """Stop the owner thread between two inputs, without the orderly shutdown."""
-        self.report.crashes += 1
-        st = self.station
-        st._stop.set()
-        st._q.put((None, None, "", None, None))
-        if st._thread:
-            st._thread.join(10)
-        st.journal.conn.close()
-        self.worker.stop()
-        self._start_station()
+    @property
+    def ledger(self) -> Any:
+        return self.under_test.ledger
 
     def run(self) -> SzSoakReport:
         from station.games.sizhidao.sim import SimTable
@@ -126,8 +104,9 @@ class SiZhiDaoSoak:
                        cancel_rate=self.o.cancel)
         sim.run(self.o.games)
         header = parse_header(sim.script.header)
-        self.settings = settings_from_header(header)
-        self._start_station()
+        self.under_test = SoakedStation(settings_from_header(header), self.dir, self.clock,
+                                        self.o.journal_sync)
+        self.under_test.start()
         lines = sim.script.lines
         for i, obj in enumerate(lines):
             if "end" in obj:
@@ -137,12 +116,11 @@ class SiZhiDaoSoak:
             self.station.submit(inp.kind, inp.value, inp.user)
             self.report.inputs += 1
             if self.rng.random() < self.o.crash:
-                self._crash()
+                self.report.crashes += 1
+                self.under_test.crash()
         self.report.table_seconds = self.now
         final_balances = dict(self.station.core.balances)
-        self.station.stop()
-        self.worker.drain(60)
-        self.worker.stop()
+        self.under_test.finish()
         self.report.seconds = round(time.perf_counter() - started, 3)
         self._verify(sim.records, final_balances)
         return self.report

@@ -27,6 +27,7 @@ from station.cards import parse_card
 from station.core.inputs import US, Input, parse_input
 from station.core.settings import TableSettings
 from station.sim.script import CARDS_PER_ROUND, GAME, PLAN, POSITIONS, TraceScript, hands_of
+from station.sim.soaked_station import SoakedStation
 
 SPOTS = sorted(GAME.spots)  # sorted: the soak is seeded, its draws must not depend on set order
 
@@ -137,34 +138,21 @@ class Soak:
                          if opts.game == "paigow" else TableSettings(table="PD-SOAK", betting_seconds=15))
 
     # ---- the station, its settlement, its restarts
-    def _start_station(self) -> None:
-        from station.live.table_station import TableStation
-        from station.settlement.core import SettlementCore
-        from station.settlement.outbox import DeliveryWorker
-        from station.settlement.transport import InProcessTransport
+    @property
+    def station(self) -> Any:
+        return self.under_test.station
 
-        t0 = time.perf_counter()
-        self.station = TableStation(self.settings, self.dir / "journal.sqlite",
-                                    clock=self.clock, journal_sync=self.o.journal_sync)
-        self.station.start()
-        if not hasattr(self, "ledger"):
-            self.ledger = SettlementCore(self.dir / "ledger.sqlite")
-        self.worker = DeliveryWorker(self.dir / "journal.sqlite", InProcessTransport(self.ledger))
-        self.station.on_outbox = self.worker.wake
-        self.worker.start()
-        self.report.restart_seconds.append(time.perf_counter() - t0)
+    @property
+    def ledger(self) -> Any:
+        return self.under_test.ledger
+
+    def _start_station(self) -> None:
+        self.under_test = SoakedStation(self.settings, self.dir, self.clock, self.o.journal_sync)
+        self.report.restart_seconds.append(self.under_test.start())
 
     def _crash(self) -> None:
-        """Stop the owner thread between two inputs, without the orderly shutdown."""
         self.report.crashes += 1
-        st = self.station
-        st._stop.set()
-        st._q.put((None, None, "", None, None))
-        if st._thread:
-            st._thread.join(10)
-        st.journal.conn.close()
-        self.worker.stop()
-        self._start_station()
+        self.report.restart_seconds.append(self.under_test.crash())
 
     # ---- the clock and the feed
     def clock(self) -> float:
@@ -200,9 +188,7 @@ class Soak:
         else:
             self._run_pokdeng(accounts)
         self.report.table_seconds = self.t_offset
-        self.station.stop()
-        self.worker.drain(60)
-        self.worker.stop()
+        self.under_test.finish()
         self.report.seconds = time.perf_counter() - started
         self._verify()
         return self.report
