@@ -16,6 +16,7 @@ from station.console import UserStore, make_console_app, serve_console, stop_con
 from station.core.inputs import US, Input, read_trace
 from station.core.replay import settings_from_header
 from station.live.table_station import TableStation
+from tests.browser import chromium, new_page
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 TRACES = DATA / "traces"
@@ -151,3 +152,23 @@ def serve(users: UserStore, tmp_path: Path) -> Iterator[Callable[..., ConsoleSer
     yield start
     for server, thread in running:
         stop_console(server, thread)
+
+
+# ---- the real browser (tests marked `browser`)
+@pytest.fixture
+def viewport() -> tuple[int, int]:
+    """The page's size, width and height in CSS pixels; a module may ask for another."""
+    return (1400, 1100)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One Chromium for a test module; each test gets its own context and page."""
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture
+def page(browser: Any, viewport: tuple[int, int]) -> Iterator[Any]:
+    with new_page(browser, *viewport, what="the console page") as pg:
+        yield pg

@@ -5,66 +5,16 @@ real console on uvicorn over live tables fed recorded traces. Screenshots of the
 from __future__ import annotations
 
 import re
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.browser
+from tests.console.console_page import as_shown, login, shot
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "console"
-WAIT = 15_000  # ms: generous for a loaded two-core machine; every wait is for a condition
-SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+pytestmark = pytest.mark.browser
 
 
 def _before(t: float):
     return lambda inp: inp.t_us >= t * 1_000_000
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    if shutil.which("chromium") is None and not Path(CHROMIUM).exists():
-        pytest.fail("Chromium is missing: run the tests with ./run.sh test, which installs it")
-    from playwright.sync_api import expect, sync_playwright
-
-    expect.set_options(timeout=WAIT)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1100})
-    ctx.set_default_timeout(WAIT)
-    pg = ctx.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    ctx.close()
-    assert not errors, f"the console page raised: {errors}"
-
-
-def _shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-def _login(page, url: str, user: str, password: str) -> None:
-    page.goto(url + "/")
-    page.wait_for_url(re.compile(r"/login$"))
-    page.fill("#user", user)
-    page.fill("#password", password)
-    page.click("#login-button")
-
-
-def _shown(card: str) -> str:
-    return ("10" if card[0] == "T" else card[0]) + SUITS[card[1]]
 
 
 def test_supervisor_watches_a_round_resumes_a_fault_and_reads_the_road(make_table, serve, page) -> None:
@@ -75,7 +25,7 @@ def test_supervisor_watches_a_round_resumes_a_fault_and_reads_the_road(make_tabl
     table.feed(_before(30.0))  # shoe confirmed, loaded, first card and burns done
 
     # a wrong password is refused on the form, the right one opens the console
-    _login(page, con.url, "sup1", "not the password")
+    login(page, con.url, "sup1", "not the password")
     expect(page.locator("#login-message")).to_contain_text("Wrong user name or password")
     page.fill("#user", "sup1")
     page.fill("#password", "floor-sup-pass")
@@ -100,8 +50,8 @@ def test_supervisor_watches_a_round_resumes_a_fault_and_reads_the_road(make_tabl
     hand1 = table.expected["hands"][0]["cards"]
     hidden = {c for cs in hand1.values() for c in cs} - {"2S"}
     text, markup = page.locator("body").inner_text(), page.content()
-    assert not [c for c in hidden if _shown(c) in text or f'data-card="{c}"' in markup]
-    _shot(page, "01-betting")
+    assert not [c for c in hidden if as_shown(c) in text or f'data-card="{c}"' in markup]
+    shot(page, "01-betting")
 
     # the round is revealed and settled: the cards, the results, one bead per road
     table.feed(_before(56.0))
@@ -132,7 +82,7 @@ def test_supervisor_watches_a_round_resumes_a_fault_and_reads_the_road(make_tabl
     expect(page.locator("#badge-paused")).to_be_visible()
     expect(page).to_have_title("⚠ PAUSED PD-01 · Table console")
     expect(page.locator('#diagram .state.current[data-state="paused"]')).to_have_count(1)
-    _shot(page, "02-alert")
+    shot(page, "02-alert")
 
     # resuming before the zone is put right: the table says why not
     alert.locator('button[data-action="resume"]').click()
@@ -163,7 +113,7 @@ def test_supervisor_watches_a_round_resumes_a_fault_and_reads_the_road(make_tabl
         assert got == [h["results"][p]["outcome"] for h in hands]
         pairs = beads.evaluate_all("els => els.map(e => e.dataset.pair === '1')")
         assert pairs == [h["cards"][p][0][0] == h["cards"][p][1][0] for h in hands]
-    _shot(page, "03-roads")
+    shot(page, "03-roads")
 
     # game recall: round 2, its cards, its fault and who resumed it
     page.locator('#rounds li[data-round="PD-01-S1-R2"] a').click()
@@ -173,7 +123,7 @@ def test_supervisor_watches_a_round_resumes_a_fault_and_reads_the_road(make_tabl
     expect(recall).to_contain_text("resume by sup1")
     shown = recall.locator("[data-card]").evaluate_all("els => els.map(e => e.dataset.card)")
     assert sorted(shown) == sorted(c for cs in hands[1]["cards"].values() for c in cs)
-    _shot(page, "04-recall")
+    shot(page, "04-recall")
 
 
 def test_dealer_and_a_degraded_second_table(make_table, serve, page) -> None:
@@ -185,7 +135,7 @@ def test_dealer_and_a_degraded_second_table(make_table, serve, page) -> None:
     main.feed(_before(105.2))  # round 3: the camera and the shoe disagree at reveal
     shoe_only.feed(_before(40.0))
 
-    _login(page, con.url, "dealer1", "dealer-pass-1")
+    login(page, con.url, "dealer1", "dealer-pass-1")
     expect(page.locator("#who")).to_have_text("dealer1 · dealer")
     expect(page.locator("#tiles .tile")).to_have_count(2)
     # the pause is on every screen, but a dealer cannot decide it
@@ -212,7 +162,7 @@ def test_dealer_and_a_degraded_second_table(make_table, serve, page) -> None:
     expect(page.locator("#h-link")).to_contain_text("up")
     expect(page.locator("#roads-shoe")).to_have_text("shoe 1 · 0 rounds")
     expect(page.locator("#rounds li")).to_have_count(0)
-    _shot(page, "05-dealer-degraded")
+    shot(page, "05-dealer-degraded")
 
     # a supervisor cancels the round (confirming the dialog); everyone is refunded
     page.locator("#logout").click()
@@ -237,4 +187,4 @@ def test_dealer_and_a_degraded_second_table(make_table, serve, page) -> None:
     expect(recall).to_contain_text("house +0")
     # a cancelled round's cards were never validated: recall shows none of them
     assert recall.locator("[data-card]").count() == 0
-    _shot(page, "06-cancelled-recall")
+    shot(page, "06-cancelled-recall")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.console.test_browser import ARGS, CHROMIUM, WAIT, _login, _shot  # noqa: F401
+from tests.console.console_page import login, shot
 
 pytestmark = pytest.mark.browser
 
@@ -23,27 +23,9 @@ def _before(t: float):
     return lambda inp: inp.t_us >= t * 1_000_000
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import expect, sync_playwright
-
-    expect.set_options(timeout=WAIT)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
-
-
 @pytest.fixture
-def page(browser):
-    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
-    ctx.set_default_timeout(WAIT)
-    pg = ctx.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    ctx.close()
-    assert not errors, f"the console page raised: {errors}"
+def viewport() -> tuple[int, int]:
+    return SCREENS[0]
 
 
 OUTSIDE = """() => {
@@ -72,7 +54,7 @@ def test_every_position_of_a_dealt_round_fits_its_panel_at_every_common_screen(m
     con = serve(table)
     first = table.expected["hands"][0]
     table.feed(lambda inp: inp.kind == "dealer" and table.station.view.get("rounds_settled", 0) >= 1)
-    _login(page, con.url, "sup1", "floor-sup-pass")
+    login(page, con.url, "sup1", "floor-sup-pass")
     expect(page.locator("#countdown")).to_have_text("settled")
     expect(page.locator('#positions .pos[data-position="B"] [data-card]')).to_have_count(len(first["cards"]["B"]))
     for width, height in SCREENS:
@@ -81,7 +63,7 @@ def test_every_position_of_a_dealt_round_fits_its_panel_at_every_common_screen(m
         assert page.locator("#positions .pos").count() == 6
         problems = page.evaluate(OUTSIDE)
         assert problems == [], (width, problems)
-        _shot(page, f"10-round-{width}")
+        shot(page, f"10-round-{width}")
 
 
 def test_decisions_offered_say_why_not_and_old_answers_clear(make_table, serve, page) -> None:
@@ -90,7 +72,7 @@ def test_decisions_offered_say_why_not_and_old_answers_clear(make_table, serve, 
     table = make_table("order_fault")
     con = serve(table)
     table.feed(_before(40.0))  # round 1 is open for bets
-    _login(page, con.url, "sup1", "floor-sup-pass")
+    login(page, con.url, "sup1", "floor-sup-pass")
     buttons = page.locator("#action-buttons button")
     expect(buttons).to_have_count(5)
     # inside a healthy round: Cancel round is offered and says what it does; End shoe is not
@@ -123,7 +105,7 @@ def test_the_round_panel_says_bets_are_not_taken_while_paused(make_table, serve,
     table = make_table("order_fault")
     con = serve(table)
     table.feed(_before(40.0))  # betting is open in round 1
-    _login(page, con.url, "sup1", "floor-sup-pass")
+    login(page, con.url, "sup1", "floor-sup-pass")
     expect(page.locator("#countdown")).to_contain_text("betting closes in")
     expect(page.locator("#round-note")).to_be_hidden()
     # the supervisor pauses nothing by hand; a link loss does: the clock runs on with no frame
@@ -164,7 +146,7 @@ def test_the_camera_view_shows_zones_and_no_unrevealed_identity(tmp_path: Path, 
                            audit_path=tmp_path / "audit.sqlite")
     server, thread, url = serve_console(app)
     try:
-        _login(page, url, "sup1", "floor-sup-pass")
+        login(page, url, "sup1", "floor-sup-pass")
         view = page.locator("#camera-view")
         expect(view).to_be_visible(timeout=30_000)
         expect(page.locator("#camera-zones polygon")).to_have_count(len(layout.zones))
@@ -179,7 +161,7 @@ def test_the_camera_view_shows_zones_and_no_unrevealed_identity(tmp_path: Path, 
         assert page.locator("#camera-img").get_attribute("src") != first
         box = view.bounding_box()
         assert box and box["width"] > 300
-        _shot(page, "11-camera")
+        shot(page, "11-camera")
         # nor can the face-up P3 card be read off the picture itself: its zone is pixelated
         import cv2
         import numpy as np
@@ -230,7 +212,7 @@ def test_an_uncalibrated_deck_back_is_said_on_the_camera_panel(tmp_path: Path, u
                            audit_path=tmp_path / "audit.sqlite")
     server, thread, url = serve_console(app)
     try:
-        _login(page, url, "sup1", "floor-sup-pass")
+        login(page, url, "sup1", "floor-sup-pass")
         expect(page.locator("#camera-view")).to_be_visible(timeout=30_000)
         note = page.locator("#camera-note")
         expect(note).to_contain_text("deck back not calibrated", timeout=30_000)

@@ -12,33 +12,11 @@ import re
 
 import pytest
 
-from tests.console.test_browser import ARGS, CHROMIUM, WAIT, _login, _shot, _shown
+from tests.console.console_page import as_shown, login, shot
 from tests.console.test_floor import SCREENS
 
 pytestmark = pytest.mark.browser
 
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import expect, sync_playwright
-
-    expect.set_options(timeout=WAIT)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1100})
-    ctx.set_default_timeout(WAIT)
-    pg = ctx.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    ctx.close()
-    assert not errors, f"the console page raised: {errors}"
 
 INSIDE = """(sel) => {
   const page = document.documentElement.clientWidth;
@@ -68,7 +46,7 @@ def _fits(pg, panels: str, items: str, name: str) -> None:
         pg.wait_for_timeout(300)
         problems = pg.evaluate(INSIDE, {"panels": panels, "items": items})
         assert problems == [], (width, problems)
-        _shot(pg, f"{name}-{width}")
+        shot(pg, f"{name}-{width}")
     pg.set_viewport_size({"width": 1400, "height": 1100})
 
 
@@ -84,7 +62,7 @@ def test_pai_gow_doors_dice_results_roads_and_banker_history(make_table, serve, 
     exp = table.expected
     hand1 = exp["hands"][0]
     table.feed_until_view(lambda v: (v.get("round") or {}).get("betting_open") is True)
-    _login(page, con.url, "sup1", "floor-sup-pass")
+    login(page, con.url, "sup1", "floor-sup-pass")
     expect(page.locator("#paigow-panel")).to_be_visible()
     # one console, the Pai Gow panel: Pok Deng's round, shoe and roads are not shown
     expect(page.locator("section.round")).to_be_hidden()
@@ -133,8 +111,8 @@ def test_pai_gow_doors_dice_results_roads_and_banker_history(make_table, serve, 
         door = page.locator(f'#doors .door[data-door="{p}"]')
         assert door.locator("[data-card]").count() == 0
         assert door.locator(".card.pending").count() == r["doors"][p]["dealt"]
-    assert not [c for c in hidden if _shown(c) in text or f'data-card="{c}"' in markup]
-    _shot(page, "20-paigow-confirming")
+    assert not [c for c in hidden if as_shown(c) in text or f'data-card="{c}"' in markup]
+    shot(page, "20-paigow-confirming")
 
     # the round is validated: every door, its hand and its outcome against the banker
     table.feed_until_view(lambda v: v.get("rounds_settled", 0) >= 1)
@@ -189,7 +167,7 @@ def test_si_zhi_dao_seats_pot_turn_showdown_tie_round_and_results(make_table, se
     # betting in the first deal: the leader has bet, the next seat is to act
     v = table.feed_until_view(lambda v: (((v.get("sizhidao") or {}).get("game") or {}).get("deal") or {})
                               .get("turn") not in (None, d1["actions"][0]["seat"]))
-    _login(page, con.url, "sup1", "floor-sup-pass")
+    login(page, con.url, "sup1", "floor-sup-pass")
     expect(page.locator("#sz-panel")).to_be_visible()
     expect(page.locator("section.round")).to_be_hidden()
     expect(page.locator("#paigow-panel")).to_be_hidden()
@@ -211,7 +189,7 @@ def test_si_zhi_dao_seats_pot_turn_showdown_tie_round_and_results(make_table, se
     assert page.locator("#sz-panel [data-card]").count() == 0
     hidden = {c for s in exp["secrets"] if s["deal_id"] == d1["deal_id"] for c in s["cards"]}
     text, markup = page.locator("body").inner_text(), page.content()
-    assert not [c for c in hidden if _shown(c) in text or f'data-card="{c}"' in markup]
+    assert not [c for c in hidden if as_shown(c) in text or f'data-card="{c}"' in markup]
     # the pot game's decisions
     expect(page.locator('#action-buttons [data-why="close_table"]')).to_have_text(
         "not now: a game is in progress")
@@ -256,7 +234,7 @@ def test_si_zhi_dao_seats_pot_turn_showdown_tie_round_and_results(make_table, se
         assert cells == [g["game_id"], " ".join(winners), str(g["settled"]["pot"]),
                          str(len(g["deals"]) - 1)], cells
     expect(page.locator("section.roads:not([hidden])")).to_have_count(0)
-    _shot(page, "32-sizhidao-results")
+    shot(page, "32-sizhidao-results")
     # recall of the first game: its deals, the showdowns, the payouts
     page.locator(f'#rounds li[data-round="{g1["game_id"]}"] a').click()
     recall = page.locator("#recall")
@@ -271,7 +249,7 @@ def test_a_pai_gow_dice_mismatch_is_decided_from_the_alert(make_table, serve, pa
     table = make_table("traces-paigow/dice_mismatch_resume")
     con = serve(table)
     table.feed_until_view(lambda v: v.get("paused") is True)
-    _login(page, con.url, "dealer1", "dealer-pass-1")
+    login(page, con.url, "dealer1", "dealer-pass-1")
     alert = page.locator('#alerts .alert[data-kind="dice_mismatch"]')
     expect(alert).to_contain_text("dice")
     assert alert.locator("button").count() == 0  # the dealer cannot decide it
@@ -299,7 +277,7 @@ def test_a_pai_gow_dice_mismatch_is_decided_from_the_alert(make_table, serve, pa
     expect(page.locator("#action-message")).to_have_text("WZ-01 · Resume: done")
     expect(page.locator("#alerts .alert")).to_have_count(0)
     expect(page.locator("#pg-dice")).to_have_text(" · ".join(str(x) for x in table.expected["dice"][0]["dice"]))
-    _shot(page, "23-paigow-dice-resumed")
+    shot(page, "23-paigow-dice-resumed")
 
 
 def test_the_dealer_enters_the_pai_gow_dice_and_the_deal_follows(make_table, serve, page) -> None:
@@ -309,7 +287,7 @@ def test_the_dealer_enters_the_pai_gow_dice_and_the_deal_follows(make_table, ser
     con = serve(table)
     exp = table.expected["dice"][0]
     table.feed_until_view(lambda v: (v.get("round") or {}).get("betting_open") is True)
-    _login(page, con.url, "dealer1", "dealer-pass-1")
+    login(page, con.url, "dealer1", "dealer-pass-1")
     form = page.locator("#pg-dice-form")
     expect(page.locator("#pg-dice-why")).to_contain_text("betting is still open")
     expect(form).to_be_hidden()  # not while betting is open
@@ -327,7 +305,7 @@ def test_the_dealer_enters_the_pai_gow_dice_and_the_deal_follows(make_table, ser
     page.click("#pg-dice-enter")
     expect(page.locator("#pg-dice-entry")).to_have_text("–")
     page.fill("#pg-die-1", str(exp["dice"][0]))
-    _shot(page, "24-paigow-dice-entry")
+    shot(page, "24-paigow-dice-entry")
     page.click("#pg-dice-enter")
     faces = " · ".join(str(x) for x in exp["dice"])
     expect(page.locator("#action-message")).to_have_text(f"WZ-01 · Dice {faces}: done")

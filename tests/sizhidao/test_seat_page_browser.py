@@ -7,49 +7,28 @@ platform's API. The page never holds the platform's key: it acts with its seat t
 from __future__ import annotations
 
 import re
-import shutil
-from pathlib import Path
 
 import httpx
 import pytest
 
 from station.games.sizhidao.script import SzTraceScript
+from tests.browser import chromium, new_page, screenshot
 from tests.sizhidao.live_table import KEY, LiveTable
 from tests.sizhidao.staged_games import BEATEN, TIE1, TIE2, TIE3
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "sizhidao"
-WAIT = 15_000
 HANDS = {"S1": BEATEN, "S2": TIE1, "S3": TIE2, "S4": TIE3}
 
 
 @pytest.fixture
 def page():
-    if shutil.which("chromium") is None and not Path(CHROMIUM).exists():
-        pytest.fail("Chromium is missing: run the tests with ./run.sh test, which installs it")
-    from playwright.sync_api import expect, sync_playwright
-
-    expect.set_options(timeout=WAIT)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        ctx = browser.new_context(viewport={"width": 1100, "height": 1000})
-        ctx.set_default_timeout(WAIT)
-        pg = ctx.new_page()
-        errors: list[str] = []
-        pg.on("pageerror", lambda e: errors.append(str(e)))
+    with chromium() as browser, new_page(browser, 1100, 1000, what="the seat page") as pg:
         yield pg
-        ctx.close()
-        browser.close()
-        assert not errors, f"the seat page raised: {errors}"
 
 
 def _shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    screenshot(page, "sizhidao", name)
 
 
 def test_a_person_plays_a_seat_in_the_browser(tmp_path, page) -> None:
