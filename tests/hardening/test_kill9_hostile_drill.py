@@ -12,22 +12,17 @@ settled exactly once.
 
 from __future__ import annotations
 
-import random
-import threading
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
 from firmware_bridge.shoe.simulator import ShoeSimulator
-from station.console import UserStore
 from station.core.journal import Journal
 from station.core.kernel import TableKernel as TableCore
 from station.core.replay import settings_from_header
 from station.money import MAX_AMOUNT, MAX_REF_CHARS
-from station.settlement.core import SettlementCore
-from tests.core.test_crash_drill import API_KEY, PASSWORD, Dealer, StationProcess, free_port
+from tests.core.kill_drill import API_KEY, Dealer, check_books, kill_drill
 
 ROUNDS = 4
 AUTH = {"Authorization": f"Bearer {API_KEY}"}
@@ -35,6 +30,7 @@ AUTH = {"Authorization": f"Bearer {API_KEY}"}
 
 class HostileDealer(Dealer):
     refused = 0
+    round_timeout_s = 90.0
 
     def _expect_4xx(self, send) -> None:
         def go():
@@ -46,7 +42,7 @@ class HostileDealer(Dealer):
         assert 400 <= r.status_code < 500, (r.status_code, r.text[:300])
         self.refused += 1
 
-    def hostile(self, n: int) -> None:
+    def during_betting(self, n: int) -> None:
         bets, console = self.bets, self.console
         post = self.http.post
         bet = {"account": "u1", "spot": "P1", "amount": 10}
@@ -90,81 +86,12 @@ class HostileDealer(Dealer):
         self._expect_4xx(lambda: sup.post(console + "/api/tables/PD-01/actions", json={"action": ["resume"]},
                                           headers={"x-csrf-token": self.csrf["supervisor"]}))
 
-    def session(self) -> None:
-        self._retry(self._login)
-        self.wallets()
-        self.act("new_shoe")
-        self.act("confirm_shuffle")
-        self.shoe.load()
-        self.wait(lambda v: v["phase"] == "ready", "the shoe to be ready")
-        self.draw()
-        v = self.wait(lambda v: v["shoe"]["first_card"], "the first card")
-        for _ in range(v["shoe"]["burn_count"]):
-            self.draw()
-        for n in range(1, ROUNDS + 1):
-            self.wait(lambda v: v["phase"] == "between_rounds", "between rounds")
-            self.act("open_betting")
-            self.wait(lambda v, n=n: v["round"] and v["round"]["number"] == n, f"round {n}")
-            for _ in range(3):
-                self.bet()
-            self.hostile(n)
-            for _ in range(13):
-                self.draw()
-                time.sleep(0.05)
-            self.wait(lambda v, n=n: v["round"]["number"] == n and v["round"]["finished"],
-                      f"round {n} validated", timeout=90)
-
 
 @pytest.mark.slow
 def test_hostile_inputs_through_kill9_restarts_end_with_clean_books(tmp_path: Path) -> None:
     shoe = ShoeSimulator(seed=17, cut_at=None)
-    url = shoe.serve_pty()
-    console_port, bet_port = free_port(), free_port()
-    users = UserStore(tmp_path / "users.sqlite")
-    users.add("dealer", "dealer", PASSWORD)
-    users.add("supervisor", "supervisor", PASSWORD)
-    cfg = tmp_path / "table.toml"
-    cfg.write_text(f"""
-[table]
-name = "PD-01"
-game = "pokdeng"
-procedure = {{ betting_seconds = 6.0 }}
-[storage]
-dir = "{tmp_path / 'data'}"
-[shoe]
-url = "{url}"
-[camera]
-enabled = false
-[console]
-port = {console_port}
-users = "{tmp_path / 'users.sqlite'}"
-[bet_api]
-port = {bet_port}
-""")
-    station = StationProcess(cfg, tmp_path / "station.log")
-    station.start()
-    dealer = HostileDealer(f"http://127.0.0.1:{console_port}", f"http://127.0.0.1:{bet_port}", shoe)
-    stop_killing = threading.Event()
-    rng = random.Random(8)
-
-    def killer() -> None:
-        while not stop_killing.wait(rng.uniform(2.0, 4.0)):
-            station.kill()
-            time.sleep(rng.uniform(0.0, 0.5))
-            station.start()
-
-    k = threading.Thread(target=killer, daemon=True)
-    try:
-        dealer._retry(dealer._login, 60)
-        k.start()
-        dealer.session()
-    finally:
-        stop_killing.set()
-        k.join(30)
-        dealer.wait(lambda v: True, "the station", 60)
-        assert station.terminate() == 0, (tmp_path / "station.log").read_text()[-3000:]
-        shoe.close()
-    assert station.kills >= 3, "the drill did not kill the station often enough"
+    _, dealer = kill_drill(tmp_path, shoe, HostileDealer, rounds=ROUNDS, betting_seconds=6.0,
+                           kill_gap_s=(2.0, 4.0), seed=8)
     assert dealer.refused >= ROUNDS * 10
     log = (tmp_path / "station.log").read_text()
     # every restart re-applied its journal: nothing it took was refused on replay
@@ -183,14 +110,5 @@ port = {bet_port}
         core.take_outputs()
     hands = [r for r in stored if r["type"] == "hand"]
     assert [h["round"] for h in hands] == list(range(1, ROUNDS + 1))
-    ledger = SettlementCore(tmp_path / "data" / "ledger.sqlite")
-    report = ledger.check()
-    assert report.ok, report.problems
-    assert ledger.balances() == dict(core.balances) or not core.balances
-    accepted = [r for r in stored if r["type"] == "bet_accepted"]
-    settled = [b for r in stored if r["type"] == "settlement" for b in r["bets"]]
-    assert len(settled) == len(accepted)
-    refs = [r["ref"] for r in accepted]
-    assert len(refs) == len(set(refs)), "a bet sent again was placed twice"
-    ledger.close()
+    check_books(tmp_path / "data" / "ledger.sqlite", stored, core.balances)
     journal.close()
