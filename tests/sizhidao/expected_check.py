@@ -109,3 +109,28 @@ def check_records_keep_secrets(records: list[dict], secrets: list[dict]) -> int:
             checked += 1
             assert not set(s["cards"]) & tokens(rec), (rec, s["seat"])
     return checked
+
+
+def live_secrets(secrets: list[dict], t: float) -> list[dict]:
+    """The seats' cards that are secret at `t`: read, and that seat's showdown not begun."""
+    return [s for s in secrets
+            if s["from_t"] <= t < s["until_t"] and (s["public_t"] is None or t < s["public_t"])]
+
+
+def check_views_keep_secrets(t: float, views: dict, live: list[dict],
+                             owner_saw: set[tuple[str, str]]) -> int:
+    """No view but the owner's names a card of a `live` secret (`views`: viewer → view, None
+    for the public); notes in `owner_saw` each (deal, seat) whose owner's view named its cards.
+    Returns how many (view, secret) pairs it checked."""
+    checks = 0
+    for s in live:
+        for viewer, view in views.items():
+            named = set(s["cards"]) & tokens(view)
+            if viewer == s["account"]:
+                if named:
+                    owner_saw.add((s["deal_id"], s["seat"]))
+                continue
+            assert not named, (t, viewer, s["deal_id"], s["seat"])
+            checks += 1
+    return checks
+

@@ -16,7 +16,11 @@ from station.core.kernel import TableKernel
 from station.core.replay import settings_from_header
 from station.core.view import public_view
 from station.games.sizhidao.views import player_view
-from tests.sizhidao.expected_check import check_records_keep_secrets, tokens
+from tests.sizhidao.expected_check import (
+    check_records_keep_secrets,
+    check_views_keep_secrets,
+    live_secrets,
+)
 
 TRACES = Path(__file__).parents[1] / "data" / "traces-sizhidao"
 
@@ -35,25 +39,13 @@ def test_no_viewer_but_the_owner_sees_a_card_before_its_showdown(name: str) -> N
         made, _messages, _commands = kernel.take_outputs()
         records.extend(made)
         t = inp.t_us / 1e6
-        live = [
-            s
-            for s in secrets
-            if s["from_t"] <= t < s["until_t"] and (s["public_t"] is None or t < s["public_t"])
-        ]
+        live = live_secrets(secrets, t)
         if not live:
             continue
         timers = {n: us / 1e6 for n, us in kernel.timers.items()}
         views = {None: public_view(kernel)}
         views.update({a: player_view(kernel.proc.sz, a, timers) for a in accounts})
-        for s in live:
-            for viewer, view in views.items():
-                named = set(s["cards"]) & tokens(view)
-                if viewer == s["account"]:
-                    if named:
-                        owner_saw.add((s["deal_id"], s["seat"]))
-                    continue
-                assert not named, (t, viewer, s["deal_id"], s["seat"])
-                checks += 1
+        checks += check_views_keep_secrets(t, views, live, owner_saw)
     assert checks > 1000
     assert len(owner_saw) == len(secrets)
     assert check_records_keep_secrets(records, secrets) > 100
