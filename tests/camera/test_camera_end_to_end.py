@@ -9,54 +9,24 @@ import json
 import pytest
 
 import station.core.replay as core_replay
-from firmware_bridge.camera import ObservationTracker, Recogniser, SyntheticCamera, TableScene
-from firmware_bridge.shoe.codec import encode_frame
+from firmware_bridge.camera import Recogniser, TableScene
+from tests.camera.filmed import FilmedTrace
 
-FRAME_STEP = 0.25  # the camera at 4 frames a second of table time
 DEAL_ORDER = ("P1", "P2", "P3", "P4", "P5", "B")
 HANDS = {"P1": ("KD", "9H"), "P2": ("3S", "3C"), "P3": ("AH", "5D"), "P4": ("JC", "8S"), "P5": ("2H", "QS"), "B": ("7D", "TS")}
 
 
-class FilmedTable:
-    """Drives the scene and the shoe on a virtual clock and writes what reached the station."""
+class FilmedTable(FilmedTrace):
+    """A Pok Deng round filmed: what reached the station, on a virtual clock."""
 
     def __init__(self, layout, perturbations) -> None:
-        self.t = 0.0
-        self.scene = TableScene(seed=21)
-        self.camera = SyntheticCamera(self.scene, layout, perturbations=perturbations, seed=5, clock=lambda: self.t)
-        self.recogniser = Recogniser(layout, stable_frames=2)
-        self.tracker = ObservationTracker(heartbeat=0.5)
-        self.lines: list[dict] = [{"trace": 1, "table": "PD-01", "game": "pokdeng", "camera": True,
-                                   # a filmed table: the recogniser reports zones as they settle, behind the shoe
-                                   "settings": {"betting_seconds": 8, "camera_lag_tolerant": True},
-                                   "note": "filmed by the synthetic camera"}]
-        self.seq = 0
-        self.last_shoe = 0.0
-        self.observations: list[dict] = []
-
-    def shoe(self, type_: str, *fields: str) -> None:
-        seq = 0 if type_ == "HELLO" else self.seq + 1
-        self.seq = seq
-        self.lines.append({"t": round(self.t, 3), "shoe": encode_frame(seq, type_, *fields).decode("latin-1")})
-        self.last_shoe = self.t
-
-    def line(self, **kv) -> None:
-        self.lines.append({"t": round(self.t, 3), **kv})
-
-    def advance(self, seconds: float) -> None:
-        end = self.t + seconds
-        while self.t + FRAME_STEP <= end + 1e-9:
-            self.t += FRAME_STEP
-            if self.t - self.last_shoe >= 0.99:
-                self.shoe("HB", str(int(self.t * 1000)))
-            got = self.camera.read()
-            if got is None:
-                continue  # a dropped frame: nothing seen, nothing said
-            t, frame = got
-            obs = self.tracker.update(t, self.recogniser.process(t, frame))
-            if obs is not None:
-                self.line(camera=obs)
-                self.observations.append(obs)
+        super().__init__(
+            TableScene(seed=21), layout, Recogniser(layout, stable_frames=2),
+            {"trace": 1, "table": "PD-01", "game": "pokdeng", "camera": True,
+             # a filmed table: the recogniser reports zones as they settle, behind the shoe
+             "settings": {"betting_seconds": 8, "camera_lag_tolerant": True},
+             "note": "filmed by the synthetic camera"},
+            perturbations=perturbations, camera_seed=5)
 
 
 @pytest.mark.slow

@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 import station.core.replay as core_replay
-from firmware_bridge.camera import ObservationTracker, Recogniser, SyntheticCamera, TableScene
+from firmware_bridge.camera import Recogniser, SyntheticCamera, TableScene
 from firmware_bridge.camera.config import load_camera_config
 from firmware_bridge.camera.layout import LayoutError, layout_from_dict
 from firmware_bridge.camera.scene import DICE_ZONE
-from firmware_bridge.shoe.codec import encode_frame
 from station.games.paigow.rules import deal_plan_for
 from station.live.camera_feed import zone_readers_for
 from station.live.config import ConfigError, parse_config
+from tests.camera.filmed import FilmedTrace
 
 ROOT = Path(__file__).parents[2]
 PAIGOW_CAMERA = ROOT / "config" / "camera_paigow_1080p.toml"
@@ -146,42 +146,15 @@ def test_only_a_dice_zone_gets_the_dice_reader(cam) -> None:
 
 # ---- a filmed Pai Gow round, replayed ---------------------------------------------------
 
-FRAME_STEP = 0.25
 
-
-class FilmedPaiGow:
+class FilmedPaiGow(FilmedTrace):
     def __init__(self, cam, perturbations) -> None:
-        self.t = 0.0
-        self.scene = TableScene(cam.layout.zone_names, seed=8)
-        self.camera = SyntheticCamera(self.scene, cam.layout, perturbations=perturbations, seed=6,
-                                      clock=lambda: self.t)
-        self.recogniser = recogniser_for(cam, stable_frames=2)
-        self.tracker = ObservationTracker(heartbeat=0.5)
-        self.lines: list[dict] = [{"trace": 1, "table": "WZ-01", "game": "paigow", "camera": True,
-                                   "settings": {"betting_seconds": 6}, "note": "filmed Pai Gow round"}]
-        self.seq = 0
-        self.last_shoe = 0.0
-
-    def shoe(self, type_: str, *fields: str) -> None:
-        self.seq = 0 if type_ == "HELLO" else self.seq + 1
-        self.lines.append({"t": round(self.t, 3), "shoe": encode_frame(self.seq, type_, *fields).decode("latin-1")})
-        self.last_shoe = self.t
-
-    def line(self, **kv) -> None:
-        self.lines.append({"t": round(self.t, 3), **kv})
-
-    def advance(self, seconds: float) -> None:
-        end = self.t + seconds
-        while self.t + FRAME_STEP <= end + 1e-9:
-            self.t += FRAME_STEP
-            if self.t - self.last_shoe >= 0.99:
-                self.shoe("HB", str(int(self.t * 1000)))
-            got = self.camera.read()
-            if got is None:
-                continue
-            obs = self.tracker.update(got[0], self.recogniser.process(*got))
-            if obs is not None:
-                self.line(camera=obs)
+        super().__init__(
+            TableScene(cam.layout.zone_names, seed=8), cam.layout,
+            recogniser_for(cam, stable_frames=2),
+            {"trace": 1, "table": "WZ-01", "game": "paigow", "camera": True,
+             "settings": {"betting_seconds": 6}, "note": "filmed Pai Gow round"},
+            perturbations=perturbations, camera_seed=6)
 
     def round(self, cards: list[str], dice: list[int], entered: list[list[int]]) -> None:
         self.line(dealer="open_betting")
