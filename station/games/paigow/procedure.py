@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from station.cards import Card, ShoeContents
 from station.core.bets import Bet, refund_lines
-from station.core.deal import DealTracker, dealt_cards
+from station.core.deal import DealTracker
 from station.core.faults import FAULT_KINDS
 from station.core.inputs import Input, to_s
 from station.games.base import Procedure
+from station.games.dealt_rounds import DealtRounds
 from station.games.house_bets import HouseBets
 from station.games.paigow.rules import DICE_ZONE, deal_plan_for, first_door
 from station.games.paigow.view import round_doors
@@ -64,7 +65,7 @@ class PaiGowRound:
     finished: bool = False
 
 
-class PaiGowProcedure(HouseBets, Procedure):
+class PaiGowProcedure(DealtRounds, HouseBets, Procedure):
     states = ("idle", "shuffling", "between_rounds", "betting", "dice", "dealing",
               "confirming", "paused", "closed")
     follow = {
@@ -95,10 +96,16 @@ class PaiGowProcedure(HouseBets, Procedure):
                      "camera_lost_seconds", "link_lost_seconds", "min_bet", "max_bet",
                      "dice_mismatch_seconds", "camera_lag_tolerant")
 
+    in_play_refusal = "a shuffle is still in play"
+    placement_seen = "{seen} cards on the doors"
+
     def __init__(self, table: Any, game: Any) -> None:
         super().__init__(table, game)
         self.shoe: ShuffleState | None = None
         self.round: PaiGowRound | None = None
+
+    def new_shoe_state(self, number: int) -> ShuffleState:
+        return ShuffleState(number, ShoeContents(deck=self.game.deck))
 
     # ------------------------------------------------------------------ tables
     def dealer_handlers(self) -> dict[str, Any]:
@@ -127,26 +134,9 @@ class PaiGowProcedure(HouseBets, Procedure):
             return "dealing"
         return "confirming"
 
-    def round_in_progress(self) -> bool:
-        return self.round is not None and not self.round.finished
-
-    def round_id(self) -> str | None:
-        return self.round.round_id if self.round is not None else None
-
     def last_round(self) -> bool:
         return self.round is not None and (self.round.number >= ROUNDS_PER_SHUFFLE
                                            or (self.shoe is not None and self.shoe.empty))
-
-    def shoe_in_play(self) -> bool:
-        return self.shoe is not None and not self.shoe.ended
-
-    @property
-    def camera(self) -> bool:
-        return self.table.settings.camera
-
-    def _door_card_count(self) -> int:
-        zones = self.table.zones
-        return sum(len(dealt_cards(zones.get(p, []))) for p in self.game.positions)
 
     # ------------------------------------------------------------------ shoe
     def on_load(self) -> None:
@@ -205,9 +195,6 @@ class PaiGowProcedure(HouseBets, Procedure):
             return
         if t.phase == "between_rounds" and t.state != "paused":
             self.end_shoe()
-
-    def shoe_must_end(self) -> bool:
-        return self.shoe is not None and self.shoe.empty
 
     def confirm_shuffle(self) -> str | None:
         if self.table.phase != "shuffling" or self.shoe is None or self.shoe.confirmed:
@@ -299,18 +286,6 @@ class PaiGowProcedure(HouseBets, Procedure):
                 t.raise_fault("card_mismatch", f"{p}: the camera's cards are not what the shoe "
                               "dealt there", key=p)
 
-    def _check_placement(self) -> None:
-        t = self.table
-        r = self.round
-        if r is None or r.finished or not self.camera or r.deal is None:
-            return
-        due = r.deal.placement_deadline(t.zones, t.now_us, t.settings.camera_lag_tolerant,
-                                        t.us(t.settings.placement_timeout_seconds))
-        if due is None:
-            t.disarm("placement")
-        else:
-            t.arm("placement", due)
-
     # ------------------------------------------------------------------ timers
     def _timer_betting_close(self) -> None:
         t = self.table
@@ -320,44 +295,7 @@ class PaiGowProcedure(HouseBets, Procedure):
         r.closed = True
         t.emit("betting_closed", round_id=r.round_id)
 
-    def _arm_reveal(self) -> None:
-        t = self.table
-        if self.camera:
-            t.arm("reveal", t.now_us + t.us(t.settings.reveal_timeout_seconds))
-
-    def _timer_placement(self) -> None:
-        r = self.round
-        if self.round_in_progress() and r is not None and r.deal is not None:
-            seen, read = self._door_card_count(), r.deal.shoe_position_count()
-            if seen != read:
-                self.table.raise_fault("placement_timeout", f"the camera sees {seen} cards on the "
-                                       f"doors, the shoe reported {read}")
-
-    def _timer_reveal(self) -> None:
-        r = self.round
-        if r is None or r.finished or r.deal is None:
-            return
-        waiting = [p for p in self.game.positions if not r.deal.confirmed.get(p)]
-        if waiting:
-            self.table.raise_fault("reveal_timeout", f"not confirmed by the camera: {', '.join(waiting)}")
-
     # ------------------------------------------------------------------ dealer
-    def _dealer_new_shoe(self, inp: Input) -> None:
-        t = self.table
-        if t.state == "paused":
-            return t.refuse("new_shoe", None, "paused: the supervisor must decide first")
-        if t.phase not in ("idle", "closed"):
-            return t.refuse("new_shoe", None, "a shuffle is still in play")
-        number = t.begin_shoe()
-        self.shoe = ShuffleState(number, ShoeContents(deck=self.game.deck))
-        if t.take_pending_load():
-            self.shoe.loaded = True
-        self.round = None
-        t.trigger("new_shoe")
-        t.emit("shoe_start", shoe=self.shoe.number)
-        t.after_new_shoe()
-        return None
-
     def _dealer_open_betting(self, inp: Input) -> None:
         t = self.table
         shoe = self.shoe
@@ -373,7 +311,7 @@ class PaiGowProcedure(HouseBets, Procedure):
             reason = "a round is in progress"
         elif shoe is not None and shoe.rounds_opened >= ROUNDS_PER_SHUFFLE:
             reason = "a shuffle serves two rounds"
-        elif self.camera and self._door_card_count() > 0:
+        elif self.camera and self._position_card_count() > 0:
             reason = "the door zones still hold cards"
         if reason:
             return t.refuse("open_betting", None, reason)
@@ -540,7 +478,7 @@ class PaiGowProcedure(HouseBets, Procedure):
             why = "a round is in progress"
         elif shoe is not None and shoe.rounds_opened >= ROUNDS_PER_SHUFFLE:
             why = "a shuffle serves two rounds"
-        elif self.camera and self._door_card_count() > 0:
+        elif self.camera and self._position_card_count() > 0:
             why = "the door zones still hold cards"
         else:
             why = None

@@ -16,6 +16,7 @@ from station.core.deal import CUT_CARD, FACE_DOWN, DealTracker, dealt_cards, fac
 from station.core.faults import FAULT_KINDS
 from station.core.inputs import Input, to_s
 from station.games.base import BURN, Procedure
+from station.games.dealt_rounds import DealtRounds
 from station.games.house_bets import HouseBets
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ class RoundState:
     all_out_us: int | None = None
 
 
-class PokDengProcedure(HouseBets, Procedure):
+class PokDengProcedure(DealtRounds, HouseBets, Procedure):
     states = ("idle", "shuffling", "ready", "burning", "between_rounds", "betting", "dealing",
               "revealing", "paused", "closed")
     follow = {
@@ -87,10 +88,16 @@ class PokDengProcedure(HouseBets, Procedure):
                      "camera_lag_tolerant")
     inclusive_timers = frozenset({"betting_close"})
 
+    in_play_refusal = "a shoe is still in play"
+    placement_seen = "{seen} dealt cards"
+
     def __init__(self, table: Any, game: Any) -> None:
         super().__init__(table, game)
         self.shoe: ShoeState | None = None
         self.round: RoundState | None = None
+
+    def new_shoe_state(self, number: int) -> ShoeState:
+        return ShoeState(number, ShoeContents(deck=self.game.deck))
 
     # ------------------------------------------------------------------ tables
     def dealer_handlers(self) -> dict[str, Any]:
@@ -120,20 +127,8 @@ class PokDengProcedure(HouseBets, Procedure):
             return "dealing"
         return "revealing"
 
-    def round_in_progress(self) -> bool:
-        return self.round is not None and not self.round.finished
-
-    def round_id(self) -> str | None:
-        return self.round.round_id if self.round is not None else None
-
     def last_round(self) -> bool:
         return self.round is not None and self.round.last_round
-
-    def shoe_in_play(self) -> bool:
-        return self.shoe is not None and not self.shoe.ended
-
-    def shoe_must_end(self) -> bool:
-        return self.shoe is not None and self.shoe.empty
 
     def cards_due(self) -> bool:
         # a round whose 13 cards are out while betting is still open wants no card
@@ -141,13 +136,6 @@ class PokDengProcedure(HouseBets, Procedure):
         if self.table.state == "betting" and r is not None and r.deal.complete:
             return False
         return True
-
-    @property
-    def camera(self) -> bool:
-        return self.table.settings.camera
-
-    def _zones(self) -> dict[str, list[str]]:
-        return self.table.zones
 
     # ------------------------------------------------------------------ shoe
     def on_load(self) -> None:
@@ -233,7 +221,7 @@ class PokDengProcedure(HouseBets, Procedure):
         shoe = self.shoe
         if shoe is None or shoe.first_card is not None or not shoe.first_card_unread:
             return
-        seen = faces(self._zones().get(BURN, []))
+        seen = faces(self.table.zones.get(BURN, []))
         if seen:
             self._set_first_card(seen[0])
 
@@ -289,14 +277,10 @@ class PokDengProcedure(HouseBets, Procedure):
         shoe = self.shoe
         if shoe is None or shoe.first_card is None or shoe.first_card_unread:
             return
-        seen = faces(self._zones().get(BURN, []))
+        seen = faces(self.table.zones.get(BURN, []))
         if seen and seen[0] != shoe.first_card:
             self.table.raise_fault("card_mismatch", "the first card in the BURN zone is not the one "
                              "the shoe read")
-
-    def _position_card_count(self) -> int:
-        zones = self._zones()
-        return sum(len(dealt_cards(zones.get(p, []))) for p in self.game.positions)
 
     def _check_zones(self) -> None:
         t = self.table
@@ -304,7 +288,7 @@ class PokDengProcedure(HouseBets, Procedure):
         assert r is not None
         if not self.camera:
             return
-        zones = self._zones()
+        zones = self.table.zones
         if not r.closed:
             for p in self.game.positions:
                 if any(c not in (FACE_DOWN, CUT_CARD) for c in zones.get(p, [])):
@@ -317,23 +301,11 @@ class PokDengProcedure(HouseBets, Procedure):
         if r.closed:
             self._check_reveals()
 
-    def _check_placement(self) -> None:
-        t = self.table
-        r = self.round
-        if r is None or r.finished or not self.camera:
-            return
-        due = r.deal.placement_deadline(self._zones(), t.now_us, t.settings.camera_lag_tolerant,
-                                        t.us(t.settings.placement_timeout_seconds))
-        if due is None:
-            t.disarm("placement")
-        else:
-            t.arm("placement", due)
-
     def _check_reveals(self) -> None:
         t = self.table
         r = self.round
         assert r is not None
-        zones = self._zones()
+        zones = self.table.zones
         positions = self.game.positions
         for p in positions:
             zone = dealt_cards(zones.get(p, []))
@@ -366,44 +338,7 @@ class PokDengProcedure(HouseBets, Procedure):
         if self.camera and not r.finished:
             self._check_zones()
 
-    def _arm_reveal(self) -> None:
-        t = self.table
-        if self.camera:
-            t.arm("reveal", t.now_us + t.us(t.settings.reveal_timeout_seconds))
-
-    def _timer_placement(self) -> None:
-        r = self.round
-        if self.round_in_progress() and r is not None:
-            seen, read = self._position_card_count(), r.deal.shoe_position_count()
-            if seen != read:
-                self.table.raise_fault("placement_timeout", f"the camera sees {seen} dealt cards, "
-                                 f"the shoe reported {read}")
-
-    def _timer_reveal(self) -> None:
-        r = self.round
-        if r is None or r.finished:
-            return
-        waiting = [p for p in self.game.positions if not r.deal.confirmed.get(p)]
-        if waiting:
-            self.table.raise_fault("reveal_timeout", f"not confirmed by the camera: {', '.join(waiting)}")
-
     # ------------------------------------------------------------------ dealer
-    def _dealer_new_shoe(self, inp: Input) -> None:
-        t = self.table
-        if t.state == "paused":
-            return t.refuse("new_shoe", None, "paused: the supervisor must decide first")
-        if t.phase not in ("idle", "closed"):
-            return t.refuse("new_shoe", None, "a shoe is still in play")
-        number = t.begin_shoe()
-        self.shoe = ShoeState(number, ShoeContents(deck=self.game.deck))
-        if t.take_pending_load():
-            self.shoe.loaded = True
-        self.round = None
-        t.trigger("new_shoe")
-        t.emit("shoe_start", shoe=self.shoe.number)
-        t.after_new_shoe()
-        return None
-
     def _dealer_open_betting(self, inp: Input) -> None:
         t = self.table
         reason = None
@@ -456,7 +391,7 @@ class PokDengProcedure(HouseBets, Procedure):
         k = f.kind
         r = self.round
         if k == "order" and self.round_in_progress() and r is not None and \
-                not r.deal.zones_follow_plan(self._zones(), t.settings.camera_lag_tolerant):
+                not r.deal.zones_follow_plan(self.table.zones, t.settings.camera_lag_tolerant):
             return "the position zones still do not follow the deal order"
         if k == "burn_count" and t.phase in ("ready", "burning") and self._position_card_count():
             return "a position zone still holds a card"
@@ -466,7 +401,7 @@ class PokDengProcedure(HouseBets, Procedure):
                 if any(v is False for v in r.deal.confirmed.values()):
                     return "the camera still disagrees with the shoe"
             elif shoe is not None and shoe.first_card is not None and not shoe.first_card_unread:
-                seen = faces(self._zones().get(BURN, []))
+                seen = faces(self.table.zones.get(BURN, []))
                 if seen and seen[0] != shoe.first_card:
                     return "the BURN zone still shows another card"
         if k == "unread_card" and not self.camera:
