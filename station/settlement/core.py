@@ -119,6 +119,10 @@ class SettlementCore:
     (the empty string: a single table's ledger).
     """
 
+    #: runs of plain bets and of wallet sets take the fast path (a test compares it with the
+    #: general path by turning it off)
+    fast_runs = True
+
     def __init__(self, ledger: str | Path, *, table: str = "", pool_size: int = 4,
                  max_retries: int = 30) -> None:
         self.store: Store = open_store(ledger, pool_size=pool_size)
@@ -242,12 +246,14 @@ class SettlementCore:
         with store.transaction() as tx:
             i = 0
             while i < len(messages):
-                if not reservation:
-                    # runs of plain new bets in a few statements for all (a studio's traffic
-                    # is mostly bets); whatever the fast path does not take, the general one does
+                run = self._run_for(messages[i]) if self.fast_runs and not reservation else None
+                if run is not None:
+                    # runs of plain new bets, or of wallet sets, in a few statements for all (a
+                    # studio's traffic is mostly bets, and a table opens with its players'
+                    # wallets); whatever the fast path does not take, the general one does
                     try:
                         with tx.savepoint():
-                            taken = self._bet_run(tx, tables[i], messages, tables, i)
+                            taken = run(tx, tables[i], messages, tables, i)
                     except (store.retryable + store.unavailable):
                         raise
                     except Exception:  # noqa: BLE001 - undone; the general path decides
@@ -277,6 +283,110 @@ class SettlementCore:
                     break
                 outcome.results.append(result)
         return outcome
+
+    def _run_for(self, message: Any) -> Any:
+        kind = message.get("kind") if isinstance(message, Mapping) else None
+        return self._bet_run if kind == "bet" else self._wallet_run if kind == "wallet" else None
+
+    def _wallet_run(self, tx: Tx, table: str, messages: Sequence[Any], tables: list[str],
+                    start: int) -> list[dict[str, Any]]:
+        """Apply the longest run of wallet sets from `start` that all apply plainly (well
+        formed, a new key, every balance in bounds), with a handful of statements for the whole
+        run; return their results ([] when the first does not). Each result is the one
+        `_wallet` would give, an account set twice in the run included."""
+        run: list[tuple[str, Mapping[str, Any], str]] = []
+        for j in range(start, min(len(messages), start + BET_RUN_MAX)):
+            m = messages[j]
+            if tables[j] != table or not isinstance(m, Mapping) or m.get("kind") != "wallet":
+                break
+            try:
+                key = _need_text(m, "key")
+                own = m.get("table")
+                if own is not None and own != table:
+                    break
+                t = m.get("t")
+                if t is not None and (isinstance(t, bool) or not isinstance(t, int | float)
+                                      or not abs(t) <= MAX_T):
+                    break
+                _need_text(m, "account")
+                balance = _need(m, "balance", int)
+                if balance < 0:
+                    break
+                check_amount(balance, what="a wallet balance", allow_zero=True)
+                digest = message_digest(m)
+            except (SettlementRefused, AmountError, ValueError):
+                break
+            run.append((key, m, digest))
+        if not run:
+            return []
+        keys = [k for k, _, _ in run]
+        frag, params = tx.in_list(keys)
+        known = {k for (k,) in tx.execute(
+            f"SELECT key FROM entries WHERE table_id = ? AND key{frag}", [table, *params])}
+        seen: set[str] = set()
+        for n, k in enumerate(keys):  # up to the first repeat: the general path answers it
+            if k in known or k in seen:
+                run = run[:n]
+                break
+            seen.add(k)
+        if not run:
+            return []
+        wallets = self._wallet_rows(tx, sorted({m["account"] for _, m, _ in run}))
+        cashier = self._system_accounts(table)["cashier"]
+        row = tx.one("SELECT balance FROM accounts WHERE id = ?" + tx.lock, (cashier,))
+        if row is None:
+            return []
+        cash = int(row[0])
+        # a wallet not in the ledger yet starts at 0, as `_wallet` creates it
+        balance = {m["account"]: wallets[m["account"]][1] if m["account"] in wallets else 0
+                   for _, m, _ in run}
+        taken: list[tuple[str, Mapping[str, Any], str, dict[str, Any]]] = []
+        for key, m, digest in run:
+            name = m["account"]
+            delta = m["balance"] - balance[name]
+            if abs(delta) > MAX_BALANCE or abs(cash - delta) > MAX_BALANCE:
+                break  # the general path refuses it out_of_bounds, on record
+            balance[name] = m["balance"]
+            cash -= delta
+            taken.append((key, m, digest, {"key": key, "kind": "wallet", "account": name,
+                                           "balance": m["balance"], "delta": delta}))
+        if not taken:
+            return []
+        new = sorted({m["account"] for _, m, _, _ in taken} - set(wallets))
+        if new:  # only the run's own accounts: a wallet set left to the general path makes its own
+            tx.executemany("INSERT INTO accounts (kind, table_id, name) VALUES ('wallet', '', ?)"
+                           " ON CONFLICT DO NOTHING", [(name,) for name in new])
+            made = self._wallet_rows(tx, new)
+            if set(made) != set(new) or any(b != 0 for _, b in made.values()):
+                # another settlement process made one of them meanwhile: its balance is not
+                # the 0 reckoned with; the general path, which reads it first, decides
+                raise RuntimeError("a wallet appeared while the run was reckoned")
+            wallets.update(made)
+        now = time.time()
+        rows = tx.execute(
+            "INSERT INTO entries (table_id, key, kind, round_id, t, applied_at, digest, result)"
+            " VALUES " + ",".join(["(?,?,?,?,?,?,?,?)"] * len(taken)) + " RETURNING id, key",
+            [v for key, m, digest, result in taken for v in (
+                table, key, "wallet", None, None if m.get("t") is None else float(m["t"]),
+                now, digest, json.dumps(result, separators=(",", ":")))])
+        entry_of = {k: int(i) for i, k in rows}
+        moves: dict[int, int] = defaultdict(int)
+        postings = []
+        for key, m, _, result in taken:
+            delta = result["delta"]
+            if delta == 0:
+                continue  # as `_post`: an entry, no posting
+            wallet_id = wallets[m["account"]][0]
+            moves[wallet_id] += delta
+            moves[cashier] -= delta
+            postings.append((entry_of[key], wallet_id, delta, None))
+            postings.append((entry_of[key], cashier, -delta, None))
+        self._move(tx, taken[0][0], {a: d for a, d in moves.items() if d})
+        if postings:
+            tx.executemany(
+                "INSERT INTO postings (entry_id, account_id, amount, bet_id) VALUES (?,?,?,?)",
+                postings)
+        return [result for _, _, _, result in taken]
 
     def _bet_run(self, tx: Tx, table: str, messages: Sequence[Any], tables: list[str],
                  start: int) -> list[dict[str, Any]]:
@@ -331,11 +441,7 @@ class SettlementCore:
         frag, params = tx.in_list(rounds)
         closed = {r for (r,) in tx.execute(
             f"SELECT round_id FROM rounds WHERE table_id = ? AND round_id{frag}", [table, *params])}
-        names = sorted({m["account"] for _, m, _, _ in run})
-        frag, params = tx.in_list(names)
-        wallets = {name: (int(id_), int(balance)) for id_, name, balance in tx.execute(
-            "SELECT id, name, balance FROM accounts WHERE kind = 'wallet' AND table_id = ''"
-            f" AND name{frag} ORDER BY id{tx.lock}", params)}
+        wallets = self._wallet_rows(tx, sorted({m["account"] for _, m, _, _ in run}))
         balance = {name: b for name, (_, b) in wallets.items()}
         taken: list[tuple[str, Mapping[str, Any], Game, str, dict[str, Any]]] = []
         for key, m, game, digest in run:
@@ -506,6 +612,15 @@ class SettlementCore:
             except ValueError as exc:
                 raise SettlementRefused(key, "unknown_game", str(exc)) from None
         return game
+
+    @staticmethod
+    def _wallet_rows(tx: Tx, names: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """The wallets of `names` that exist, name -> (id, balance), locked until commit on
+        PostgreSQL (in id order, one lock order for every transaction)."""
+        frag, params = tx.in_list(list(names))
+        return {name: (int(id_), int(balance)) for id_, name, balance in tx.execute(
+            "SELECT id, name, balance FROM accounts WHERE kind = 'wallet' AND table_id = ''"
+            f" AND name{frag} ORDER BY id{tx.lock}", params)}
 
     @staticmethod
     def _wallet_row(tx: Tx, name: str) -> tuple[int, int] | None:

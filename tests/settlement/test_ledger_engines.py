@@ -226,6 +226,57 @@ def test_a_database_that_is_not_a_ledger_is_refused(request):
     assert done.returncode == 2 and "not a settlement ledger" in done.stderr
 
 
+class GeneralPath(SettlementCore):
+    """The core without its fast path for runs: every message through the general path."""
+
+    fast_runs = False
+
+
+def apply_in_batches(core: SettlementCore, messages: list, batch: int,
+                     table: str | None = None) -> list:
+    """Every message's answer, in order: its result, or ("refused", key, reason)."""
+    answers: list = []
+    i = 0
+    while i < len(messages):
+        outcome = core.apply_batch(messages[i:i + batch], table=table)
+        answers.extend(outcome.results)
+        i += len(outcome.results)
+        if outcome.refused is not None:
+            answers.append(("refused", outcome.refused.key, outcome.refused.reason))
+            i += 1
+    return answers
+
+
+def test_runs_of_wallet_sets_in_one_batch_give_what_one_by_one_gives(ledger, tmp_path):
+    """A table opens with its players' wallets: the fast path for runs of wallet sets against
+    the general path, message for message — new and known wallets, one set twice in a run, a
+    set to the same balance, repeats, a key reused, bad balances and a wallet set naming
+    another table in the middle, bets between runs."""
+    messages = [wallet(1, "u1", 1000), wallet(2, "u2", 500), wallet(3, "u1", 700),
+                wallet(4, "u3", 0), wallet(5, "u2", 500),
+                wallet(1, "u1", 1000),  # a repeat
+                wallet(6, "u4", 300),
+                dict(wallet(2, "u2", 501)),  # the key reused with other content
+                wallet(7, "u5", -1), wallet(8, "u5", MAX_AMOUNT + 1),
+                dict(wallet(9, "u5", 10), balance=True),
+                dict(wallet(10, "u6", 10), table="PD-02"),
+                wallet(11, "u6", 40),
+                bet("R1", 1, "u1", "P1", 100), bet("R1", 2, "u2", "P2", 50),
+                wallet(12, "u1", 5000), wallet(13, "u7", 20), wallet(14, "u1", 4000)]
+    with SettlementCore(ledger) as fast, GeneralPath(tmp_path / "one_by_one.db") as slow:
+        in_batches = apply_in_batches(fast, messages, 500, table="PD-01")
+        one_by_one = apply_in_batches(slow, messages, 1, table="PD-01")
+        assert in_batches == one_by_one
+        refused = {a[1]: a[2] for a in in_batches if isinstance(a, tuple)}
+        assert set(refused) == {"wallet:2", "wallet:7", "wallet:8", "wallet:9", "wallet:10"}
+        assert refused["wallet:2"] == "key_reused" and refused["wallet:8"] == "out_of_bounds"
+        assert fast.balances() == slow.balances() == {
+            "u1": 4000, "u2": 400, "u3": 0, "u4": 300, "u6": 40, "u7": 20}
+        assert fast.check().ok and slow.check().ok
+        # the books hold the same entries and postings, whichever path wrote them
+        assert counts(ledger) == counts(tmp_path / "one_by_one.db")
+
+
 def test_runs_of_bets_in_one_batch_give_what_one_by_one_gives(ledger, tmp_path):
     """The fast path for runs of bets against the general path, message for message: repeats,
     a bet beyond the wallet, a closed round, a wallet that does not exist, in the middle."""
@@ -243,21 +294,9 @@ def test_runs_of_bets_in_one_batch_give_what_one_by_one_gives(ledger, tmp_path):
            dict(bets[0], key=bets[0]["key"], amount=bets[0]["amount"] + 1)]  # key reused
     mixed = messages[:first_hand + 1] + odd + messages[first_hand + 1:]
 
-    def apply_all(core: SettlementCore, batch: int) -> list:
-        answers = []
-        i = 0
-        while i < len(mixed):
-            outcome = core.apply_batch(mixed[i:i + batch])
-            answers.extend(outcome.results)
-            i += len(outcome.results)
-            if outcome.refused is not None:
-                answers.append(("refused", outcome.refused.key, outcome.refused.reason))
-                i += 1
-        return answers
-
-    with SettlementCore(ledger) as fast, SettlementCore(tmp_path / "one_by_one.db") as slow:
-        in_batches = apply_all(fast, 500)
-        one_by_one = apply_all(slow, 1)
+    with SettlementCore(ledger) as fast, GeneralPath(tmp_path / "one_by_one.db") as slow:
+        in_batches = apply_in_batches(fast, mixed, 500)
+        one_by_one = apply_in_batches(slow, mixed, 1)
         assert in_batches == one_by_one
         refused = {a[1]: a[2] for a in in_batches if isinstance(a, tuple)}
         assert refused == {"bet:late:1": "round_closed", "bet:nobody:1": "no_wallet",
