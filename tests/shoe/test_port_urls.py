@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -55,7 +56,8 @@ class Rfc2217Server:
         self.bytes_to_client = 0
         self.bytes_from_client = 0
         self.errors: list[str] = []
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards conn and manager
+        self._send_lock = threading.Lock()
         self.conn: socket.socket | None = None
         self.manager: serial.rfc2217.PortManager | None = None
         self.threads = [threading.Thread(target=self._accept_loop, daemon=True),
@@ -119,20 +121,32 @@ class Rfc2217Server:
 
     def write(self, data: bytes) -> None:  # PortManager answers negotiation through this
         with self._lock:
-            if self.conn is None:
-                return
-            try:
-                # blocking: a slow client must get every byte, not a timed-out half
-                self.conn.settimeout(None)
-                self.conn.sendall(data)
-                self.bytes_to_client += len(data)
-            except OSError as e:
-                self.errors.append(f"send: {type(e).__name__}: {e}")
-            finally:
-                self.conn.settimeout(0.1)
+            conn = self.conn
+        if conn is None:
+            return
+        # One writer at a time (the line's bytes and the negotiation's answers must not
+        # interleave). The socket keeps its 0.1 s timeout, which the session's recv in the
+        # other thread relies on: a slow client gets every byte through partial sends.
+        with self._send_lock:
+            view = memoryview(data)
+            while view and self.alive:
+                try:
+                    n = conn.send(view)
+                except TimeoutError:
+                    continue
+                except OSError as e:
+                    self.errors.append(f"send: {type(e).__name__}: {e}")
+                    return
+                self.bytes_to_client += n
+                view = view[n:]
 
     def close(self) -> None:
         self.alive = False
+        with self._lock:
+            conn = self.conn
+        if conn is not None:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
         for t in self.threads:
             t.join(timeout=2)
         self.listener.close()
