@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from station.core.inputs import TraceHeader
@@ -85,6 +86,21 @@ def parse_api_keys(text: str | None) -> dict[str, str]:
     return keys
 
 
+def attach_recorder(station: TableStation, directory: Path) -> ShoeTraceRecorder:
+    """Record the station's journaled inputs as traces in `directory`, from before it starts.
+
+    The settings the table actually runs with are the journal's, not the config's (a journal
+    keeps the ones it was started with): a trace replays as the table played. After a restart
+    a session-long trace begins again with what the journal holds (`ShoeTraceRecorder.resume`)."""
+    kept = station.journal.header
+    header = TraceHeader(kept.table, kept.game, kept.camera, dict(kept.settings),
+                         "recorded live by the station")
+    recorder = ShoeTraceRecorder(directory, header)
+    recorder.resume(inp for _, inp in station.journal.inputs())
+    station.on_input = lambda inp, records: recorder.record(inp, records, station.core.balances)
+    return recorder
+
+
 def start_runtime(
     config: StationConfig,
     *,
@@ -138,14 +154,7 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
     station.on_outbox = rt.worker.wake
 
     if config.record_traces:
-        # the settings the table actually runs with are the journal's, not the config's (a
-        # journal keeps the ones it was started with): a trace replays as the table played
-        kept = station.journal.header
-        header = TraceHeader(kept.table, kept.game, kept.camera, dict(kept.settings),
-                             "recorded live by the station")
-        rt.recorder = ShoeTraceRecorder(config.traces_dir, header)
-        rec = rt.recorder
-        station.on_input = lambda inp, records: rec.record(inp, records, station.core.balances)
+        rt.recorder = attach_recorder(station, config.traces_dir)
 
     if config.shoe.url:
         rt.port = ShoePort(config.shoe.url, station.feed_shoe_bytes, baudrate=config.shoe.baudrate)

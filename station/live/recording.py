@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,10 @@ from firmware_bridge.tracefile import TraceWriter
 from station.core.inputs import Input, TraceHeader
 from station.games import get_game
 from station.private_files import private_dir
+
+#: inputs a trace never holds: clock ticks are implied by the times, and a studio's reservation
+#: answer is the journal's, not the trace format's (docs/studio.md)
+NOT_RECORDED = frozenset({"tick", "reservation_answer"})
 
 
 class ShoeTraceRecorder:
@@ -67,6 +72,27 @@ class ShoeTraceRecorder:
             assert self._writer is not None
             self._writer.write(Input(inp.t_us - self._t0_us, inp.kind, inp.value, inp.user,
                                      inp.extra).to_line())
+
+    def resume(self, journaled: Iterable[Input]) -> int:
+        """Before a station restarted from its journal takes new inputs: a session-long trace
+        (a game that keeps one file for the session) must still replay on its own, so the file
+        it writes now begins with every input the journal already holds, on the same time
+        base, and the new inputs follow. (A file of a game that rotates per shoe starts at the
+        next shoe as before.) Returns how many inputs it wrote."""
+        if self.per_shoe:
+            return 0
+        n = 0
+        with self._lock:
+            for inp in journaled:
+                if inp.kind in NOT_RECORDED:
+                    continue
+                if self._writer is None:
+                    self._rotate("session", inp.t_us)
+                assert self._writer is not None
+                self._writer.write(Input(inp.t_us - self._t0_us, inp.kind, inp.value, inp.user,
+                                         inp.extra).to_line())
+                n += 1
+        return n
 
     def close(self) -> None:
         with self._lock:

@@ -29,6 +29,7 @@ from station.core.journal import Journal, JournalError
 from station.core.kernel import TableKernel as TableCore
 from station.core.settings import TableSettings
 from station.core.view import public_view
+from station.live.recording import NOT_RECORDED
 from station.money import MAX_AMOUNT
 
 log = logging.getLogger("station.live")
@@ -429,8 +430,7 @@ class TableStation:
         for inp, fut, records, messages, commands, answer in done:
             self._deliver_commands(commands)
             any_messages = any_messages or bool(messages)
-            # a reservation answer is the journal's, not the trace format's (docs/studio.md)
-            if self.on_input is not None and inp.kind not in ("tick", "reservation_answer"):
+            if self.on_input is not None and inp.kind not in NOT_RECORDED:
                 try:
                     self.on_input(inp, records)
                 except Exception:

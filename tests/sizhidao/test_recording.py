@@ -15,6 +15,7 @@ from station.core.inputs import read_trace
 from station.core.replay import replay_records, settings_from_header
 from station.live.recording import ShoeTraceRecorder
 from station.live.table_station import TableStation
+from station.runtime import attach_recorder
 from tests.sizhidao.staged_games import two_tie_rounds_and_an_all_in_layer
 
 
@@ -26,21 +27,21 @@ class Clock:
         return self.t
 
 
-def _played_live(trace: Path, tmp_path: Path) -> tuple[list[dict[str, Any]], ShoeTraceRecorder]:
-    """Every line of `trace` submitted to a live table on its journal, recorded as it goes."""
+def _played_live(trace: Path, tmp_path: Path, *, lines: slice = slice(None),
+                 clock: Clock | None = None) -> tuple[list[dict[str, Any]], ShoeTraceRecorder]:
+    """The lines of `trace` (all, or a slice of its inputs) submitted to a live table on its
+    journal (a journal already there: the table restarts from it), recorded as the runtime
+    records them."""
     header, inputs = read_trace(trace)
-    clock = Clock()
+    clock = clock or Clock()
     station = TableStation(settings_from_header(header), tmp_path / "table.journal.sqlite",
                            clock=clock, max_idle=0.05)
-    kept = station.journal.header
-    recorder = ShoeTraceRecorder(tmp_path / "recorded", type(kept)(
-        kept.table, kept.game, kept.camera, dict(kept.settings), "recorded live by the station"))
-    station.on_input = lambda inp, records: recorder.record(inp, records, station.core.balances)
+    recorder = attach_recorder(station, tmp_path / "recorded")
     live: list[dict[str, Any]] = []
     station.add_listener(live.extend)
     station.start()
     try:
-        for inp in inputs:
+        for inp in inputs[lines]:
             if inp.kind == "end":
                 break
             clock.t = inp.t_us / 1e6
@@ -79,6 +80,26 @@ def test_a_recorded_si_zhi_dao_session_replays_to_the_same_records(tmp_path: Pat
     assert settled["payouts"] == want["payouts"]
     (cancelled,) = [r for r in replayed if r["type"] == "round_cancelled"]
     assert cancelled["round_id"] == "SZ-01-G2"
+
+
+def test_a_session_trace_written_after_a_restart_replays_on_its_own(tmp_path: Path) -> None:
+    """The table is stopped in the middle of the tie rounds and started again from its
+    journal: the file it writes from then on begins with the whole session so far, and replays
+    alone to every record the table made, before the restart and after it."""
+    script, want = two_tie_rounds_and_an_all_in_layer()
+    staged = script.write(tmp_path / "staged.jsonl")
+    _, inputs = read_trace(staged)
+    cut = len(inputs) * 2 // 3
+    clock = Clock()
+    before, first = _played_live(staged, tmp_path, lines=slice(0, cut), clock=clock)
+    after, second = _played_live(staged, tmp_path, lines=slice(cut, None), clock=clock)
+    assert before and after and len(first.files) == 1 and len(second.files) == 1
+    # the first file holds the session up to the stop only
+    assert not any(r["type"] == "game_settled" for r in replay_records(first.files[0]))
+    replayed = replay_records(second.files[0])
+    assert _comparable(replayed) == _comparable(before + after)
+    (settled,) = [r for r in replayed if r["type"] == "game_settled"]
+    assert settled["payouts"] == want["payouts"]
 
 
 def test_a_pok_deng_table_still_rotates_its_trace_per_shoe(tmp_path: Path) -> None:
