@@ -1,12 +1,19 @@
 """`station journal migrate JOURNAL [--ledger LEDGER]`: carry a table over from a journal
 written before the table kernel, when the station refuses to start on it
-(station/live/journal_migrate.py says when and how)."""
+(station/live/journal_migrate.py says when and how).
+
+`station journal export JOURNAL OUT [--note TEXT]`: write every input the journal holds as one
+TRACES.md trace (`.jsonl`, or `.jsonl.gz`), from the table's first input: what the table was
+given, whole, across restarts, for `station replay` and for a dispute. The journal is only
+read (a running station may keep writing it)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
+from pathlib import Path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,7 +24,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                     "journal's outbox are delivered there first")
 
 
+    e = sub.add_parser("export", help="write the journal's inputs as one trace")
+    e.add_argument("journal", help="the table's journal.sqlite (under storage.dir)")
+    e.add_argument("out", help="the trace to write (.jsonl or .jsonl.gz)")
+    e.add_argument("--note", default="", help="the trace header's note")
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.action == "export":
+        return _export(args)
     from station.core.journal import JournalError
     from station.live.journal_migrate import migrate
 
@@ -28,4 +43,49 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print(json.dumps({"archived": str(done.archived), "journal": str(done.journal),
                       "delivered": done.delivered, "balances": done.balances}, indent=2))
+    return 0
+
+
+def _is_journal(path: Path) -> bool:
+    """A station journal, looked at read-only: nothing is created or changed in a file that
+    is not one."""
+    if not path.is_file():
+        return False
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return False
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key='header'").fetchone()
+        conn.execute("SELECT COUNT(*) FROM inputs").fetchone()
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+    return row is not None
+
+
+def _export(args: argparse.Namespace) -> int:
+    from station.core.journal import Journal, JournalError
+
+    path, out = Path(args.journal), Path(args.out)
+    if not _is_journal(path):
+        print(f"station journal export: {path} is not a station journal", file=sys.stderr)
+        return 2
+    if out.resolve() == path.resolve():
+        print("station journal export: the trace would overwrite the journal", file=sys.stderr)
+        return 2
+    try:
+        journal = Journal(path)
+    except (JournalError, sqlite3.Error) as e:
+        print(f"station journal export: {e}", file=sys.stderr)
+        return 2
+    try:
+        lines = journal.export_trace(out, note=args.note or f"exported from {path.name}")
+    except OSError as e:
+        print(f"station journal export: cannot write {out}: {e}", file=sys.stderr)
+        return 2
+    finally:
+        journal.close()
+    print(json.dumps({"journal": str(path), "trace": str(out), "lines": lines}))
     return 0
