@@ -352,7 +352,8 @@ class SettlementCore:
                                            "balance": m["balance"], "delta": delta}))
         if not taken:
             return []
-        new = sorted({m["account"] for _, m, _, _ in taken} - set(wallets))
+        # in the order the messages name them, as the general path creates them
+        new = list(dict.fromkeys(m["account"] for _, m, _, _ in taken if m["account"] not in wallets))
         if new:  # only the run's own accounts: a wallet set left to the general path makes its own
             tx.executemany("INSERT INTO accounts (kind, table_id, name) VALUES ('wallet', '', ?)"
                            " ON CONFLICT DO NOTHING", [(name,) for name in new])

@@ -226,6 +226,20 @@ def test_a_database_that_is_not_a_ledger_is_refused(request):
     assert done.returncode == 2 and "not a settlement ledger" in done.stderr
 
 
+def books(core: SettlementCore) -> tuple[list, list, list]:
+    """The entries (key, kind, result), the accounts in the order they were made, and the
+    postings (entry key, account, amount), as rows comparable between two ledgers."""
+    with core.store.transaction(read_only=True) as tx:
+        entries = [tuple(r) for r in tx.execute(
+            "SELECT table_id, key, kind, result FROM entries ORDER BY id")]
+        accounts = [tuple(r) for r in tx.execute(
+            "SELECT id, kind, table_id, name, balance FROM accounts ORDER BY id")]
+        postings = [tuple(r) for r in tx.execute(
+            "SELECT e.key, p.account_id, p.amount FROM postings p JOIN entries e"
+            " ON e.id = p.entry_id ORDER BY p.id")]
+    return entries, accounts, postings
+
+
 class GeneralPath(SettlementCore):
     """The core without its fast path for runs: every message through the general path."""
 
@@ -252,7 +266,8 @@ def test_runs_of_wallet_sets_in_one_batch_give_what_one_by_one_gives(ledger, tmp
     the general path, message for message — new and known wallets, one set twice in a run, a
     set to the same balance, repeats, a key reused, bad balances and a wallet set naming
     another table in the middle, bets between runs."""
-    messages = [wallet(1, "u1", 1000), wallet(2, "u2", 500), wallet(3, "u1", 700),
+    messages = [wallet(20, "zed", 5), wallet(21, "amy", 6),  # made in message order, not name order
+                wallet(1, "u1", 1000), wallet(2, "u2", 500), wallet(3, "u1", 700),
                 wallet(4, "u3", 0), wallet(5, "u2", 500),
                 wallet(1, "u1", 1000),  # a repeat
                 wallet(6, "u4", 300),
@@ -271,10 +286,11 @@ def test_runs_of_wallet_sets_in_one_batch_give_what_one_by_one_gives(ledger, tmp
         assert set(refused) == {"wallet:2", "wallet:7", "wallet:8", "wallet:9", "wallet:10"}
         assert refused["wallet:2"] == "key_reused" and refused["wallet:8"] == "out_of_bounds"
         assert fast.balances() == slow.balances() == {
-            "u1": 4000, "u2": 400, "u3": 0, "u4": 300, "u6": 40, "u7": 20}
+            "u1": 4000, "u2": 400, "u3": 0, "u4": 300, "u6": 40, "u7": 20, "zed": 5, "amy": 6}
         assert fast.check().ok and slow.check().ok
-        # the books hold the same entries and postings, whichever path wrote them
+        # the books hold the same entries, accounts and postings, whichever path wrote them
         assert counts(ledger) == counts(tmp_path / "one_by_one.db")
+        assert books(fast) == books(slow)
 
 
 def test_runs_of_bets_in_one_batch_give_what_one_by_one_gives(ledger, tmp_path):
