@@ -46,46 +46,24 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _is_journal(path: Path) -> bool:
-    """A station journal, looked at read-only: nothing is created or changed in a file that
-    is not one."""
-    if not path.is_file():
-        return False
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    except sqlite3.Error:
-        return False
-    try:
-        row = conn.execute("SELECT value FROM meta WHERE key='header'").fetchone()
-        conn.execute("SELECT COUNT(*) FROM inputs").fetchone()
-    except sqlite3.Error:
-        return False
-    finally:
-        conn.close()
-    return row is not None
-
-
 def _export(args: argparse.Namespace) -> int:
-    from station.core.journal import Journal, JournalError
+    from station.core.journal import JournalError, export_trace
 
     path, out = Path(args.journal), Path(args.out)
-    if not _is_journal(path):
-        print(f"station journal export: {path} is not a station journal", file=sys.stderr)
-        return 2
-    if out.resolve() == path.resolve():
-        print("station journal export: the trace would overwrite the journal", file=sys.stderr)
+    # never over anything: not the journal, its -wal or -shm file, another table's journal,
+    # a ledger or an earlier export
+    beside = {Path(str(path) + s).resolve() for s in ("", "-wal", "-shm", "-journal")}
+    if out.exists() or out.resolve() in beside:
+        print(f"station journal export: {out} exists or belongs to the journal; the trace "
+              "goes to a new file", file=sys.stderr)
         return 2
     try:
-        journal = Journal(path)
-    except (JournalError, sqlite3.Error) as e:
+        lines = export_trace(path, out, note=args.note or f"exported from {path.name}")
+    except JournalError as e:
         print(f"station journal export: {e}", file=sys.stderr)
         return 2
-    try:
-        lines = journal.export_trace(out, note=args.note or f"exported from {path.name}")
-    except OSError as e:
+    except (OSError, sqlite3.Error) as e:
         print(f"station journal export: cannot write {out}: {e}", file=sys.stderr)
         return 2
-    finally:
-        journal.close()
     print(json.dumps({"journal": str(path), "trace": str(out), "lines": lines}))
     return 0

@@ -20,6 +20,7 @@ from typing import Any
 
 from firmware_bridge.tracefile import TraceWriter
 from station.core.inputs import (
+    JOURNAL_ONLY_KEYS,
     Input,
     TraceHeader,
     input_line,
@@ -192,15 +193,68 @@ class Journal:
         return [json.loads(r) for (r,) in list(self.conn.execute(q, types))[::-1]]
 
     def export_trace(self, path: str | Path, note: str = "") -> int:
-        """Write the journal's inputs as a TRACES.md trace (clock ticks are implied by times)."""
-        header = self.header
-        if note:
-            header = TraceHeader(header.table, header.game, header.camera, header.settings, note)
-        inputs = [inp for _, inp in self.inputs() if inp.kind != "tick"]
-        with TraceWriter(path, header.to_line()) as w:
-            for inp in inputs:
-                w.write(inp.to_line())
-            return w.lines
+        """Write the journal's inputs as a TRACES.md trace (see `export_trace`)."""
+        return _write_trace(self.header, self.inputs(), path, note)
 
     def close(self) -> None:
         self.conn.close()
+
+
+def _write_trace(header: TraceHeader, inputs: Iterator[tuple[int, Input]], path: str | Path,
+                 note: str) -> int:
+    if note:
+        header = TraceHeader(header.table, header.game, header.camera, header.settings, note)
+    last_us = None
+    with TraceWriter(path, header.to_line()) as w:
+        for _, inp in inputs:
+            last_us = inp.t_us
+            if inp.kind not in JOURNAL_ONLY_KEYS:
+                w.write(inp.to_line())
+        if last_us is not None:
+            # the clock runs to the last input, ticks included, so timers that fired after
+            # the last other input fire in the replay too
+            w.write({"t": last_us / 1_000_000, "end": True})
+        return w.lines
+
+
+def export_trace(journal_path: str | Path, path: str | Path, note: str = "") -> int:
+    """Write the journal's inputs, from the table's first, as one TRACES.md trace; returns
+    its line count. The journal is opened read-only (a running station may go on writing
+    it): nothing is created or changed in it, nor in a file that is not a journal, which is
+    a JournalError. Journal-only inputs are left out (`JOURNAL_ONLY_KEYS`: a trace's times and its `end` line
+    imply the clock ticks): a studio table's
+    reserved bets then replay on the table's own funds."""
+    src = Path(journal_path)
+    if not src.is_file():
+        raise JournalError(f"{src} is not a station journal (no such file)")
+    try:
+        conn = sqlite3.connect(src.resolve().as_uri() + "?mode=ro", uri=True)
+    except sqlite3.Error as e:
+        raise JournalError(f"{src} is not a station journal ({e})") from None
+    try:
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key='header'").fetchone()
+            conn.execute("SELECT seq, line FROM inputs LIMIT 1").fetchall()
+        except sqlite3.Error as e:
+            raise JournalError(f"{src} is not a station journal ({e})") from None
+        if row is None:
+            raise JournalError(f"{src} is not a station journal (no table header)")
+        try:
+            header = parse_header(json.loads(row[0]))
+        except (ValueError, TypeError, KeyError) as e:
+            raise JournalError(f"{src}: its table header cannot be read ({e})") from None
+
+        def rows() -> Iterator[tuple[int, Input]]:
+            prev = None
+            for seq, line in conn.execute("SELECT seq, line FROM inputs ORDER BY seq"):
+                try:
+                    inp = parse_input(json.loads(line), seq, prev, journal=True)
+                except (ValueError, TypeError) as e:
+                    raise JournalError(f"{src}: input {seq} cannot be read ({e})") from None
+                prev = inp.t_us
+                yield seq, inp
+
+        return _write_trace(header, rows(), path, note)
+    finally:
+        conn.close()
+

@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge.tracefile import TraceWriter
-from station.core.inputs import Input, TraceHeader
+from station.core.inputs import JOURNAL_ONLY_KEYS, Input, TraceHeader
 from station.games import get_game
 from station.private_files import private_dir
 
 #: inputs a trace never holds: clock ticks are implied by the times, and a studio's reservation
 #: answer is the journal's, not the trace format's (docs/studio.md)
-NOT_RECORDED = frozenset({"tick", "reservation_answer"})
+NOT_RECORDED = frozenset(JOURNAL_ONLY_KEYS)
 
 
 class ShoeTraceRecorder:
