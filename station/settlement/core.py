@@ -105,6 +105,53 @@ def _refused_for_bounds(key: str, exc: AmountError) -> SettlementRefused:
     return SettlementRefused(key, "out_of_bounds", str(exc))
 
 
+# -- the fast path for runs of messages (bets, wallet sets) -------------------------------
+
+def _plain_key(m: Mapping[str, Any], table: str) -> str | None:
+    """A message's key when its envelope lets the fast path take it (a key, the table it came
+    for, a finite time); None when the general path must decide it."""
+    try:
+        key = _need_text(m, "key")
+    except SettlementRefused:
+        return None
+    own = m.get("table")
+    if own is not None and own != table:
+        return None
+    t = m.get("t")
+    if t is not None and (isinstance(t, bool) or not isinstance(t, int | float) or not abs(t) <= MAX_T):
+        return None
+    return key
+
+
+def _new_keys(tx: Tx, table: str, keys: list[str]) -> int:
+    """How many of `keys`, from the first, are new to the table's ledger and not repeated
+    within the run."""
+    frag, params = tx.in_list(keys)
+    known = {k for (k,) in tx.execute(
+        f"SELECT key FROM entries WHERE table_id = ? AND key{frag}", [table, *params])}
+    seen: set[str] = set()
+    for n, k in enumerate(keys):
+        if k in known or k in seen:
+            return n
+        seen.add(k)
+    return len(keys)
+
+
+def _insert_entries(tx: Tx, table: str, kind: str,
+                    rows: list[tuple[str, Mapping[str, Any], str | None, str, dict[str, Any]]],
+                    ) -> dict[str, int]:
+    """One statement for a run's entries, each (key, message, round id, digest, result);
+    returns each key's entry id."""
+    now = time.time()
+    made = tx.execute(
+        "INSERT INTO entries (table_id, key, kind, round_id, t, applied_at, digest, result)"
+        " VALUES " + ",".join(["(?,?,?,?,?,?,?,?)"] * len(rows)) + " RETURNING id, key",
+        [v for key, m, round_id, digest, result in rows for v in (
+            table, key, kind, round_id, None if m.get("t") is None else float(m["t"]),
+            now, digest, json.dumps(result, separators=(",", ":")))])
+    return {k: int(i) for i, k in made}
+
+
 class SettlementCore:
     """The settlement side of the hand-off, on its ledger: a file or a database URL
     (`station.settlement.ledger.store`).
@@ -300,13 +347,8 @@ class SettlementCore:
             if tables[j] != table or not isinstance(m, Mapping) or m.get("kind") != "wallet":
                 break
             try:
-                key = _need_text(m, "key")
-                own = m.get("table")
-                if own is not None and own != table:
-                    break
-                t = m.get("t")
-                if t is not None and (isinstance(t, bool) or not isinstance(t, int | float)
-                                      or not abs(t) <= MAX_T):
+                key = _plain_key(m, table)
+                if key is None:
                     break
                 _need_text(m, "account")
                 balance = _need(m, "balance", int)
@@ -319,16 +361,8 @@ class SettlementCore:
             run.append((key, m, digest))
         if not run:
             return []
-        keys = [k for k, _, _ in run]
-        frag, params = tx.in_list(keys)
-        known = {k for (k,) in tx.execute(
-            f"SELECT key FROM entries WHERE table_id = ? AND key{frag}", [table, *params])}
-        seen: set[str] = set()
-        for n, k in enumerate(keys):  # up to the first repeat: the general path answers it
-            if k in known or k in seen:
-                run = run[:n]
-                break
-            seen.add(k)
+        # up to the first repeat: the general path answers it
+        run = run[:_new_keys(tx, table, [k for k, _, _ in run])]
         if not run:
             return []
         wallets = self._wallet_rows(tx, sorted({m["account"] for _, m, _ in run}))
@@ -363,14 +397,8 @@ class SettlementCore:
                 # the 0 reckoned with; the general path, which reads it first, decides
                 raise RuntimeError("a wallet appeared while the run was reckoned")
             wallets.update(made)
-        now = time.time()
-        rows = tx.execute(
-            "INSERT INTO entries (table_id, key, kind, round_id, t, applied_at, digest, result)"
-            " VALUES " + ",".join(["(?,?,?,?,?,?,?,?)"] * len(taken)) + " RETURNING id, key",
-            [v for key, m, digest, result in taken for v in (
-                table, key, "wallet", None, None if m.get("t") is None else float(m["t"]),
-                now, digest, json.dumps(result, separators=(",", ":")))])
-        entry_of = {k: int(i) for i, k in rows}
+        entry_of = _insert_entries(tx, table, "wallet",
+                                   [(key, m, None, digest, result) for key, m, digest, result in taken])
         moves: dict[int, int] = defaultdict(int)
         postings = []
         for key, m, _, result in taken:
@@ -405,13 +433,8 @@ class SettlementCore:
             if tables[j] != table or not isinstance(m, Mapping) or m.get("kind") != "bet":
                 break
             try:
-                key = _need_text(m, "key")
-                own = m.get("table")
-                if own is not None and own != table:
-                    break
-                t = m.get("t")
-                if t is not None and (isinstance(t, bool) or not isinstance(t, int | float)
-                                      or not abs(t) <= MAX_T):
+                key = _plain_key(m, table)
+                if key is None:
                     break
                 _need_text(m, "round_id"), _need_text(m, "account"), _need_text(m, "spot")
                 amount, deducted = _need(m, "amount", int), _need(m, "deducted", int)
@@ -426,16 +449,8 @@ class SettlementCore:
             run.append((key, m, game, digest))
         if not run:
             return []
-        keys = [k for k, _, _, _ in run]
-        frag, params = tx.in_list(keys)
-        known = {k for (k,) in tx.execute(
-            f"SELECT key FROM entries WHERE table_id = ? AND key{frag}", [table, *params])}
-        seen: set[str] = set()
-        for n, k in enumerate(keys):  # up to the first repeat: the general path answers it
-            if k in known or k in seen:
-                run = run[:n]
-                break
-            seen.add(k)
+        # up to the first repeat: the general path answers it
+        run = run[:_new_keys(tx, table, [k for k, _, _, _ in run])]
         if not run:
             return []
         rounds = sorted({m["round_id"] for _, m, _, _ in run})
@@ -447,7 +462,7 @@ class SettlementCore:
         taken: list[tuple[str, Mapping[str, Any], Game, str, dict[str, Any]]] = []
         for key, m, game, digest in run:
             name = m["account"]
-            if (key in known or m["round_id"] in closed or name not in wallets
+            if (m["round_id"] in closed or name not in wallets
                     or balance[name] < m["deducted"]):
                 break
             balance[name] -= m["deducted"]
@@ -457,14 +472,8 @@ class SettlementCore:
             taken.append((key, m, game, digest, result))
         if not taken:
             return []
-        now = time.time()
-        rows = tx.execute(
-            "INSERT INTO entries (table_id, key, kind, round_id, t, applied_at, digest, result)"
-            " VALUES " + ",".join(["(?,?,?,?,?,?,?,?)"] * len(taken)) + " RETURNING id, key",
-            [v for key, m, _, digest, result in taken for v in (
-                table, key, "bet", m["round_id"], None if m.get("t") is None else float(m["t"]),
-                now, digest, json.dumps(result, separators=(",", ":")))])
-        entry_of = {k: int(i) for i, k in rows}
+        entry_of = _insert_entries(tx, table, "bet", [(key, m, m["round_id"], digest, result)
+                                                      for key, m, _, digest, result in taken])
         rows = tx.execute(
             "INSERT INTO bets (table_id, key, round_id, game, account_id, spot, amount, deducted)"
             " VALUES " + ",".join(["(?,?,?,?,?,?,?,?)"] * len(taken)) + " RETURNING id, key",
