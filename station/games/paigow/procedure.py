@@ -296,23 +296,26 @@ class PaiGowProcedure(DealtRounds, HouseBets, Procedure):
         t.emit("betting_closed", round_id=r.round_id)
 
     # ------------------------------------------------------------------ dealer
+    def _open_betting_refusal(self) -> str | None:
+        """Why the dealer may not open betting now, the pause aside (the dealer's action
+        and the decisions offered say the same)."""
+        shoe, ph = self.shoe, self.table.phase
+        if ph in ("idle", "closed"):
+            return "no shuffle in play"
+        if ph == "shuffling":
+            return "the shuffle is not confirmed and loaded"
+        if ph in self.round_phases:
+            return "a round is in progress"
+        if shoe is not None and shoe.rounds_opened >= ROUNDS_PER_SHUFFLE:
+            return "a shuffle serves two rounds"
+        if self.camera and self._position_card_count() > 0:
+            return "the door zones still hold cards"
+        return None
+
     def _dealer_open_betting(self, inp: Input) -> None:
         t = self.table
         shoe = self.shoe
-        ph = t.phase
-        reason = None
-        if t.state == "paused":
-            reason = "paused"
-        elif ph in ("idle", "closed"):
-            reason = "no shuffle in play"
-        elif ph == "shuffling":
-            reason = "the shuffle is not confirmed and loaded"
-        elif ph in self.round_phases:
-            reason = "a round is in progress"
-        elif shoe is not None and shoe.rounds_opened >= ROUNDS_PER_SHUFFLE:
-            reason = "a shuffle serves two rounds"
-        elif self.camera and self._position_card_count() > 0:
-            reason = "the door zones still hold cards"
+        reason = "paused" if t.state == "paused" else self._open_betting_refusal()
         if reason:
             return t.refuse("open_betting", None, reason)
         assert shoe is not None
@@ -468,20 +471,7 @@ class PaiGowProcedure(DealtRounds, HouseBets, Procedure):
             why = None
         out = [decision("new_shoe", why,
                         "start a new shuffle of the 32 cards: the supervisor then checks it")]
-        if paused:
-            why = "paused: the supervisor must decide first"
-        elif ph in ("idle", "closed"):
-            why = "no shuffle in play"
-        elif ph == "shuffling":
-            why = "the shuffle is not confirmed and loaded"
-        elif ph in self.round_phases:
-            why = "a round is in progress"
-        elif shoe is not None and shoe.rounds_opened >= ROUNDS_PER_SHUFFLE:
-            why = "a shuffle serves two rounds"
-        elif self.camera and self._position_card_count() > 0:
-            why = "the door zones still hold cards"
-        else:
-            why = None
+        why = "paused: the supervisor must decide first" if paused else self._open_betting_refusal()
         out.append(decision("open_betting", why, "open the next round for bets"))
         if not in_round:
             why = "no round in progress"

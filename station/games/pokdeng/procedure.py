@@ -339,23 +339,26 @@ class PokDengProcedure(DealtRounds, HouseBets, Procedure):
             self._check_zones()
 
     # ------------------------------------------------------------------ dealer
+    def _open_betting_refusal(self) -> str | None:
+        """Why the dealer may not open betting now, the pause aside (the dealer's action
+        and the decisions offered say the same)."""
+        shoe, ph = self.shoe, self.table.phase
+        if ph in ("idle", "closed"):
+            return "no shoe in play"
+        if ph in ("shuffling", "ready"):
+            return "the shoe is not ready: shuffle, load and first card first"
+        if ph == "burning":
+            return f"burn cards remain ({shoe.burns_left if shoe else 0})"
+        if ph in self.round_phases:
+            return "a round is in progress"
+        if self.camera and self._position_card_count() > 0:
+            return "the position zones still hold cards"
+        return None
+
     def _dealer_open_betting(self, inp: Input) -> None:
         t = self.table
-        reason = None
         shoe = self.shoe
-        ph = t.phase
-        if t.state == "paused":
-            reason = "paused"
-        elif ph in ("idle", "closed"):
-            reason = "no shoe in play"
-        elif ph in ("shuffling", "ready"):
-            reason = "the shoe is not ready: shuffle, load and first card first"
-        elif ph == "burning":
-            reason = f"burn cards remain ({shoe.burns_left if shoe else 0})"
-        elif ph in self.round_phases:
-            reason = "a round is in progress"
-        elif self.camera and self._position_card_count() > 0:
-            reason = "the position zones still hold cards"
+        reason = "paused" if t.state == "paused" else self._open_betting_refusal()
         if reason:
             return t.refuse("open_betting", None, reason)
         assert shoe is not None
@@ -572,20 +575,7 @@ class PokDengProcedure(DealtRounds, HouseBets, Procedure):
             why = None
         out = [decision("new_shoe", why,
                         "start a new shoe: the supervisor then confirms the shuffle")]
-        if paused:
-            why = "paused: the supervisor must decide first"
-        elif ph in ("idle", "closed"):
-            why = "no shoe in play"
-        elif ph in ("shuffling", "ready"):
-            why = "the shoe is not ready: shuffle, load and first card first"
-        elif ph == "burning":
-            why = f"burn cards remain ({shoe.burns_left if shoe else 0})"
-        elif ph in self.round_phases:
-            why = "a round is in progress"
-        elif self.camera and self._position_card_count() > 0:
-            why = "the position zones still hold cards"
-        else:
-            why = None
+        why = "paused: the supervisor must decide first" if paused else self._open_betting_refusal()
         out.append(decision("open_betting", why, "open the next round for bets"))
         if self.round_in_progress() and r is not None:
             refund = (f"every bet refunded ({len(r.bets)} bets, "
