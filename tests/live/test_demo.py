@@ -5,45 +5,20 @@ the console — runs rounds to a clean ledger, and its console answers while it 
 from __future__ import annotations
 
 import json
-import re
-import subprocess
-import sys
-import time
-import urllib.request
 
 import pytest
+
+from tests.live.demo_process import run_demo
 
 
 @pytest.mark.slow
 def test_demo_runs_a_table_you_can_watch(tmp_path):
     data = tmp_path / "demo"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "station", "demo", "--rounds", "2", "--speed", "2",
-         "--betting-seconds", "6", "--port", "0", "--decide-after", "2", "--seed", "9",
-         "--data", str(data), "--password", "demo-password"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines: list[str] = []
-    console = None
-    try:
-        assert proc.stdout is not None
-        deadline = time.monotonic() + 60
-        while console is None and time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            if not line:
-                break
-            lines.append(line)
-            m = re.search(r"console:\s+(http://\S+)", line)
-            if m:
-                console = m.group(1)
-        assert console, "".join(lines)
-        with urllib.request.urlopen(console + "/login", timeout=10) as resp:
-            assert resp.status == 200 and b"password" in resp.read().lower()
-        out, _ = proc.communicate(timeout=400)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    text = "".join(lines) + out
-    assert proc.returncode == 0, text
+    code, text, login_page = run_demo(
+        "--rounds", "2", "--speed", "2", "--betting-seconds", "6", "--port", "0",
+        "--decide-after", "2", "--seed", "9", "--data", str(data), "--password", "demo-password")
+    assert b"password" in login_page.lower()
+    assert code == 0, text
     summary = json.loads(text[text.index("{"):])
     assert summary["rounds_settled"] == 2 and summary["ledger_check"] == "clean"
     assert sorted(p.name for p in (data / "frames").iterdir()) == ["PD-01-S1-R1.png",

@@ -7,53 +7,29 @@ recorded shuffles replay through the kernel to the same hands."""
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
-import time
-import urllib.request
 
 import pytest
 
 from station.core.replay import replay_records
+from tests.live.demo_process import run_demo
 
 
-def run_demo(tmp_path, *extra: str, rounds: int = 3) -> tuple[dict, str]:
+def run_paigow_demo(tmp_path, *extra: str, rounds: int = 3) -> tuple[dict, str]:
     data = tmp_path / "demo"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "station", "demo", "--game", "paigow", "--rounds", str(rounds),
-         "--speed", "3", "--betting-seconds", "5", "--port", "0", "--decide-after", "1",
-         "--seed", "9", "--data", str(data), "--password", "demo-password", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines: list[str] = []
-    try:
-        assert proc.stdout is not None
-        console = None
-        deadline = time.monotonic() + 60
-        while console is None and time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            if not line:
-                break
-            lines.append(line)
-            m = re.search(r"console:\s+(http://\S+)", line)
-            if m:
-                console = m.group(1)
-        assert console, "".join(lines)
-        with urllib.request.urlopen(console + "/login", timeout=10) as resp:
-            assert resp.status == 200
-        out, _ = proc.communicate(timeout=400)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    text = "".join(lines) + out
-    assert proc.returncode == 0, text
+    code, text, _ = run_demo(
+        "--game", "paigow", "--rounds", str(rounds),
+        "--speed", "3", "--betting-seconds", "5", "--port", "0", "--decide-after", "1",
+        "--seed", "9", "--data", str(data), "--password", "demo-password", *extra)
+    assert code == 0, text
     assert "WZ-01 (Wenzhou Pai Gow)" in text
     return json.loads(text[text.index("{"):]), str(data)
 
 
 @pytest.mark.slow
 def test_the_pai_gow_demo_runs_rounds_to_a_clean_ledger(tmp_path) -> None:
-    summary, data = run_demo(tmp_path)
+    summary, data = run_paigow_demo(tmp_path)
     assert summary["rounds_settled"] == 3 and summary["ledger_check"] == "clean"
     assert summary["problems"] == [] and summary["bets"]["accepted"] > 0
     from pathlib import Path
@@ -73,8 +49,8 @@ def test_the_pai_gow_demo_runs_rounds_to_a_clean_ledger(tmp_path) -> None:
 
 @pytest.mark.slow
 def test_the_pai_gow_demo_puts_right_a_mistyped_die_and_a_card_on_the_wrong_door(tmp_path) -> None:
-    summary, _ = run_demo(tmp_path, "--faults", "mistype_dice,misplace", "--fault-rate", "0.6",
-                          rounds=3)
+    summary, _ = run_paigow_demo(tmp_path, "--faults", "mistype_dice,misplace", "--fault-rate", "0.6",
+                                   rounds=3)
     assert summary["rounds_settled"] == 3 and summary["ledger_check"] == "clean"
     kinds = {k for k, _ in summary["decisions"]}
     assert kinds & {"dice_mismatch", "order"}, summary["decisions"]
