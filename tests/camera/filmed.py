@@ -49,3 +49,17 @@ class FilmedTrace:
             if obs is not None:
                 self.line(camera=obs)
                 self.observations.append(obs)
+
+    def open_shoe(self) -> None:
+        """The shoe boots, a wallet is set, the dealer starts a shoe, the supervisor confirms
+        the shuffle and the shoe is loaded, each a moment after the one before."""
+        self.shoe("HELLO", "1", "DS8", "SH-0042", "2.1.0", "C9498373")
+        self.line(wallet={"account": "u1", "balance": 10000})
+        self.advance(1.0)
+        self.line(dealer="new_shoe")
+        self.advance(0.5)
+        self.line(supervisor="confirm_shuffle", user="sup1")
+        self.advance(0.5)
+        self.shoe("LOAD")
+        self.advance(1.0)
+

@@ -33,15 +33,7 @@ class FilmedTable(FilmedTrace):
 @pytest.mark.parametrize("perturbations", ["noise", {"preset": "combined", "drop_rate": 0.05}])
 def test_filmed_round_replays_to_a_validated_hand(tmp_path, layout, perturbations):
     tb = FilmedTable(layout, perturbations)
-    tb.shoe("HELLO", "1", "DS8", "SH-0042", "2.1.0", "C9498373")
-    tb.line(wallet={"account": "u1", "balance": 10000})
-    tb.advance(1.0)
-    tb.line(dealer="new_shoe")
-    tb.advance(0.5)
-    tb.line(supervisor="confirm_shuffle", user="sup1")
-    tb.advance(0.5)
-    tb.shoe("LOAD")
-    tb.advance(1.0)
+    tb.open_shoe()
     # first card face up in BURN: a 3, so three more are burnt face down
     tb.shoe("CARD", "3D")
     tb.scene.deal("BURN", "3D", face_up=True)

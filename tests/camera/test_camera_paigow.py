@@ -188,15 +188,7 @@ class FilmedPaiGow(FilmedTrace):
 @pytest.mark.slow
 def test_a_filmed_pai_gow_shuffle_replays_with_the_cameras_dice(tmp_path, cam) -> None:
     tb = FilmedPaiGow(cam, {"preset": "combined", "drop_rate": 0.05, "occlusion": 0.0})
-    tb.shoe("HELLO", "1", "DS8", "SH-0042", "2.1.0", "C9498373")
-    tb.line(wallet={"account": "u1", "balance": 10000})
-    tb.advance(1.0)
-    tb.line(dealer="new_shoe")
-    tb.advance(0.5)
-    tb.line(supervisor="confirm_shuffle", user="sup1")
-    tb.advance(0.5)
-    tb.shoe("LOAD")
-    tb.advance(1.0)
+    tb.open_shoe()
     tb.round(["QH", "2H", "8H", "4H", "TC", "6C", "4C", "JH"], [3, 5], [[5, 3]])
     # round 2: the dealer types 6 for the 2; the tray shows 2 and 6: dice_mismatch; typed
     # again right, the supervisor resumes
