@@ -85,6 +85,7 @@ class SiZhiDaoSoak:
         self.rng = random.Random(opts.seed)
         self.report = SzSoakReport()
         self.now = 0.0
+
     def clock(self) -> float:
         return self.now
 
