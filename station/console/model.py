@@ -373,20 +373,13 @@ class Console:
             # a Pai Gow hand's dice and first door (other games have none)
             "dice": hand.get("dice") if hand else None,
             "first_door": hand.get("first_door") if hand else None,
-            "cancelled": {"reason": cancelled.get("reason"), "user": cancelled.get("user"),
-                          "t": cancelled.get("t")} if cancelled else None,
+            "cancelled": _cancelled(cancelled),
             "bets": bets,
             "totals": {"bets": len(bets), "staked": sum(b["amount"] for b in bets),
                        "deducted": sum(b["deducted"] for b in bets),
                        "returned": sum(b["returned"] for b in bets),
                        "house_net": sum(b["deducted"] - b["returned"] for b in bets)},
-            "faults": [{"t": r["t"], "kind": r["kind"], "detail": r["detail"]}
-                       for r in recs if r["type"] == "fault"],
-            "warnings": [{"t": r["t"], "kind": r["kind"], "detail": r.get("detail")}
-                         for r in recs if r["type"] == "warning"],
-            "decisions": [{"t": r["t"], "action": "resume" if r["type"] == "resumed" else "cancel_round",
-                           "user": r.get("user")}
-                          for r in recs if r["type"] in ("resumed", "round_cancelled")],
+            **_round_events(recs),
             "audit": self.audit.entries(table=name, round_id=round_id),
             "frame": None,
         }
@@ -433,15 +426,8 @@ class Console:
             "pot": settled["pot"] if settled else None,
             "payouts": settled["payouts"] if settled else None,
             "bets": (settled or {}).get("bets") or (cancelled or {}).get("refunds") or [],
-            "cancelled": {"reason": cancelled.get("reason"), "user": cancelled.get("user"),
-                          "t": cancelled.get("t")} if cancelled else None,
-            "faults": [{"t": r["t"], "kind": r["kind"], "detail": r["detail"]}
-                       for r in recs if r["type"] == "fault"],
-            "warnings": [{"t": r["t"], "kind": r["kind"], "detail": r.get("detail")}
-                         for r in recs if r["type"] == "warning"],
-            "decisions": [{"t": r["t"], "action": "resume" if r["type"] == "resumed" else "cancel_round",
-                           "user": r.get("user")}
-                          for r in recs if r["type"] in ("resumed", "round_cancelled")],
+            "cancelled": _cancelled(cancelled),
+            **_round_events(recs),
             "audit": self.audit.entries(table=name, round_id=game_id),
         }
 
@@ -460,4 +446,23 @@ class Console:
                     t.ro.close()
                     t.ro = None
 
+
+def _cancelled(record: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A round's (or a game's) cancellation as its detail shows it."""
+    if not record:
+        return None
+    return {"reason": record.get("reason"), "user": record.get("user"), "t": record.get("t")}
+
+
+def _round_events(recs: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The faults, warnings and supervisor decisions among a round's (or a game's) records."""
+    return {
+        "faults": [{"t": r["t"], "kind": r["kind"], "detail": r["detail"]}
+                   for r in recs if r["type"] == "fault"],
+        "warnings": [{"t": r["t"], "kind": r["kind"], "detail": r.get("detail")}
+                     for r in recs if r["type"] == "warning"],
+        "decisions": [{"t": r["t"], "action": "resume" if r["type"] == "resumed" else "cancel_round",
+                       "user": r.get("user")}
+                      for r in recs if r["type"] in ("resumed", "round_cancelled")],
+    }
 
