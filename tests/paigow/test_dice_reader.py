@@ -145,6 +145,7 @@ def test_perturbations_as_data() -> None:
     assert np.array_equal(a.image, b.image) and a.faces == b.faces
 
 
+@pytest.mark.slow  # every preset of the accuracy suite, rendered and read
 def test_the_accuracy_suite_sample() -> None:
     cv2.setNumThreads(1)
     results = run(trays=40, seed=11)
