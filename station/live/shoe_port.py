@@ -94,13 +94,24 @@ class ShoePort:
 
     # ---- reading
     def _read_loop(self) -> None:
+        """Reads until stopped. An error nothing below foresaw (a bug in a callback, say) is
+        counted, reported through `on_reader_died`, and the reading starts again after a
+        pause: the shoe's bytes must never stop reaching the core while the station runs."""
+        while not self._stop.is_set():
+            if self._read_until_error():
+                return
+            if self._stop.wait(RETRY_INTERVAL):
+                return
+
+    def _read_until_error(self) -> bool:
+        """True when stopped; False after an unforeseen error (reported)."""
         backoff = 0.05
         try:
             while not self._stop.is_set():
                 port = self._port
                 if port is None:
                     if self._stop.wait(backoff):
-                        return
+                        return True
                     try:
                         new = self._open()
                     except (serial.SerialException, OSError, ValueError):
@@ -131,11 +142,16 @@ class ShoePort:
                 elif now - self._last_rx > SILENCE_REOPEN:
                     self.counters["silent_reopens"] += 1
                     self._drop(port)
-        except BaseException as e:  # the reader never dies silently
+        except Exception as e:  # the reader never dies silently, and never for good
             self.counters["reader_died"] += 1
-            log.exception("shoe reader died")
+            log.exception("shoe reader failed; reading again")
             if self._on_reader_died:
-                self._on_reader_died(f"{type(e).__name__}: {e}")
+                try:
+                    self._on_reader_died(f"{type(e).__name__}: {e}")
+                except Exception:  # noqa: BLE001 - the report must not stop the reading
+                    log.exception("reporting the shoe reader's failure failed")
+            return False
+        return True
 
     def _drop(self, port: serial.SerialBase) -> None:
         with self._lock:

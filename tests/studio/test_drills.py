@@ -21,7 +21,7 @@ from station.studio.servers import LocalNats, LocalPostgres
 from station.studio.tables import balances_from_outbox, outbox_messages
 from tests.settlement.helpers import REPO, env_with_secret, kill
 
-TABLES = {"PD-01": "pokdeng", "PG-02": "paigow", "SZ-03": "sizhidao"}
+TABLES = {"PD-01": "pokdeng", "WZ-02": "paigow", "SZ-03": "sizhidao"}
 ROUNDS = 30
 PACE_S = 0.25  # per round: each table deals for about 7.5 s
 
