@@ -157,7 +157,13 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
         rt.recorder = attach_recorder(station, config.traces_dir)
 
     if config.shoe.url:
-        rt.port = ShoePort(config.shoe.url, station.feed_shoe_bytes, baudrate=config.shoe.baudrate)
+        def reader_failed(why: str) -> None:
+            # the port reads again by itself; the engineer must hear of it all the same
+            log.error("table %s: the shoe reader at %s failed (%s); it reads again",
+                      config.table.table, config.shoe.url, why)
+
+        rt.port = ShoePort(config.shoe.url, station.feed_shoe_bytes, baudrate=config.shoe.baudrate,
+                           on_reader_died=reader_failed)
         station._on_shoe_command = rt.port.send
     station.start()
     rt.worker.start()

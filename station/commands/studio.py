@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 
 #: a table's name starts with its game's
-TABLE_PREFIX = {"pokdeng": "PD", "paigow": "PG", "sizhidao": "SZ"}
 #: without --rounds each table's session is written for this many rounds (about 13 minutes at
 #: the default pace); Ctrl-C ends it sooner
 UNTIL_STOPPED_ROUNDS = 400
@@ -43,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from station.games import GAMES
+    from station.games import GAMES, get_game
     from station.live.http import serve_app
     from station.settlement.bus import BusConsumer
     from station.settlement.core import SettlementCore
@@ -81,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
         rounds = args.rounds or UNTIL_STOPPED_ROUNDS
         for i in range(args.tables):
             game = games[i % len(games)]
-            name = f"{TABLE_PREFIX.get(game, game[:2].upper())}-{i + 1:02d}"
+            # each game names its tables (Pai Gow's are WZ-, for Wenzhou)
+            name = f"{get_game(game).table_prefix}{i + 1:02d}"
             tables.append(StudioTable(name, game, seed=args.seed * 1000 + i, rounds=rounds,
                                       pace_s=args.pace, bus_url=bus, folder=folder))
         for table in tables:

@@ -159,8 +159,11 @@ class Console:
                 "frames": frames,
                 "frames_per_s": fps,
                 "dropped": {k: int(counters.get(k, 0)) for k in DROP_COUNTERS},
+                # the gate and LED the shoe reported, and what the station asked of it
                 "gate": link.get("gate"),
                 "led": link.get("led"),
+                "gate_asked": link.get("gate_asked"),
+                "led_asked": link.get("led_asked"),
                 "device_faults": link.get("device_faults") or [],
                 "last_frame_age_s": None if link.get("last_frame") is None
                 else round(now - link["last_frame"], 2),

@@ -34,6 +34,15 @@ FAULT_KINDS: dict[str, tuple[str, str]] = {
                        "resume, cancel"),
 }
 
+#: the kernel's own kind, at every game's table: facts the procedure has no rule to follow
+#: (a defect of the station, not of the table). The table pauses instead of the station
+#: stopping; resume goes to wherever the facts stand, cancel voids the round as always.
+STATION_ERROR = "station_error"
+KERNEL_FAULT_KINDS: dict[str, tuple[str, str]] = {
+    STATION_ERROR: ("The station could not follow the table (a station defect; the detail "
+                    "says where). Nothing is settled while it is paused.", "resume, cancel"),
+}
+
 #: kinds that only `cancel_round` (or `end_shoe` outside a round) can clear
 CANCEL_ONLY = frozenset({"extra_card", "premature_reveal", "foreign_card", "shoe_exhausted"})
 

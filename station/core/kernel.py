@@ -13,6 +13,7 @@ then the machine follows them through the trigger the game names for that move.
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -31,7 +32,7 @@ from firmware_bridge.shoe.events import (
 )
 from station.cards import parse_card
 from station.core.bets import Bet, Purse
-from station.core.faults import ActiveFault
+from station.core.faults import KERNEL_FAULT_KINDS, STATION_ERROR, ActiveFault
 from station.core.inputs import US, Input, to_s
 from station.core.machine import build_machine
 from station.core.settings import TableSettings
@@ -39,6 +40,8 @@ from station.core.shoe_link import ShoeLink
 from station.core.timers import Timers
 from station.games import get_game
 from station.games.base import BetError
+
+log = logging.getLogger("station.kernel")
 
 #: timers the kernel itself owns; a game's `timer_order` places them among its own
 KERNEL_TIMERS = ("link", "camera")
@@ -73,6 +76,9 @@ class TableKernel:
         self.rounds_settled = 0
         self.history: list[dict[str, Any]] = []  # settled / cancelled rounds, newest last
         self.proc = self.game.procedure(self)
+        #: every kind a fault may have here, with its words: the game's and the kernel's own
+        self.fault_kinds: dict[str, tuple[str, str]] = {**KERNEL_FAULT_KINDS,
+                                                         **self.proc.fault_kinds}
         missing = [t for t in KERNEL_TIMERS if t not in self.proc.timer_order]
         if missing:
             raise ValueError(f"{self.game.name}: timer_order must place {missing}")
@@ -192,8 +198,7 @@ class TableKernel:
             due_us, name = nxt
             self.timers.disarm(name)
             self.now_us = max(self.now_us, due_us)
-            self._timer_handlers[name]()
-            self._after()
+            self._guarded(f"the {name} timer", self._timer_handlers[name])
         self.now_us = max(self.now_us, t_us)
 
     def finish(self, t_us: int) -> None:
@@ -211,8 +216,24 @@ class TableKernel:
         handler = self._input_handlers.get(inp.kind)
         if handler is None:
             raise ValueError(f"a {self.game.name} table takes no {inp.kind!r} input")
-        handler(inp)
-        self._after()
+        self._guarded(f"a {inp.kind} input", lambda: handler(inp))
+
+    def _guarded(self, what: str, step: Callable[[], None]) -> None:
+        """Apply one input or timer, then follow. An exception here is a station defect
+        meeting facts nobody foresaw: it pauses the table on `station_error` for the floor
+        supervisor instead of ending the station, and the journal that holds the input
+        replays to the same pause (a live station that died on it would die again on every
+        restart)."""
+        try:
+            step()
+            self._after()
+        except Exception as e:  # noqa: BLE001 - any defect becomes a fault the floor sees
+            log.exception("table %s: %s failed", self.table, what)
+            try:
+                self.station_error(f"{what} failed: {type(e).__name__}: {e}")
+                self._drive_shoe()
+            except Exception:  # noqa: BLE001 - the fault itself could not be raised
+                log.exception("table %s: could not pause on station_error", self.table)
 
     def _on_tick(self, inp: Input) -> None:
         """The clock alone: timers due by now have already fired."""
@@ -227,17 +248,54 @@ class TableKernel:
         self._drive_shoe()
 
     def follow(self) -> None:
-        """Move the machine to where the facts put the table (never out of a pause)."""
-        for _ in range(8):
+        """Move the machine to where the facts put the table (never out of a pause), through
+        every phase between: the shortest way along the game's `follow` rules. Where no rule
+        leads there, the table pauses on `station_error` for the floor supervisor (resume
+        then goes straight to where the facts stand); the station never stops on it."""
+        for _ in range(len(self.proc.states) + 1):
             if self.state in ("paused", "closed"):
                 return
             ph = self.phase
             if ph == self.state:
                 return
-            trig = self.proc.follow.get((self.state, ph))
-            if trig is None:
-                raise RuntimeError(f"table kernel: no rule takes {self.state} to {ph}")
-            self.trigger(trig)
+            path = self._follow_path(self.state, ph)
+            if path is None:
+                self.station_error(f"no rule of the procedure takes the table from "
+                                   f"{self.state} to {ph}")
+                return
+            for trig in path:
+                self.trigger(trig)
+        self.station_error(f"the table did not settle in a phase (last {self.state}, "
+                           f"the facts say {self.phase})")
+
+    def _follow_path(self, src: str, dst: str) -> list[str] | None:
+        """The triggers of the shortest chain of `follow` rules from `src` to `dst`."""
+        # the skeleton's own: a table the supervisor closed while it was paused is closed
+        # as soon as the pause has ended elsewhere (a cancel that ended the shoe, say)
+        rules = {**{(s, "closed"): "close_table" for s in self.proc.closable},
+                 **self.proc.follow}
+        direct = rules.get((src, dst))
+        if direct is not None:
+            return [direct]
+        frontier, seen = [(src, [])], {src}
+        while frontier:
+            nxt: list[tuple[str, list[str]]] = []
+            for here, trigs in frontier:
+                for (a, b), trig in rules.items():
+                    if a != here or b in seen:
+                        continue
+                    if b == dst:
+                        return [*trigs, trig]
+                    seen.add(b)
+                    nxt.append((b, [*trigs, trig]))
+            frontier = nxt
+        return None
+
+    def station_error(self, detail: str) -> None:
+        """Something the kernel cannot follow (a defect of the station, never of the
+        table): paused for the supervisor, recorded like every fault."""
+        log.error("table %s: %s", self.table, detail)
+        self.raise_fault(STATION_ERROR, detail)
 
     def _drive_shoe(self) -> None:
         st = self.state
@@ -258,6 +316,10 @@ class TableKernel:
             self._commands.append(("RESEND", str(n)))
         for ev in res.events:
             self._on_shoe_event(ev)
+            # a serial read may hold any number of frames (a buffered adapter, a gateless
+            # shoe's burst): each frame moves the table as if it had come in a read of its
+            # own, so the machine passes every phase the frames take it through, in order
+            self._after()
         if res.events or res.reack:
             lp = link.stream.last_processed
             if lp is not None:
@@ -285,11 +347,17 @@ class TableKernel:
         elif isinstance(ev, Clear):
             self.link.device_faults.discard(ev.code)
         elif isinstance(ev, Reply):
+            if ev.kind == "STATUS":
+                self.link.reported(ev.gate, ev.led, ev.cards_out)
             # the shoe answered a station command: the port stops resending it
             self._commands.append(("REPLY", str(ev.station_seq), ev.kind))
         # HB only proves the link is alive
 
     def _on_hello(self, ev: Hello) -> None:
+        # every HELLO, a retransmission too: the gate and the LED are said again, as the
+        # first words to this shoe (a replaced shoe boots with its gate open, and the link
+        # would otherwise say LOCK only when its own idea of the gate changes)
+        self.link.forget()
         previous, self.link.boot_id = self.link.boot_id, ev.boot_id
         if previous is not None and previous != ev.boot_id and self.phase not in ("idle", "closed"):
             self.raise_fault("shoe_rebooted", f"shoe {ev.serial} booted again (boot id {ev.boot_id})")
@@ -362,7 +430,7 @@ class TableKernel:
         a condition the camera or a timer keeps seeing is recorded once while it is active
         (per position, with `key`, for card mismatches)."""
         proc = self.proc
-        if kind not in proc.fault_kinds:
+        if kind not in self.fault_kinds:
             raise ValueError(f"{self.game.name}: no fault kind {kind!r}")
         rid = proc.round_id() if proc.round_in_progress() else None
         if kind not in proc.event_faults:
@@ -404,7 +472,11 @@ class TableKernel:
         handler(inp)
 
     def _on_supervisor(self, inp: Input) -> None:
-        self._supervisor_handlers[inp.value](inp.user)
+        handler = self._supervisor_handlers.get(inp.value)
+        if handler is None:
+            self.refuse(str(inp.value), inp.user, f"no supervisor action {inp.value!r}")
+            return
+        handler(inp.user)
 
     def _supervisor_confirm_shuffle(self, user: str | None) -> None:
         if self.state == "paused":

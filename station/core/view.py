@@ -17,7 +17,7 @@ from station.core.inputs import to_s
 
 def public_view(core: Any) -> dict[str, Any]:
     link = core.link
-    fault_kinds = core.proc.fault_kinds
+    fault_kinds = core.fault_kinds
     view: dict[str, Any] = {
         "table": core.table,
         "game": core.game.name,
@@ -46,8 +46,12 @@ def public_view(core: Any) -> dict[str, Any]:
             "up": link.up,
             "last_frame": to_s(link.last_valid_us) if link.last_valid_us is not None else None,
             "counters": dict(link.stream.counters),
-            "gate": {"LOCK": "LOCKED", "UNLOCK": "UNLOCKED"}.get(link.gate or "", None),
-            "led": link.led,
+            # what the shoe reported (STATUS); None until it has answered since its HELLO
+            "gate": link.reported_gate,
+            "led": link.reported_led,
+            # what the station last asked of it
+            "gate_asked": {"LOCK": "LOCKED", "UNLOCK": "UNLOCKED"}.get(link.gate or "", None),
+            "led_asked": link.led,
             "device_faults": sorted(link.device_faults),
         },
         "camera": {

@@ -54,6 +54,8 @@ class ShoePort:
         self._stop = threading.Event()
         self._seq = random.randint(1, SEQ_MAX) - 1  # a restarted station uses fresh seqs
         self._commands: queue.Queue[tuple[str, ...] | None] = queue.Queue()
+        #: the newest gate and LED command the core gave, said again after a reconnect
+        self._latest: dict[str, tuple[str, ...]] = {}
         self._replies: dict[int, threading.Event] = {}
         self._last_rx = time.monotonic()
         self.counters: Counter[str] = Counter()
@@ -92,13 +94,24 @@ class ShoePort:
 
     # ---- reading
     def _read_loop(self) -> None:
+        """Reads until stopped. An error nothing below foresaw (a bug in a callback, say) is
+        counted, reported through `on_reader_died`, and the reading starts again after a
+        pause: the shoe's bytes must never stop reaching the core while the station runs."""
+        while not self._stop.is_set():
+            if self._read_until_error():
+                return
+            if self._stop.wait(RETRY_INTERVAL):
+                return
+
+    def _read_until_error(self) -> bool:
+        """True when stopped; False after an unforeseen error (reported)."""
         backoff = 0.05
         try:
             while not self._stop.is_set():
                 port = self._port
                 if port is None:
                     if self._stop.wait(backoff):
-                        return
+                        return True
                     try:
                         new = self._open()
                     except (serial.SerialException, OSError, ValueError):
@@ -108,6 +121,7 @@ class ShoePort:
                     with self._lock:
                         self._port = new
                     self.counters["reconnects"] += 1
+                    self._say_gate_again()
                     self._last_rx = time.monotonic()
                     backoff = 0.05
                     continue
@@ -128,11 +142,16 @@ class ShoePort:
                 elif now - self._last_rx > SILENCE_REOPEN:
                     self.counters["silent_reopens"] += 1
                     self._drop(port)
-        except BaseException as e:  # the reader never dies silently
+        except Exception as e:  # the reader never dies silently, and never for good
             self.counters["reader_died"] += 1
-            log.exception("shoe reader died")
+            log.exception("shoe reader failed; reading again")
             if self._on_reader_died:
-                self._on_reader_died(f"{type(e).__name__}: {e}")
+                try:
+                    self._on_reader_died(f"{type(e).__name__}: {e}")
+                except Exception:  # noqa: BLE001 - the report must not stop the reading
+                    log.exception("reporting the shoe reader's failure failed")
+            return False
+        return True
 
     def _drop(self, port: serial.SerialBase) -> None:
         with self._lock:
@@ -176,14 +195,29 @@ class ShoePort:
             if ev is not None:
                 ev.set()
         else:
+            if kind in ("LOCK", "UNLOCK"):
+                self._latest["gate"] = command
+            elif kind == "LED":
+                self._latest["led"] = command
             self._commands.put(command)
+
+    def _say_gate_again(self) -> None:
+        """After a reconnect the shoe on the line may be another one, or may have missed
+        what was said: the gate and the LED the table wants go first, then a STATUS for
+        the shoe to report them (the core shows what it reports)."""
+        said = [self._latest[k] for k in ("gate", "led") if k in self._latest]
+        for command in said:
+            self._commands.put(command)
+        if said:
+            self.counters["gate_resent"] += 1
+            self._commands.put(("STATUS",))
 
     def _command_loop(self) -> None:
         while not self._stop.is_set():
             cmd = self._commands.get()
             if cmd is None:
                 return
-            # a newer gate or LED state makes an older one moot: send the latest of each kind
+            # in the order the core gave them, each until the shoe answers or the retries run out
             seq = self._next_seq()
             frame = encode_frame(seq, *cmd)
             done = threading.Event()

@@ -24,6 +24,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+from station.core import snapshot
 from station.core.inputs import US, Input, TraceHeader
 from station.core.journal import Journal, JournalError
 from station.core.kernel import TableKernel as TableCore
@@ -115,18 +116,15 @@ class TableStation:
     def recover(self) -> int:
         """Re-apply the journal from its newest snapshot, checking every record it re-makes
         against the stored one. Returns how many inputs it re-applied."""
-        import pickle
-
         after = 0
         snap = self.journal.latest_snapshot()
         if snap is not None:
             try:
-                core = pickle.loads(snap[1])  # the station's own journal: trusted storage
-            except (AttributeError, ImportError, TypeError, ValueError, pickle.UnpicklingError) as e:
-                # a snapshot of another version of the core (e.g. before the kernel split):
-                # the journal holds every input, so re-apply it from the first
+                core = snapshot.load(snap[1])
+            except snapshot.StaleSnapshot as e:
+                # the journal holds every input: re-apply it from the first instead
                 log.warning("journal %s: its snapshot of input %d is of another station "
-                            "version (%s); re-applying every input instead",
+                            "version: %s; re-applying every input instead",
                             self.journal.path, snap[0], e)
                 snap = None
             else:
@@ -168,7 +166,7 @@ class TableStation:
         if n == 0 and snap is not None:
             self._last_us = self.journal.last_t_us()
         # the shoe and its gate may have been left anywhere: say everything again
-        self.core.link.gate = self.core.link.led = None
+        self.core.link.forget()
         self.inputs_applied = n
         return n
 
@@ -176,12 +174,10 @@ class TableStation:
 
     def _maybe_snapshot(self, seq: int, records: list[dict[str, Any]]) -> None:
         """Inside the open transaction, after input `seq` was applied."""
-        import pickle
-
         self._since_snapshot += 1
         if self._since_snapshot >= self.snapshot_every or any(
                 r["type"] == "shoe_end" for r in records):
-            self.journal.add_snapshot(seq, pickle.dumps(self.core, pickle.HIGHEST_PROTOCOL))
+            self.journal.add_snapshot(seq, snapshot.dump(self.core))
             self._since_snapshot = 0
 
     def start(self) -> None:

@@ -80,6 +80,9 @@ class ScriptedDealer:
         self.rounds_settled = 0
         self.rounds_cancelled = 0
         self._round_id: str | None = None
+        #: the faults seen this round, by kind: the same trouble twice is cancelled. Each
+        #: dealer its own (a class-level dict was shared by every table of a studio)
+        self._faults_this_round: dict[str, int] = {}
         self.shoes_started = 0
         self.decisions: list[tuple[str, str]] = []
         self._stop = threading.Event()
@@ -199,7 +202,6 @@ class ScriptedDealer:
         self._sleep(2.0)  # the camera settles on the corrected zones
 
     _misplaced: tuple[str, str, str] | None = None  # (wrong zone, right zone, card)
-    _faults_this_round: dict[str, int] = {}
 
     # ---- the dealer
     def _run(self) -> None:

@@ -22,7 +22,7 @@ from tests.ports import free_port
 from tests.settlement.helpers import REPO, env_with_secret, kill
 from tests.waiting import pace, wait_for
 
-TABLES = {"PD-01": "pokdeng", "PG-02": "paigow", "SZ-03": "sizhidao"}
+TABLES = {"PD-01": "pokdeng", "WZ-02": "paigow", "SZ-03": "sizhidao"}
 ROUNDS = 30
 PACE_S = 0.25  # per round: each table deals for about 7.5 s
 

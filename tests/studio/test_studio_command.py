@@ -44,6 +44,8 @@ def test_station_studio_runs_every_game_to_a_clean_ledger_and_shows_every_table(
         wait_for(six_tables, 60, lambda: f"the six tables on the studio console: {seen}", poll_s=0.2)
         data = seen[0]
         assert {t["game"] for t in data["tables"]} == set(games.split(","))
+        # each table is named by its game's prefix (a Pai Gow table is WZ-, not PG-)
+        assert all(t["table"].startswith(GAMES[t["game"]].table_prefix) for t in data["tables"])
         for state in data["tables"]:
             assert {"table", "game", "state", "round", "faults", "devices", "last_results"} <= set(state)
         page = httpx.get(console, timeout=5)

@@ -223,7 +223,10 @@ function renderHealth(v) {
   set("h-fps", fmt(h.shoe.frames_per_s));
   const d = Object.entries(h.shoe.dropped).filter(([, n]) => n > 0).map(([k, n]) => `${k.replace("_", " ")} ${n}`);
   set("h-dropped", d.length ? d.join(" · ") : "none");
-  set("h-gate", `${fmt(h.shoe.gate)} · ${fmt(h.shoe.led)}${h.shoe.device_faults.length ? " · fault " + h.shoe.device_faults.join(", ") : ""}`);
+  // the gate the shoe reported; what the station asked only when the shoe has not (yet) said so
+  const reported = h.shoe.gate === null ? "not reported" : h.shoe.gate;
+  const asked = h.shoe.gate_asked && h.shoe.gate_asked !== h.shoe.gate ? ` (asked ${h.shoe.gate_asked})` : "";
+  set("h-gate", `${reported}${asked} · ${fmt(h.shoe.led)}${h.shoe.device_faults.length ? " · fault " + h.shoe.device_faults.join(", ") : ""}`);
   $("h-camera").replaceChildren(h.camera.fitted
     ? el("span", { class: h.camera.last_seen_age_s !== null && h.camera.last_seen_age_s < 3 ? "up" : "down",
       text: h.camera.last_seen_age_s === null ? "no frame yet" : `last frame ${h.camera.last_seen_age_s} s ago` })

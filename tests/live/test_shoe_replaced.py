@@ -1,0 +1,104 @@
+"""A shoe replaced (or power-cycled) between rounds gets its gate locked by the station before
+a card can leave it, and the console shows the gate the shoe itself reports.
+
+The station drives the gate by what it last asked for; a shoe that boots again knows nothing
+of that and comes up with its gate open. Every HELLO (and every reconnect) makes the station
+say the gate and the LED again, first, then ask STATUS; the console's gate is the shoe's
+answer. Real station, the shoe simulator on a pty.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from firmware_bridge.shoe.simulator import ShoeRefused, ShoeSimulator
+from station.live.config import load_config
+
+ROOT = Path(__file__).parents[2]
+CONFIG = ROOT / "config" / "table_no_camera.toml"
+
+
+def _config(tmp_path: Path, shoe_url: str) -> Path:
+    text = CONFIG.read_text("utf-8")
+    text = text.replace('url = "/dev/ttyUSB0"', f'url = "{shoe_url}"')
+    text = text.replace('dir = "var/PD-02"', f'dir = "{tmp_path / "var"}"')
+    text = text.replace("port = 8610", "port = 0").replace("port = 8611", "port = 0")
+    p = tmp_path / "table.toml"
+    p.write_text(text, "utf-8")
+    return p
+
+
+def _until(cond, what: str, timeout_s: float = 20.0):
+    end = time.monotonic() + timeout_s
+    while True:
+        got = cond()
+        if got:
+            return got
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+        time.sleep(0.02)
+
+
+def _draw(shoe: ShoeSimulator) -> str:
+    return _until(lambda: _try_draw(shoe), "the gate to open for a due card")
+
+
+def _try_draw(shoe: ShoeSimulator) -> str | None:
+    try:
+        return shoe.draw()
+    except ShoeRefused:
+        return None
+
+
+@pytest.mark.slow
+def test_a_rebooted_shoe_gets_its_gate_locked_before_a_card_leaves_it(tmp_path) -> None:
+    from station.runtime import start_runtime
+
+    with ShoeSimulator(cut_at=None, seed=11) as shoe:
+        cfg = load_config(_config(tmp_path, shoe.serve_pty()))
+        rt = start_runtime(cfg, with_console=False, with_bet_api=False)
+        try:
+            st = rt.station
+            _until(lambda: st.core.link.boot_id == shoe.boot_id, "the station to take HELLO")
+            st.submit("dealer", "new_shoe")
+            st.submit("supervisor", "confirm_shuffle", "sup1")
+            shoe.load()
+            first = _draw(shoe)
+            for _ in range(min(10, {"A": 1, "T": 10, "J": 10, "Q": 10, "K": 10}.get(first[0]) or int(first[0]))):
+                _draw(shoe)
+            _until(lambda: st.view.get("phase") == "between_rounds", "the burns to be taken")
+            _until(lambda: shoe.gate_locked, "the gate to lock between rounds")
+            _until(lambda: st.view["link"]["gate"] == "LOCKED", "the shoe to report its gate")
+            out_before = len([r for r in st.journal.records_of_type("fault")])
+
+            old_boot = shoe.boot_id
+            shoe.reboot()  # a replaced shoe: it boots with its gate open
+            assert shoe.boot_id != old_boot and not shoe.gate_locked
+            _until(lambda: shoe.gate_locked, "the station to lock the new shoe's gate", 10)
+            with pytest.raises(ShoeRefused):
+                shoe.draw()
+            _until(lambda: st.view["link"]["gate"] == "LOCKED"
+                   and st.core.link.boot_id == shoe.boot_id,
+                   "the console to show the gate the new shoe reports")
+            faults = st.journal.records_of_type("fault")[out_before:]
+            assert [f["kind"] for f in faults] == ["shoe_rebooted"]
+            # between rounds a reboot is resumed; the gate stays locked until cards are due
+            st.submit("supervisor", "resume", "sup1")
+            _until(lambda: not st.view.get("paused"), "the resume")
+            assert shoe.gate_locked
+            assert _try_draw(shoe) is None
+            assert not [f for f in st.journal.records_of_type("fault") if f["kind"] == "early_card"]
+
+            # the cable pulled and another shoe's state on the line when it comes back (no
+            # HELLO reaches the station): the port says the gate again on its reconnect
+            resent = rt.port.counters["gate_resent"]
+            shoe.unplug(0.5)
+            shoe.gate_locked = False
+            _until(lambda: rt.port.counters["gate_resent"] > resent, "the port to reconnect")
+            _until(lambda: shoe.gate_locked, "the gate said again after the reconnect", 10)
+            assert _try_draw(shoe) is None
+        finally:
+            rt.stop()
