@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from firmware_bridge.shoe.simulator import ShoeRefused, ShoeSimulator
 from station.console import UserStore
 from station.settlement.core import SettlementCore
 from tests.ports import free_port
-from tests.waiting import pace, retry_until, wait_for
+from tests.waiting import pace, wait_for
 
 API_KEY = "drill-key"
 PASSWORD = "drill-password"
@@ -146,7 +147,24 @@ class Dealer:
         self._retry(go)
 
     def draw(self) -> str:
-        return retry_until(self.shoe.draw, ShoeRefused, 60, "the shoe's gate to open", poll_s=0.1)
+        """The next card, once the gate opens; a table paused for a link lost across a restart
+        is resumed meanwhile (see `wait`), since its gate stays locked until then."""
+        looked = [0.0]
+        seen: list[dict] = []
+
+        def drawn() -> str | None:
+            try:
+                return self.shoe.draw()
+            except ShoeRefused:
+                if time.monotonic() - looked[0] >= 1.0:  # the console, once a second
+                    looked[0] = time.monotonic()
+                    seen[:] = [self.view()]
+                    if self._lost_link_only(seen[0]):
+                        self.act("resume")
+                return None
+
+        return wait_for(drawn, 60, lambda: f"the shoe's gate to open: {seen[-1] if seen else None}",
+                        poll_s=0.1)
 
     def wallets(self) -> None:
         for i in range(1, 5):
