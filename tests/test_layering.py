@@ -45,3 +45,54 @@ def test_no_import_up_the_data_path(package):
             if any(name == f or name.startswith(f + ".") for f in FORBIDDEN[package]):
                 bad.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
     assert not bad, "\n".join(bad)
+
+
+def _module_names() -> list[str]:
+    names = []
+    for package in ("firmware_bridge", "station"):
+        for path in _modules(package):
+            rel = path.relative_to(ROOT).with_suffix("")
+            parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+            names.append(".".join(parts))
+    return sorted(names)
+
+
+def test_every_module_imports_first_and_alone():
+    """Each module of the station imports in an interpreter that has loaded none of the
+    station before it (an import cycle shows only then: `station.core.deal` once failed)."""
+    import subprocess
+    import sys
+
+    names = _module_names()
+    assert "station.core.deal" in names and len(names) > 100
+    script = (
+        "import importlib, sys, traceback\n"
+        "bad = []\n"
+        f"for name in {names!r}:\n"
+        "    for m in [m for m in sys.modules if m.split('.')[0] in ('station', 'firmware_bridge')]:\n"
+        "        del sys.modules[m]\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except Exception as e:\n"
+        "        bad.append(f'{name}: {type(e).__name__}: {e}')\n"
+        "print('\\n'.join(bad))\n"
+        "sys.exit(1 if bad else 0)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+
+
+def test_the_settlement_side_loads_no_procedure():
+    """Settlement and the rules tools take a game's rules; its table procedure (and the
+    kernel it needs) is imported only when a table runs."""
+    import subprocess
+    import sys
+
+    script = ("import sys\nimport station.settlement.core\nfrom station.games import GAMES\n"
+              "[GAMES[n] for n in GAMES]\n"
+              "print([m for m in sys.modules if m.endswith('.procedure') or m == 'station.core.kernel'])")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -132,7 +132,7 @@ def game_svg(game: str) -> str:
     shoe's life (and paused, closed) along the top, a round's states along the bottom."""
     if game == "pokdeng":
         return state_svg()
-    proc = get_game(game).procedure_class
+    proc = get_game(game).table_procedure()
     if proc is None:
         return ""
     states = list(proc.states)

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from station.cards import Card, parse_card
-from station.games.base import BURN
+from station.core.skeleton import BURN
 
 FACE_DOWN, UNREADABLE, CUT_CARD = "??", "XX", "CUT"
 

@@ -16,7 +16,7 @@ from station.games import get_game
 
 def states_of(game: str = "pokdeng") -> tuple[str, ...]:
     """A game's states in diagram order."""
-    cls = get_game(game).procedure_class
+    cls = get_game(game).table_procedure()
     if cls is None:
         raise ValueError(f"{game}: no table procedure")
     return cls.states

@@ -249,7 +249,7 @@ def _inputs_of_game(game: str, line_no: int) -> tuple[frozenset[str], bool]:
     from station.games.base import Procedure
 
     try:
-        proc = get_game(game).procedure_class
+        proc = get_game(game).table_procedure()
     except ValueError as e:
         raise TraceError(line_no, str(e)) from None
     if proc is None:

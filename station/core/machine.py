@@ -11,11 +11,14 @@ the diagram in `docs/` shows.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transitions import Machine
 
-from station.games.base import SKELETON_STATES, Procedure
+from station.core.skeleton import SKELETON_STATES
+
+if TYPE_CHECKING:
+    from station.games.base import Procedure
 
 
 def transition_table(proc: Procedure) -> list[dict[str, Any]]:

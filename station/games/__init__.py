@@ -1,24 +1,111 @@
 """Games are packages: each gives the table kernel its rules (`Game`) and its procedure
-(`Procedure`), per the contract in station/games/base.py. Registered by name here."""
+(`Procedure`), per the contract in station/games/base.py.
+
+The registry is lazy, by name, as python-can finds its interfaces: `BUILT_IN` says where each
+of the station's games is ("module:Class"), and a game installed separately declares itself
+in the `dealer_station.games` entry-point group. Nothing is imported until a game is asked
+for, and then only its rules (the procedure is imported when a table needs it), so
+settlement and the rules tools never load the kernel's procedures. A game is validated when
+it is first loaded or registered (station/games/validate.py): a game that misses a piece of
+the contract is refused with an error naming the game and the piece.
+"""
 
 from __future__ import annotations
 
-from station.games.base import Game
-from station.games.paigow.rules import PaiGow
-from station.games.pokdeng import PokDeng
-from station.games.sizhidao import SiZhiDao
+import importlib
+from collections.abc import Iterator, MutableMapping
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING
 
-GAMES: dict[str, type[Game]] = {"pokdeng": PokDeng, "paigow": PaiGow, "sizhidao": SiZhiDao}
+if TYPE_CHECKING:
+    from station.games.base import Game
+
+#: the station's own games: name -> "module:Class" of its rules
+BUILT_IN: dict[str, str] = {
+    "pokdeng": "station.games.pokdeng.rules:PokDeng",
+    "paigow": "station.games.paigow.rules:PaiGow",
+    "sizhidao": "station.games.sizhidao.rules:SiZhiDao",
+}
+
+#: where games installed separately declare themselves: `name = "package.module:Class"`
+ENTRY_POINT_GROUP = "dealer_station.games"
 
 
-def register(game: type[Game]) -> type[Game]:
-    """Add a game (its `name` is the key); returns it, so it can decorate the class."""
-    GAMES[game.name] = game
-    return game
+class GameError(ValueError):
+    """A game that cannot be loaded or does not keep the contract."""
+
+
+def _load(name: str, spec: str) -> type[Game]:
+    module, _, attr = spec.partition(":")
+    try:
+        cls = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as e:
+        raise GameError(f"game {name!r}: cannot load {spec} ({type(e).__name__}: {e})") from e
+    from station.games.validate import validate_game
+
+    validate_game(name, cls)
+    return cls
+
+
+class GameRegistry(MutableMapping[str, "type[Game]"]):
+    """Name -> the game's rules class, each loaded and validated on first use."""
+
+    def __init__(self) -> None:
+        self._specs: dict[str, str] = {}
+        self._loaded: dict[str, type[Game]] = {}
+        self._found = False
+
+    def _find(self) -> None:
+        if self._found:
+            return
+        self._found = True
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            self._specs.setdefault(ep.name, ep.value)
+        for name, spec in BUILT_IN.items():
+            self._specs.setdefault(name, spec)
+
+    def __getitem__(self, name: str) -> type[Game]:
+        if name in self._loaded:
+            return self._loaded[name]
+        self._find()
+        spec = self._specs[name]  # KeyError: no such game
+        cls = _load(name, spec)
+        self._loaded[name] = cls
+        return cls
+
+    def __setitem__(self, name: str, game: type[Game]) -> None:
+        """Register a game class directly (validated now)."""
+        from station.games.validate import validate_game
+
+        validate_game(name, game)
+        self._find()
+        self._specs[name] = f"{game.__module__}:{game.__qualname__}"
+        self._loaded[name] = game
+
+    def __delitem__(self, name: str) -> None:
+        self._find()
+        del self._specs[name]
+        self._loaded.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        self._find()
+        return iter(sorted(self._specs))
+
+    def __len__(self) -> int:
+        self._find()
+        return len(self._specs)
+
+    def __contains__(self, name: object) -> bool:
+        self._find()
+        return name in self._specs
+
+
+GAMES = GameRegistry()
 
 
 def get_game(name: str) -> Game:
     try:
-        return GAMES[name]()
+        cls = GAMES[name]
     except KeyError:
         raise ValueError(f"unknown game {name!r} (known: {', '.join(sorted(GAMES))})") from None
+    return cls()

@@ -23,16 +23,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from station.cards import ALL_CARDS, Card
+from station.core.skeleton import BURN, SKELETON_STATES
 from station.games.decisions import decision, ordered, supervisor_decisions
 
 if TYPE_CHECKING:
     from station.core.faults import ActiveFault
     from station.core.kernel import TableKernel
 
-BURN = "BURN"
-
-#: the states every game's machine has, with the same meaning and the same audited decisions
-SKELETON_STATES = ("idle", "shuffling", "between_rounds", "paused", "closed")
+__all__ = ["BURN", "SKELETON_STATES", "BetError", "Game", "Procedure", "decks_of"]
 
 
 class BetError(ValueError):
@@ -99,13 +97,39 @@ class Game(ABC):
         return {"round_id": hand.get("round_id"), "results": hand.get("results")}
 
     # ------------------------------------------------------------------ table procedure
-    #: the procedure class run at a table of this game (None: rules only, no table yet)
-    procedure_class: type[Procedure] | None = None
+    #: the procedure run at a table of this game: the class, or where it is as
+    #: "module:Class" (imported only when a table needs it, so settlement and the rules
+    #: tools load the rules alone); None: rules only, no table yet
+    procedure_class: type[Procedure] | str | None = None
+
+    @classmethod
+    def table_procedure(cls) -> type[Procedure] | None:
+        """The procedure class, imported on first use."""
+        spec = cls.procedure_class
+        if spec is None or isinstance(spec, type):
+            return spec
+        module, _, name = spec.partition(":")
+        import importlib
+
+        from station.games import GameError
+        from station.games.validate import validate_procedure
+
+        try:
+            found = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError) as e:
+            raise GameError(f"game {cls.name!r}: its procedure {spec} cannot be loaded "
+                            f"({type(e).__name__}: {e})") from e
+        if not (isinstance(found, type) and issubclass(found, Procedure)):
+            raise GameError(f"game {cls.name!r}: {spec} is not a station.games.base.Procedure")
+        validate_procedure(cls.name, found)
+        cls.procedure_class = found
+        return found
 
     def procedure(self, table: TableKernel) -> Procedure:
-        if self.procedure_class is None:
+        proc = self.table_procedure()
+        if proc is None:
             raise ValueError(f"{self.name}: no table procedure (rules only)")
-        return self.procedure_class(table, self)
+        return proc(table, self)
 
 
 class Procedure(ABC):

@@ -32,7 +32,7 @@ class ShoeTraceRecorder:
         self.path: Path | None = None
         self.files: list[Path] = []
         self._t0_us = 0
-        procedure = get_game(header.game).procedure_class
+        procedure = get_game(header.game).table_procedure()
         #: a new file at each shoe_start (False: one file for the session)
         self.per_shoe = procedure is None or procedure.trace_per_shoe
 

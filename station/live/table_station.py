@@ -478,7 +478,7 @@ def settings_dict(s: TableSettings) -> dict[str, Any]:
     """The settings a table of this game runs with, as a journal or trace header has them."""
     from station.games import get_game
 
-    proc = get_game(s.game).procedure_class
+    proc = get_game(s.game).table_procedure()
     names = proc.settings_used if proc is not None else ()
     if callable(names):
         # Si Zhi Dao's procedure names them in a method (of no instance state), not in the

@@ -152,8 +152,9 @@ def test_a_layout_that_does_not_fit_the_game_is_refused_naming_the_zones(tmp_pat
 
 def test_the_zone_check_is_driven_by_the_games_zone_tuple(tmp_path, monkeypatch):
     import station.games
+    from station.games.sizhidao.rules import SiZhiDao as Rules
 
-    class SiZhiDao:
+    class SiZhiDao(Rules):  # the game's rules, with the zone tuple under test
         zones = tuple(f"S{i}" for i in range(1, 8))
 
     monkeypatch.setitem(station.games.GAMES, "sizhidao", SiZhiDao)

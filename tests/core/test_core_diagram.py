@@ -10,7 +10,7 @@ from station.core.diagram import doc_name, machine_of, mermaid, procedure_doc, s
 from station.games import GAMES
 
 DOCS = Path(__file__).parents[2] / "docs"
-TABLE_GAMES = sorted(name for name, g in GAMES.items() if g.procedure_class is not None)
+TABLE_GAMES = sorted(name for name, g in GAMES.items() if g.table_procedure() is not None)
 
 
 @pytest.mark.parametrize("game", TABLE_GAMES)

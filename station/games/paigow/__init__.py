@@ -21,15 +21,11 @@ from station.games.paigow.bets import (
     winnings,
 )
 from station.games.paigow.hands import HAND_KEYS, Hand, door_wins, evaluate, outcome
-from station.games.paigow.procedure import PaiGowProcedure
 from station.games.paigow.rules import PaiGow
 from station.games.paigow.tiles import DECK, DECK_COUNTS, TILES, Tile, TileError, tile_of
 
-PaiGow.procedure_class = PaiGowProcedure
-
 __all__ = [
     "PaiGow",
-    "PaiGowProcedure",
     "BANKER",
     "DECK",
     "DECK_COUNTS",

@@ -56,8 +56,8 @@ class PaiGow(Game):
     deal_plan = ()  # known only once the dice are: deal_plan_for(dice)
     cards_per_hand = 2
     cards_per_round_fixed = 8
-    # procedure_class is set by station/games/paigow/__init__.py (the procedure needs the
-    # kernel's modules; the rules do not)
+    # by name: the procedure needs the kernel's modules, the rules do not
+    procedure_class = "station.games.paigow.procedure:PaiGowProcedure"
 
     @property
     def deck(self) -> Counter[Card]:

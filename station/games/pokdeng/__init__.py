@@ -1,7 +1,6 @@
 """Pok Deng (博丁): the rules (`rules`), the exact return (`rtp`) and the table procedure
 (`procedure`). The rules' names are re-exported here for the tools that use them."""
 
-from station.games.pokdeng.procedure import PokDengProcedure
 from station.games.pokdeng.rules import (
     BANKER,
     PAIR_PAYOUT,
@@ -20,10 +19,8 @@ from station.games.pokdeng.rules import (
     returned_for,
 )
 
-PokDeng.procedure_class = PokDengProcedure
-
 __all__ = [
     "BANKER", "PAIR_PAYOUT", "PLAYERS", "POSITIONS", "SPOTS", "HandValue", "PokDeng",
-    "PokDengProcedure", "PositionResult", "card_points", "deducted_for", "evaluate_hand",
+    "PositionResult", "card_points", "deducted_for", "evaluate_hand",
     "hand_points", "position_result", "results_for", "returned_for",
 ]

@@ -125,6 +125,8 @@ class PokDeng(Game):
     spots = SPOTS
     deal_plan = (BURN, *POSITIONS, *POSITIONS)
     decks = 8
+    # by name: the procedure needs the kernel's modules, the rules do not
+    procedure_class = "station.games.pokdeng.procedure:PokDengProcedure"
 
     def check_bet(self, spot: str, amount: int, held: Sequence[tuple[str, int]] = ()) -> int:
         """Pok Deng bets are independent of each other: `held` does not matter."""

@@ -13,11 +13,8 @@ Pure rules, no clock and no I/O:
   table procedure plugged into the table kernel (devices, deal plan, zone checks, faults).
 """
 
-from station.games.sizhidao.procedure import SiZhiDaoProcedure
 from station.games.sizhidao.rules import SiZhiDao
-
-SiZhiDao.procedure_class = SiZhiDaoProcedure
 
 GAME = SiZhiDao.name
 
-__all__ = ["GAME", "SiZhiDao", "SiZhiDaoProcedure"]
+__all__ = ["GAME", "SiZhiDao"]

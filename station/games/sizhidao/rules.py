@@ -22,6 +22,8 @@ class SiZhiDao(Game):
     decks = 1
     #: the deal plan depends on who plays and who leads: known at each deal's opening
     deal_plan: tuple[str, ...] = ()
+    # by name: the procedure needs the kernel's modules, the rules do not
+    procedure_class = "station.games.sizhidao.procedure:SiZhiDaoProcedure"
 
     def check_bet(self, spot: str, amount: Any, held: Sequence[tuple[str, int]] = ()) -> int:
         raise BetError("bad_spot", "a Si Zhi Dao table takes no bets: players act for a pot")
