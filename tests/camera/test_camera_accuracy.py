@@ -9,6 +9,7 @@ from firmware_bridge.camera import accuracy
 from firmware_bridge.camera.synthetic import PRESETS
 
 
+@pytest.mark.slow  # every perturbation, rendered and read
 @pytest.mark.parametrize("decoder, frames", [("auto", 10), ("zbar", 4)])
 def test_accuracy_bounds_on_every_perturbation(layout, decoder, frames):
     results = accuracy.run(list(PRESETS), frames=frames, seed=7, layout=layout, decoder=decoder)

@@ -25,6 +25,7 @@ def test_the_styles_differ_in_back_margin_and_art():
     assert {s.art for s in STYLES.values()} == {"classic", "press"}
 
 
+@pytest.mark.slow  # a calibration and an accuracy run per style
 @pytest.mark.parametrize("style", list(STYLES))
 def test_each_style_calibrated_from_its_own_stills_meets_the_bar(layout, style):
     # every perturbation, 5 independent tables each (the full run: `station camera accuracy

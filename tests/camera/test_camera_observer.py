@@ -4,7 +4,6 @@ frame times carried through; bad frames are reported and skipped."""
 from __future__ import annotations
 
 import threading
-import time
 
 import numpy as np
 
@@ -78,11 +77,13 @@ def test_observer_thread_runs_and_stops(layout):
         if changes == {}:
             first.set()
 
-    with CameraObserver(cam, Recogniser(layout, stable_frames=2), on_obs, heartbeat=0.3):
+    observer = CameraObserver(cam, Recogniser(layout, stable_frames=2), on_obs, heartbeat=0.3)
+    with observer:
         assert first.wait(60), "no heartbeat from the camera thread"
-    n = len(got)
-    time.sleep(0.3)
-    assert len(got) == n  # stopped: nothing more arrives
+        thread = observer._thread
+    # stopped: the camera thread has ended, so nothing more can arrive
+    assert thread is not None and not thread.is_alive()
+    assert observer._thread is None
     assert got[0] == {z: [] for z in layout.zones}
 
 

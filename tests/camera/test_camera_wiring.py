@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import shutil
 import threading
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -15,6 +14,7 @@ from firmware_bridge.camera.sources import ImageFolderSource
 from station.cli import main
 from station.live.camera_feed import camera_factory_for
 from station.live.config import ConfigError, load_table_camera_config, parse_config
+from tests.waiting import wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = REPO / "config" / "camera_pokdeng_1080p.toml"
@@ -83,9 +83,8 @@ heartbeat = 0.2
         # with stable_frames = 1 the very first frame gives the first observation
         assert station.seen.wait(10)
         assert set(station.observations[0]) == set(rec.layout.zones)
-        deadline = time.monotonic() + 5
-        while feed.observer.frames < 4 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_for(lambda: feed.observer.frames >= 4, 10,
+                 lambda: f"4 frames from the image folder (got {feed.observer.frames})")
         assert feed.status["back_calibrated"] is True and feed.status["message"] is None
     finally:
         feed.stop()
@@ -109,9 +108,8 @@ def test_a_camera_file_without_a_back_calibration_is_said_on_status(tmp_path):
     station = _Station()
     feed = camera_factory_for(cfg)(station)
     try:
-        deadline = time.monotonic() + 10
-        while feed.observer.frames < 2 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_for(lambda: feed.observer.frames >= 2, 10,
+                 lambda: f"2 frames from the camera (got {feed.observer.frames})")
         status = feed.status
         assert status["back_calibrated"] is False
         assert "deck back not calibrated" in status["message"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-import time
 import zlib
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 import httpx
 
 from station.metrics import CAMERA_FPS, RECOGNITION_LATENCY, REGISTRY
+from tests.waiting import wait_for
 
 T = "PD-01"
 
@@ -89,8 +89,14 @@ def test_sessions_expire(make_table, serve) -> None:
     con = serve(table, session_ttl=0.5)
     c = con.client("sup1")
     assert c.get("/api/session").status_code == 200
-    time.sleep(0.6)
-    r = c.get("/api/tables")
+    answers: list[httpx.Response] = []
+
+    def refused() -> bool:  # the session's time runs out half a second after the login
+        answers.append(c.get("/api/tables"))
+        return answers[-1].status_code != 200
+
+    wait_for(refused, 10, "the session to expire", poll_s=0.05)
+    r = answers[-1]
     assert r.status_code == 401 and "expired" in r.json()["error"]
 
 
@@ -346,9 +352,8 @@ def test_link_loss_shows_in_health(make_table, serve) -> None:
     table.feed(_before(30.0))
     # the shoe goes silent: 4 s later the link is lost (the table's own timer, on its clock)
     table.clock.t += 4.0
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and table.station.view["link"]["up"]:
-        time.sleep(0.05)
+    wait_for(lambda: not table.station.view["link"]["up"], 10,
+             "the table's own timer to declare the silent link lost")
     v = sup.get(f"/api/tables/{T}").json()
     assert v["health"]["shoe"]["up"] is False
     assert [f["kind"] for f in v["faults"]] == ["link_lost"]

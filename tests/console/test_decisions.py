@@ -30,8 +30,11 @@ def refused(core: TableKernel, action: str, t_us: int) -> bool:
     return any(r["type"] == "action_refused" for r in records)
 
 
-CASES = [("traces", "order_fault"), ("traces", "mismatch_cancel"), ("traces", "clean_shoe"),
-         ("traces", "degraded_no_camera"),
+# a whole clean shoe and the long cancelled one are slow: each decision is tried on a copy of
+# the kernel at every step (the shorter traces of each game stay in --quick)
+SLOW = pytest.mark.slow
+CASES = [("traces", "order_fault"), pytest.param("traces", "mismatch_cancel", marks=SLOW),
+         pytest.param("traces", "clean_shoe", marks=SLOW), ("traces", "degraded_no_camera"),
          ("traces-paigow", "clean"), ("traces-paigow", "dice_mismatch_resume"),
          ("traces-paigow", "degraded_no_camera"),
          ("traces-sizhidao", "tie_once"), ("traces-sizhidao", "allin_layers")]

@@ -7,12 +7,12 @@ camera, real recogniser), showing no identity the table has not revealed."""
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.console.console_page import login, shot
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -169,11 +169,7 @@ def test_the_camera_view_shows_zones_and_no_unrevealed_identity(tmp_path: Path, 
 
         from station.camera_view import LATEST
 
-        deadline = time.monotonic() + 10
-        while LATEST.get("PD-01") is None and time.monotonic() < deadline:
-            time.sleep(0.1)
-        pic = LATEST.get("PD-01")
-        assert pic is not None
+        pic = wait_for(lambda: LATEST.get("PD-01"), 10, "the camera's latest picture of PD-01")
         img = cv2.imdecode(np.frombuffer(pic.jpeg, np.uint8), cv2.IMREAD_COLOR)
         big = cv2.resize(img, (layout.width, layout.height), interpolation=cv2.INTER_CUBIC)
         x0, y0, x1, y1 = layout.zones["P3"].bbox

@@ -138,6 +138,7 @@ class StreamTap:
             return out
 
 
+@pytest.mark.slow  # every page, answer and stream after every input of whole shoes
 @pytest.mark.parametrize("trace,decision", [("mismatch_cancel", ("cancel_round", 109.1)),
                                             ("order_fault", ("resume", 69.6))])
 def test_no_hidden_card_leaves_the_console(make_table, serve, trace, decision) -> None:
@@ -339,6 +340,7 @@ GAME_TRACES = [("traces-paigow/clean", "WZ-01"), ("traces-paigow/dice_mismatch_r
                ("traces-sizhidao/allin_layers", "SZ-01")]
 
 
+@pytest.mark.slow  # every page, answer and stream after every input of whole sessions
 @pytest.mark.parametrize("trace,name", GAME_TRACES)
 def test_no_unconfirmed_door_or_unshown_seat_leaves_the_console(make_table, serve, trace, name) -> None:
     """After every input of a Pai Gow or a Si Zhi Dao trace, nothing the console's streams and

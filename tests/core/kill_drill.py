@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -21,15 +20,11 @@ import httpx
 from firmware_bridge.shoe.simulator import ShoeRefused, ShoeSimulator
 from station.console import UserStore
 from station.settlement.core import SettlementCore
+from tests.ports import free_port
+from tests.waiting import pace, wait_for
 
 API_KEY = "drill-key"
 PASSWORD = "drill-password"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class StationProcess:
@@ -78,18 +73,31 @@ class Dealer:
             self.csrf[role] = r.json()["csrf"]
 
     def _retry(self, fn, deadline: float = 60):
-        end = time.monotonic() + deadline
-        while True:
+        """`fn()` until the station answers it (it may be down, killed a moment ago): its
+        result; logging in again after each refusal (a restarted station forgot the session)."""
+        result: list = []
+        last: list[BaseException] = []
+
+        def attempt() -> bool:
             try:
-                return fn()
-            except (httpx.HTTPError, OSError):
-                if time.monotonic() > end:
-                    raise
-                time.sleep(0.2)
+                result.append(fn())
+                return True
+            except (httpx.HTTPError, OSError) as e:
+                last[:] = [e]
                 try:
                     self._login()
                 except (httpx.HTTPError, OSError):
                     pass
+                return False
+
+        wait_for(attempt, deadline, lambda: f"the station to answer (last: {last[-1]!r})", poll_s=0.2)
+        return result[0]
+
+    @staticmethod
+    def _lost_link_only(v: dict) -> bool:
+        faults = v.get("faults") or []
+        return bool(v.get("paused") and faults and v["link"]["up"]
+                    and all(f["kind"] == "link_lost" for f in faults))
 
     def act(self, action: str) -> dict:
         role = "dealer" if action in ("new_shoe", "open_betting") else "supervisor"
@@ -112,13 +120,19 @@ class Dealer:
         return self._retry(go)
 
     def wait(self, cond, what: str, timeout: float = 60) -> dict:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            v = self.view()
-            if cond(v):
-                return v
-            time.sleep(0.1)
-        raise AssertionError(f"timed out waiting for {what}: {self.view()}")
+        seen: list[dict] = []
+
+        def shown() -> dict | None:
+            seen[:] = [self.view()]
+            if self._lost_link_only(seen[0]):
+                # A station that was down longer than the link watch (3 s: a restart on a
+                # loaded machine may take that long) pauses for link_lost when it is back:
+                # the supervisor resumes once the link is up again, as on the floor.
+                self.act("resume")
+                return None
+            return seen[0] if cond(seen[0]) else None
+
+        return wait_for(shown, timeout, lambda: f"{what}: {seen[-1] if seen else None}", poll_s=0.1)
 
     def bet(self) -> None:
         self.bet_no += 1
@@ -133,14 +147,24 @@ class Dealer:
         self._retry(go)
 
     def draw(self) -> str:
-        end = time.monotonic() + 60
-        while True:
+        """The next card, once the gate opens; a table paused for a link lost across a restart
+        is resumed meanwhile (see `wait`), since its gate stays locked until then."""
+        looked = [0.0]
+        seen: list[dict] = []
+
+        def drawn() -> str | None:
             try:
                 return self.shoe.draw()
             except ShoeRefused:
-                if time.monotonic() > end:
-                    raise
-                time.sleep(0.1)
+                if time.monotonic() - looked[0] >= 1.0:  # the console, once a second
+                    looked[0] = time.monotonic()
+                    seen[:] = [self.view()]
+                    if self._lost_link_only(seen[0]):
+                        self.act("resume")
+                return None
+
+        return wait_for(drawn, 60, lambda: f"the shoe's gate to open: {seen[-1] if seen else None}",
+                        poll_s=0.1)
 
     def wallets(self) -> None:
         for i in range(1, 5):
@@ -172,7 +196,7 @@ class Dealer:
             self.during_betting(n)
             for _ in range(13):
                 self.draw()
-                time.sleep(0.05)
+                pace(0.05)  # the dealer's hand between two cards
             self.wait(lambda v, n=n: v["round"]["number"] == n and v["round"]["finished"],
                       f"round {n} validated", timeout=self.round_timeout_s)
 
@@ -216,7 +240,7 @@ port = {bet_port}
     def killer() -> None:
         while not stop_killing.wait(rng.uniform(*kill_gap_s)):
             station.kill()
-            time.sleep(rng.uniform(0.0, 0.5))
+            pace(rng.uniform(0.0, 0.5))  # the station stays down a moment
             station.start()
 
     k = threading.Thread(target=killer, daemon=True)

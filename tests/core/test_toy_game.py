@@ -4,8 +4,6 @@ supervisor console, with nothing of the station changed for it."""
 
 from __future__ import annotations
 
-import time
-
 import httpx
 import pytest
 
@@ -19,6 +17,7 @@ from station.settlement.replay import replay_settled
 from station.sim.script import TraceScript
 from tests.core.staging import faults, of
 from tests.core.toy_game import HighCard
+from tests.waiting import wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -100,9 +99,8 @@ def test_live_station_and_console(tmp_path):
             r = c.post("/api/tables/HC-01/actions", json={"action": "cancel_round"},
                        headers={"X-CSRF-Token": csrf})
             assert r.status_code == 200, r.text
-            deadline = time.monotonic() + 10
-            while station.core.state == "paused" and time.monotonic() < deadline:
-                time.sleep(0.05)
+            wait_for(lambda: station.core.state != "paused", 10,
+                     lambda: f"the cancelled round to unpause the table ({station.core.state})")
         assert station.core.state == "between_rounds"
         assert station.core.balances == {"u1": 1100, "u2": 950}
     finally:

@@ -9,13 +9,13 @@ answer. Real station, the shoe simulator on a pty.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 
 from firmware_bridge.shoe.simulator import ShoeRefused, ShoeSimulator
 from station.live.config import load_config
+from tests.waiting import wait_for
 
 ROOT = Path(__file__).parents[2]
 CONFIG = ROOT / "config" / "table_no_camera.toml"
@@ -32,14 +32,7 @@ def _config(tmp_path: Path, shoe_url: str) -> Path:
 
 
 def _until(cond, what: str, timeout_s: float = 20.0):
-    end = time.monotonic() + timeout_s
-    while True:
-        got = cond()
-        if got:
-            return got
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
-        time.sleep(0.02)
+    return wait_for(cond, timeout_s, what)
 
 
 def _draw(shoe: ShoeSimulator) -> str:

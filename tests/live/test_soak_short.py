@@ -3,7 +3,11 @@ trouble, crashes included; every bet settled or refunded exactly once, books cle
 
 from __future__ import annotations
 
+import pytest
+
 from station.sim.soak import Soak, SoakOptions, write_report
+
+pytestmark = pytest.mark.soak
 
 
 def test_short_soak(tmp_path):

@@ -23,6 +23,7 @@ from station.games.paigow import DECK_COUNTS
 from station.games.paigow.rules import deal_plan_for
 from station.live.camera_feed import camera_factory_for
 from station.live.config import load_config
+from tests.waiting import pace, retry_until, wait_for
 
 ROOT = Path(__file__).parents[2]
 CONFIG = ROOT / "config" / "table_paigow.toml"
@@ -62,10 +63,7 @@ def test_station_run_starts_on_the_pai_gow_config_and_stops_cleanly(tmp_path) ->
                 line = proc.stdout.readline()
                 assert line, "".join(seen)  # the station ended before it ran
                 seen.append(line)
-            deadline = time.monotonic() + 20
-            while shoe.unacked and time.monotonic() < deadline:  # the station took HELLO
-                time.sleep(0.1)
-            assert not shoe.unacked
+            wait_for(lambda: not shoe.unacked, 20, "the station to acknowledge the shoe's HELLO")
             proc.send_signal(signal.SIGTERM)
             out, _ = proc.communicate(timeout=60)
         finally:
@@ -113,22 +111,17 @@ def test_the_pai_gow_table_deals_a_round_from_its_config(tmp_path) -> None:
             assert [r.status_code for r in answers] == [200, 200, 200, 409]
             _wait(st, lambda v: v["round"] and not v["round"]["betting_open"], "betting to close")
             scene.throw_dice([2, 5])
-            time.sleep(2.0)  # the camera films the tray
+            _wait(st, lambda v: sorted(v["round"]["dice_tray"] or []) == [2, 5],
+                  "the camera to film the dice in the tray")
             recs = st.submit("dealer", "dice", extra={"dice": [5, 2]})
             assert not [r for r in recs if r["type"] == "action_refused"], recs
             v = _wait(st, lambda v: v["round"]["dice"] is not None, "the dice to be known")
             assert v["round"]["first_door"] == "CHU"
             for door in deal_plan_for([5, 2]):
-                end = time.monotonic() + 20
-                while True:
-                    try:
-                        card = shoe.draw()  # the gate opens once the dice are known
-                        break
-                    except ShoeRefused:
-                        assert time.monotonic() < end, "the shoe's gate stayed locked"
-                        time.sleep(0.1)
+                card = retry_until(shoe.draw, ShoeRefused, 20,  # the gate opens once the dice are known
+                                   "the shoe's gate to open", poll_s=0.1)
                 scene.deal(door, card, face_up=True)
-                time.sleep(0.4)
+                pace(0.4)  # the dealer's hand between two cards
             v = _wait(st, lambda v: v["round"]["finished"], "the hand to be validated", 60)
             assert not v.get("paused"), v.get("faults")
             hand = st.journal.records_of_type("hand")[-1]

@@ -145,15 +145,16 @@ def test_perturbations_as_data() -> None:
     assert np.array_equal(a.image, b.image) and a.faces == b.faces
 
 
-def test_the_accuracy_suite_sample() -> None:
+@pytest.mark.slow  # the accuracy suite's sample, a preset per test (each is seeded on its own,
+@pytest.mark.parametrize("preset", list(DICE_PRESETS))  # so the workers share the presets out)
+def test_the_accuracy_suite_sample(preset: str) -> None:
     cv2.setNumThreads(1)
-    results = run(trays=40, seed=11)
-    assert {r.preset for r in results} == set(DICE_PRESETS)
-    by = {r.preset: r.as_dict() for r in results}
+    results = run([preset], trays=40, seed=11)
+    assert [r.preset for r in results] == [preset]
+    (d,) = [r.as_dict() for r in results]
     assert totals(results)["wrong_face"] == 0, [r.examples for r in results if r.counts["wrong_face"]]
-    for preset, d in by.items():
-        floor = {"defocus": 40, "combined": 50, "covered": 5, "touching": 85}.get(preset, 95)
-        assert d["correct_pct"] >= floor, (preset, d, by)
+    floor = {"defocus": 40, "combined": 50, "covered": 5, "touching": 85}.get(preset, 95)
+    assert d["correct_pct"] >= floor, (preset, d)
 
 
 def test_the_stress_preset_gives_zeros_not_wrong_faces() -> None:

@@ -21,7 +21,10 @@ def local_postgres():
     from station.studio.servers import LocalPostgres
 
     # fsync off: the tests kill processes, never the machine, and the OS keeps what was written
-    server = LocalPostgres(fsync=False).start()
+    from tests.ports import free_port
+
+    # one server per test worker (pytest-xdist: each worker is a session), a database per test
+    server = LocalPostgres(fsync=False, port=free_port()).start()
     yield server
     server.close()
 

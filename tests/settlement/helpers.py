@@ -9,21 +9,17 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import uvicorn
 
+from tests.ports import free_port  # noqa: F401 - the settlement tests take it from here
+from tests.waiting import wait_for
+
 REPO = Path(__file__).resolve().parents[2]
 SECRET = "drill-secret-3f9a"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextlib.contextmanager
@@ -36,11 +32,9 @@ def serve_in_thread(app) -> Iterator[str]:
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.01)
+    wait_for(lambda: server.started or not thread.is_alive(), 20, "uvicorn to start", poll_s=0.01)
+    if not server.started:
+        raise RuntimeError("uvicorn did not start: its thread ended")
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
@@ -63,18 +57,21 @@ def start_service(ledger: Path, port: int) -> subprocess.Popen:
          "--port", str(port), "--secret-env", "SETTLEMENT_SECRET"],
         env=env_with_secret(), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+
+    def up() -> bool:
         if proc.poll() is not None:
             raise RuntimeError(f"settlement service exited: {proc.stderr.read().decode()}")
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/v1/health", timeout=1).status_code == 200:
-                return proc
+            return httpx.get(f"http://127.0.0.1:{port}/v1/health", timeout=1).status_code == 200
         except httpx.HTTPError:
-            pass
-        time.sleep(0.05)
-    kill(proc)
-    raise RuntimeError("settlement service did not come up")
+            return False
+
+    try:
+        wait_for(up, 30, f"the settlement service to answer /v1/health on port {port}", poll_s=0.05)
+    except BaseException:
+        kill(proc)
+        raise
+    return proc
 
 
 def kill(proc: subprocess.Popen) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-import time
 from pathlib import Path
 
 import httpx
@@ -20,6 +19,7 @@ from station.settlement.core import SettlementCore
 from station.settlement.outbox import DeliveryWorker
 from station.settlement.transport import InProcessTransport
 from tests.settlement.helpers import serve_in_thread
+from tests.waiting import pace
 
 KEY = "k-platform-one-7c1d"
 AUTH = {"Authorization": f"Bearer {KEY}"}
@@ -226,7 +226,7 @@ def test_bets_arriving_together_share_a_commit_and_keep_their_answers(live):
 
     def slow_place_bets(bets: list[dict]) -> list[dict]:
         calls.append(len(bets))
-        time.sleep(0.3)  # a slow disk: requests pile up meanwhile
+        pace(0.3)  # a slow disk: requests pile up meanwhile
         return book.station.place_bets(bets)
 
     answers: dict[int, httpx.Response] = {}

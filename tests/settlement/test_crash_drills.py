@@ -19,6 +19,7 @@ import pytest
 
 from station.settlement.core import SettlementCore
 from station.settlement.sim import plan_session
+from tests import waiting
 from tests.settlement.backends import run_sql
 from tests.settlement.helpers import REPO, env_with_secret, free_port, kill, start_service
 
@@ -76,7 +77,7 @@ def run_drill(tmp_path: Path, seed: int, *, over_http: bool, rounds: int = ROUND
         victims[:0] = rng.sample(["station", "service"], 2)
     try:
         for victim in victims:
-            time.sleep(rng.uniform(*wait))
+            waiting.pace(rng.uniform(*wait))  # the station deals until the next blow
             if station.poll() is not None:
                 break
             if victim == "service":
@@ -84,7 +85,7 @@ def run_drill(tmp_path: Path, seed: int, *, over_http: bool, rounds: int = ROUND
                 steps = journaled(journal)
                 log.append(f"killed the service at step {steps}")
                 mid_session_service_kills += steps < len(session.messages)
-                time.sleep(rng.uniform(0.0, 0.5))  # the station carries on journaling meanwhile
+                waiting.pace(rng.uniform(0.0, 0.5))  # the station carries on journaling meanwhile
                 service = start_service(ledger, port)
             else:
                 kill(station)
@@ -133,6 +134,7 @@ def test_station_and_service_killed_at_random_points_settle_everything_once(tmp_
 
 
 @pytest.mark.slow
+@pytest.mark.postgres
 def test_station_and_service_killed_at_random_points_on_postgresql(tmp_path, request):
     """The same drill with the service's ledger on PostgreSQL."""
     ledger = request.getfixturevalue("local_postgres").create_database("crash_drill")
@@ -140,6 +142,7 @@ def test_station_and_service_killed_at_random_points_on_postgresql(tmp_path, req
 
 
 @pytest.mark.slow
+@pytest.mark.postgres
 def test_station_killed_at_random_points_settling_in_process_on_postgresql(tmp_path, request):
     ledger = request.getfixturevalue("local_postgres").create_database("crash_drill_local")
     run_drill(tmp_path, 707, over_http=False, ledger=ledger)

@@ -150,6 +150,7 @@ def test_ledger_check_never_overflows_on_books_tampered_beyond_64_bits(ledger):
     assert balances.returncode == 0 and f'"u1": {big}' in balances.stdout
 
 
+@pytest.mark.postgres
 def test_several_settlement_processes_share_one_postgresql_ledger(request, tmp_path):
     """Two `station settlement serve` processes on one database, a station each."""
     from station.settlement.sim import MiniStation, plan_session
@@ -216,6 +217,7 @@ def test_a_single_tables_format_1_ledger_is_carried_over(tmp_path):
     assert counts(path) == (13, 6, 2)
 
 
+@pytest.mark.postgres
 def test_a_database_that_is_not_a_ledger_is_refused(request):
     server = request.getfixturevalue("local_postgres")
     url = server.create_database("not_a_ledger")

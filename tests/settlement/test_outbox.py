@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from station.settlement.outbox import DeliveryWorker, TransportError, enqueue
 from station.settlement.sim import MiniStation, open_journal, plan_session
 from station.settlement.transport import HttpTransport, InProcessTransport
 from tests.settlement.helpers import SECRET, free_port, kill, start_service
+from tests.waiting import wait_for
 
 
 def outbox_rows(journal: Path) -> list[tuple[str, bool, int, str | None]]:
@@ -167,7 +167,9 @@ def test_drain_from_many_threads_delivers_each_message_once(tmp_path, ledger):
             th.start()
         for th in threads:
             th.join(60)
-        time.sleep(0.05)
+        # the last batch is counted just after its rows are marked delivered
+        wait_for(lambda: worker.delivered == len(session.messages), 10,
+                 lambda: f"every message counted delivered ({worker.delivered} of {len(session.messages)})")
         worker.stop()
         assert results == [True] * 4
         assert worker.delivered == len(session.messages)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from firmware_bridge.shoe.events import ShoeEvent
 from firmware_bridge.shoe.simulator import ShoeRefused, ShoeSimulator
+from tests.waiting import retry_until, wait_for
 
 # Generous: these run on a loaded 2-core machine.
 DEADLINE = 30.0
@@ -64,22 +65,11 @@ def frame_fields(e: ShoeEvent) -> tuple[str, ...]:
 
 def draw(sim: ShoeSimulator, timeout: float = DEADLINE) -> str:
     """The dealer's hand: waits at a locked gate (e.g. a full retransmission buffer)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return sim.draw()
-        except ShoeRefused:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.02)
+    return retry_until(sim.draw, ShoeRefused, timeout, "the shoe's gate to open for a draw")
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float = DEADLINE,
                what: str | Callable[[], str] = "condition") -> None:
     """`what` may be a callable: it is asked at the timeout, so the message shows the state
     of the parts when the wait gave up."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what() if callable(what) else what}")
-        time.sleep(0.02)
+    wait_for(predicate, timeout, what)

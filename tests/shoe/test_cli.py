@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from firmware_bridge.shoe.trace import read_trace_shoe_bytes
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -34,10 +35,12 @@ class Proc:
         self.out: queue.Queue[str] = queue.Queue()
         self.err: list[str] = []
         self.lines: list[str] = []
-        threading.Thread(target=self._pump, args=(self.p.stdout, self.out.put),
-                         daemon=True).start()
-        threading.Thread(target=self._pump, args=(self.p.stderr, self.err.append),
-                         daemon=True).start()
+        self.pumps = [threading.Thread(target=self._pump, args=(self.p.stdout, self.out.put),
+                                       daemon=True),
+                      threading.Thread(target=self._pump, args=(self.p.stderr, self.err.append),
+                                       daemon=True)]
+        for pump in self.pumps:
+            pump.start()
 
     @staticmethod
     def _pump(stream, sink) -> None:
@@ -65,7 +68,9 @@ class Proc:
         if self.p.poll() is None:
             self.p.send_signal(sig)
         rc = self.p.wait(timeout=timeout)
-        time.sleep(0.1)  # let the pumps take the last lines
+        # the pumps end at the end of the process's output: then every line is taken
+        wait_for(lambda: not any(pump.is_alive() for pump in self.pumps), 10,
+                 "the process's last output lines")
         while not self.out.empty():
             self.lines.append(self.out.get_nowait())
         return rc
@@ -89,10 +94,8 @@ def test_sim_shoe_and_shoe_listen_show_a_dealt_round(tmp_path: Path) -> None:
         assert url.startswith("/") and Path(url).exists()
         trace = tmp_path / "listen.jsonl"
         listen = Proc("shoe", "listen", url, "--record", str(trace))
-        deadline = time.monotonic() + 90
-        while len(dealt_rounds(sim.err)) < 2:
-            assert time.monotonic() < deadline, sim.err
-            time.sleep(0.05)
+        wait_for(lambda: len(dealt_rounds(sim.err)) >= 2, 90,
+                 lambda: f"the simulator to deal two rounds: {sim.err[-5:]}", poll_s=0.05)
         rounds = dealt_rounds(sim.err)
         listen.read_until(lambda lines: sum('"card"' in x for x in lines) >= 1 + 26 + 1)
         assert listen.stop(signal.SIGINT) == 0

@@ -14,6 +14,7 @@ from firmware_bridge.shoe.events import Hello, LinkLost, LinkRestored, ReaderDie
 from firmware_bridge.shoe.simulator import FaultPlan, ScheduledFault, ShoeRefused, ShoeSimulator
 from firmware_bridge.shoe.stream import ShoeStream
 from firmware_bridge.shoe.trace import TraceRecorder, read_trace_shoe_bytes
+from tests.waiting import pace
 
 from .helpers import Collector, draw, wait_until
 
@@ -43,7 +44,7 @@ def test_lossy_pty_link_delivers_every_event_exactly_once_in_order() -> None:
             sim.load()
             for _ in range(150):
                 draw(sim)
-                time.sleep(0.01)
+                pace(0.01)  # the dealer's hand between two cards
             wait_until(lambda: all_delivered(sim, got), what="every event")
             assert got.table_events() == sim.events_sent()
             c = driver.counters
@@ -71,7 +72,7 @@ def test_unplug_mid_stream_loses_nothing_and_reports_the_link() -> None:
             sim.load()
             for _ in range(60):
                 draw(sim)
-                time.sleep(0.08)
+                pace(0.08)  # the dealer's hand between two cards
             wait_until(lambda: all_delivered(sim, got), what="every event after replug")
             assert got.table_events() == sim.events_sent()
             c = driver.counters
@@ -99,7 +100,7 @@ def test_unplug_on_a_tcp_bridge_loses_nothing() -> None:
             sim.load()
             for _ in range(40):
                 draw(sim)
-                time.sleep(0.05)
+                pace(0.05)  # the dealer's hand between two cards
             wait_until(lambda: all_delivered(sim, got), what="every event")
             assert got.table_events() == sim.events_sent()
             assert driver.counters["reconnects"] >= 1
@@ -306,7 +307,7 @@ def test_recorded_trace_replays_to_the_same_events(tmp_path: Path) -> None:
             sim.load()
             for _ in range(40):
                 draw(sim)
-                time.sleep(0.01)
+                pace(0.01)  # the dealer's hand between two cards
             driver.status()
             wait_until(lambda: all_delivered(sim, got), what="every event")
         finally:
@@ -384,7 +385,7 @@ def test_events_are_delivered_on_one_thread_while_commands_run_on_others() -> No
                 a.start()
             for _ in range(30):
                 draw(sim)
-                time.sleep(0.005)
+                pace(0.005)  # the dealer's hand between two cards
             for a in askers:
                 a.join(timeout=30)
             wait_until(lambda: all_delivered(sim, got), what="every event")

@@ -8,17 +8,14 @@ what was not acknowledged, so nothing is lost. A real pty and the shoe simulator
 from __future__ import annotations
 
 import threading
-import time
 
 from firmware_bridge.shoe.simulator import ShoeSimulator
 from station.live.shoe_port import ShoePort
+from tests.waiting import wait_for
 
 
 def _until(cond, what: str, timeout_s: float = 15.0) -> None:
-    end = time.monotonic() + timeout_s
-    while not cond():
-        assert time.monotonic() < end, f"timed out after {timeout_s} s waiting for {what}"
-        time.sleep(0.02)
+    wait_for(cond, timeout_s, what)
 
 
 def test_the_reader_reports_a_failure_and_reads_again() -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
-import time
 
 import pytest
 import serial
@@ -14,6 +13,7 @@ import serial.rfc2217
 
 from firmware_bridge.shoe.driver import ShoeCommandTimeout, ShoeDriver
 from firmware_bridge.shoe.simulator import FaultPlan, ShoeSimulator
+from tests.waiting import pace
 
 from .helpers import Collector, draw, wait_until
 
@@ -112,7 +112,7 @@ class Rfc2217Server:
                     return
                 # e.g. a purge from the client flushing the line between select and read
                 self.errors.append(f"line: {type(e).__name__}: {e}")
-                time.sleep(0.05)
+                pace(0.05)  # the port server's pause before it reads the line again
                 continue
             with self._lock:
                 manager = self.manager if self.conn is not None else None
@@ -174,7 +174,7 @@ def test_shoe_through_an_rfc2217_port_server() -> None:
             sim.load()
             for _ in range(30):
                 draw(sim)
-                time.sleep(0.01)
+                pace(0.01)  # the dealer's hand between two cards
             assert driver.lock().kind == "OK" and sim.gate_locked
 
             def expected() -> list:

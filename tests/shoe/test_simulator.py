@@ -18,6 +18,7 @@ from firmware_bridge.shoe.simulator import (
     ShoeSimulator,
     eight_deck_shoe,
 )
+from tests.waiting import wait_for
 
 from .helpers import draw
 
@@ -181,9 +182,7 @@ def test_jam_refuses_draws_until_cleared() -> None:
         sim.draw()
         with pytest.raises(ShoeRefused, match="jammed"):
             sim.draw()
-        deadline = time.monotonic() + 10
-        while "JAM" in sim.faults_active and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_for(lambda: "JAM" not in sim.faults_active, 10, "the jam to clear by itself")
         sim.draw()
         kinds = [(t, f) for _, t, f in sim.events_sent() if t in ("FAULT", "CLEAR")]
         assert kinds == [("FAULT", ("JAM",)), ("CLEAR", ("JAM",))]

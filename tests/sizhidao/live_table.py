@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from station.games.sizhidao.script import SzTraceScript
 from station.live.http import ServedApp, serve_app
 from station.live.player_api import make_player_app, stop_player_app
 from station.live.table_station import TableStation
+from tests.waiting import wait_for
 
 KEY = "k-platform-1"
 
@@ -126,13 +126,14 @@ class StreamReader:
             self.opened.set()
 
     def wait_for(self, record_type: str, timeout: float = 15.0) -> bool:
-        """Wait until a record of this type has come down the stream."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if any(d.get("type") == record_type for e, d in list(self.events) if e == "record"):
-                return True
-            time.sleep(0.05)
-        return False
+        """Wait until a record of this type has come down the stream (True; fails saying which
+        records came instead)."""
+        wait_for(lambda: any(d.get("type") == record_type for e, d in list(self.events)
+                             if e == "record"), timeout,
+                 lambda: f"a {record_type!r} record down the stream; came: "
+                         f"{[d.get('type') for e, d in list(self.events) if e == 'record'][-10:]}",
+                 poll_s=0.05)
+        return True
 
     def records(self) -> list[dict[str, Any]]:
         return [d for e, d in self.events if e == "record"]

@@ -11,10 +11,12 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_the_demo_plays_games_to_a_clean_ledger(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "station", "demo", "--game", "sizhidao", "--rounds", "3",
            "--speed", "10", "--port", "0", "--seed", "11", "--bettors", "6",

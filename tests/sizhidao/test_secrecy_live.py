@@ -28,6 +28,7 @@ def live_secrets(secrets: list[dict], t: float) -> list[dict]:
             if s["from_t"] <= t < s["until_t"] and (s["public_t"] is None or t < s["public_t"])]
 
 
+@pytest.mark.slow  # every viewer and stream after every input of whole sessions
 @pytest.mark.parametrize("name", ["tie_once", "allin_layers"])
 def test_no_viewer_and_no_stream_but_the_owner_sees_a_card_before_its_showdown(
         name: str, tmp_path: Path) -> None:

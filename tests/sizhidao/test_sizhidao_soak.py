@@ -7,7 +7,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import pytest
+
 from station.sim.sizhidao_soak import SiZhiDaoSoak, SzSoakOptions, run_soak
+
+pytestmark = pytest.mark.soak
 
 
 def test_games_with_crashes_end_exactly_once_with_every_pot_at_zero(tmp_path: Path) -> None:

@@ -10,8 +10,9 @@ def local_nats():
     """A nats-server with JetStream of its own for each test (it starts in a fraction of a
     second), so streams and consumers never leak from one test into the next."""
     from station.studio.servers import LocalNats
+    from tests.ports import free_port
 
-    server = LocalNats().start()
+    server = LocalNats(port=free_port()).start()  # its own port: some tests restart it
     yield server
     server.close()
 

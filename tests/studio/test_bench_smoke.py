@@ -6,9 +6,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.settlement.helpers import REPO, env_with_secret
 
 
+@pytest.mark.slow
+@pytest.mark.postgres  # the benchmark starts its own PostgreSQL and nats-server
 def test_bench_studio_runs_with_tiny_numbers():
     done = subprocess.run(
         [sys.executable, "-m", "bench", "studio", "--tables=2", "--seconds=60", "--stagger=1",

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from station.settlement.bus import BusConsumer, NatsTransport
+from station.settlement.bus import DEFAULT_DURABLE, SETTLE_STREAM, BusConsumer, NatsTransport
 from station.settlement.core import SettlementCore
 from station.settlement.sim import MiniStation, plan_session
 from station.studio.tables import StudioTable, balances_from_outbox
+from tests.waiting import pace, wait_for
 
 #: how long the bus is away in the cut-off test (the acceptance figure is 60 s; set
 #: STUDIO_OUTAGE_S=60 to run that length)
@@ -27,17 +28,53 @@ def table_session(name: str, seed: int, rounds: int):
     return session
 
 
+def consumer_info(url: str, durable: str = DEFAULT_DURABLE):
+    """The bus's own account of the settlement consumer (JetStream's consumer info), or None
+    while it does not exist or the bus does not answer."""
+    import asyncio
+
+    import nats
+
+    async def ask():
+        nc = await nats.connect(url, connect_timeout=2, allow_reconnect=False)
+        try:
+            return await nc.jetstream(timeout=5).consumer_info(SETTLE_STREAM, durable)
+        finally:
+            await nc.close()
+
+    try:
+        return asyncio.run(ask())
+    except Exception:  # noqa: BLE001 - not there yet
+        return None
+
+
 class RunningConsumer:
     def __init__(self, core: SettlementCore, url: str) -> None:
+        self.url = url
         self.consumer = BusConsumer(core, url, batch=64)
         self.thread = threading.Thread(target=self.consumer.run, daemon=True)
         self.thread.start()
 
     def wait_applied(self, n: int, timeout_s: float = 60) -> None:
-        deadline = time.monotonic() + timeout_s
-        while self.consumer.applied + self.consumer.refused < n:
-            assert time.monotonic() < deadline, (self.consumer.applied, n)
-            time.sleep(0.05)
+        wait_for(lambda: self.consumer.applied + self.consumer.refused >= n, timeout_s,
+                 lambda: f"{n} messages applied or refused by the consumer "
+                         f"(applied {self.consumer.applied}, refused {self.consumer.refused})",
+                 poll_s=0.05)
+
+    def wait_subscribed(self, timeout_s: float = 30) -> None:
+        """Until the consumer is on the bus: it answers reservations before it makes its
+        durable consumer, so once the bus has that durable it takes reservations too."""
+        wait_for(lambda: consumer_info(self.url) is not None, timeout_s,
+                 "the settlement consumer to subscribe to the bus", poll_s=0.05)
+
+    def wait_caught_up(self, timeout_s: float = 30) -> None:
+        """Until the consumer has taken and acknowledged every message the stream holds."""
+        def caught_up() -> bool:
+            info = consumer_info(self.url)
+            return info is not None and info.num_pending == 0 and info.num_ack_pending == 0
+
+        wait_for(caught_up, timeout_s, lambda: f"the consumer to catch up with the stream: "
+                                               f"{consumer_info(self.url)}", poll_s=0.05)
 
     def stop(self) -> None:
         self.consumer.stop()
@@ -80,7 +117,7 @@ def test_tables_settle_through_the_bus_once_and_a_republished_outbox_changes_not
         station.close()
         transport.close()
         assert all(r["bus"]["duplicate"] for _, _, r in outbox(journal))
-        time.sleep(0.5)
+        consumer.wait_caught_up()  # whatever the stream holds has been applied: no copy
         assert consumer.consumer.applied == total and consumer.consumer.refused == 0
     finally:
         consumer.stop()
@@ -105,11 +142,15 @@ def test_a_station_cut_off_from_the_bus_keeps_dealing_and_catches_up(
                         bus_url=local_nats.url, folder=tmp_path, max_backoff=0.5)
     table.start()
     try:
-        time.sleep(0.8)
+        # the table deals and settles through the bus for a while
+        wait_for(lambda: consumer.consumer.applied >= 5, 60, "the first settlements over the bus")
         local_nats.stop()  # the bus goes away while the table deals
-        at_cut = len(table.outbox())
-        time.sleep(OUTAGE_S)
-        # the table went on journaling on its own; its outbox holds what the bus missed
+        cut_at, at_cut = time.monotonic(), len(table.outbox())
+        # the table goes on journaling on its own; its outbox holds what the bus missed
+        wait_for(lambda: len(table.outbox()) > at_cut and table.worker.pending() > 0, OUTAGE_S + 60,
+                 lambda: f"the table to journal while the bus is away (outbox {len(table.outbox())}, "
+                         f"{at_cut} at the cut; pending {table.worker.pending()})")
+        pace(max(0.0, OUTAGE_S - (time.monotonic() - cut_at)))  # the outage lasts OUTAGE_S
         assert len(table.outbox()) > at_cut
         assert table.worker.pending() > 0
         local_nats.start()

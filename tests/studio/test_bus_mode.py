@@ -4,7 +4,6 @@ NATS JetStream to the studio ledger, its public state to the studio console."""
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
@@ -13,6 +12,7 @@ from station.runtime import start_runtime
 from station.settlement.bus import BusConsumer
 from station.settlement.core import SettlementCore
 from station.studio.console import StudioView
+from tests.waiting import wait_for
 
 
 @pytest.mark.parametrize(
@@ -83,10 +83,9 @@ def test_a_table_configured_for_the_bus_settles_in_the_studio_ledger_and_shows_o
         rt.station.submit("wallet", {"account": "PD-31.u1", "balance": 4_200})
         rt.station.submit("wallet", {"account": "PD-31.u2", "balance": 900})
         assert rt.worker.drain(20)
-        deadline = time.monotonic() + 20
-        while consumer.applied < 2 or "PD-31" not in view.tables:
-            assert time.monotonic() < deadline, (consumer.applied, view.tables)
-            time.sleep(0.05)
+        wait_for(lambda: consumer.applied >= 2 and "PD-31" in view.tables, 20,
+                 lambda: f"the two wallets settled and PD-31 on the studio view "
+                         f"(applied {consumer.applied}, tables {view.tables})", poll_s=0.05)
         assert core.balances() == {"PD-31.u1": 4_200, "PD-31.u2": 900}
         state = view.tables["PD-31"]
         assert state["game"] == "pokdeng" and state["state"] == rt.station.view["state"]

@@ -11,7 +11,6 @@ import json
 import random
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,9 @@ import pytest
 from station.settlement.core import SettlementCore
 from station.studio.servers import LocalNats, LocalPostgres
 from station.studio.tables import balances_from_outbox, outbox_messages
+from tests.ports import free_port
 from tests.settlement.helpers import REPO, env_with_secret, kill
+from tests.waiting import pace, wait_for
 
 TABLES = {"PD-01": "pokdeng", "WZ-02": "paigow", "SZ-03": "sizhidao"}
 ROUNDS = 30
@@ -57,36 +58,33 @@ def journal_books(journal: Path) -> tuple[dict[str, int], list[str], int]:
     return balances_from_outbox(messages), [m["key"] for m in messages], bets
 
 
-def wait_until(what, predicate, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what()}"
-        time.sleep(0.2)
-
-
 @pytest.mark.slow
+@pytest.mark.postgres
 @pytest.mark.parametrize("seed", [16, 61])
 def test_tables_deal_through_consumer_kills_and_postgres_and_bus_restarts(tmp_path, seed):
     rng = random.Random(seed)
-    pg = LocalPostgres(fsync=True).start()
-    bus = LocalNats().start()
+    # ports of their own: both servers come back on theirs after going down
+    pg = LocalPostgres(fsync=True, port=free_port()).start()
+    bus = LocalNats(port=free_port()).start()
     consumer = tables = None
     consumer_log = tmp_path / "consumer.log"
     try:
         ledger = pg.create_database("studio")
         consumer = start_consumer(ledger, bus.url, consumer_log)
         tables = {t: start_table(tmp_path, t, seed * 10 + i, bus.url) for i, t in enumerate(TABLES)}
-        time.sleep(rng.uniform(0.8, 1.5))
+        # the blows come at random moments while the tables deal (each gap is the drill's
+        # own time; what the test checks is the books once the tables are done)
+        pace(rng.uniform(0.8, 1.5))
         kill(consumer)  # kill -9 the settlement service in the middle of a batch
-        time.sleep(rng.uniform(0.2, 0.8))
+        pace(rng.uniform(0.2, 0.8))
         consumer = start_consumer(ledger, bus.url, consumer_log)
-        time.sleep(rng.uniform(0.5, 1.0))
+        pace(rng.uniform(0.5, 1.0))
         pg.restart(immediate=True)  # PostgreSQL goes down as in a crash and comes back
-        time.sleep(rng.uniform(0.5, 1.0))
+        pace(rng.uniform(0.5, 1.0))
         bus.stop()  # the bus goes away while the tables deal, then comes back
-        time.sleep(rng.uniform(1.0, 2.0))
+        pace(rng.uniform(1.0, 2.0))
         bus.start()
-        time.sleep(rng.uniform(0.2, 0.6))
+        pace(rng.uniform(0.2, 0.6))
         kill(consumer)
         consumer = start_consumer(ledger, bus.url, consumer_log)
         for table, proc in tables.items():
@@ -108,8 +106,8 @@ def test_tables_deal_through_consumer_kills_and_postgres_and_bus_restarts(tmp_pa
             def all_applied() -> bool:
                 with core.store.transaction(read_only=True) as tx:
                     return tx.one("SELECT COUNT(*) FROM entries WHERE table_id != ''")[0] >= total
-            wait_until(lambda: "the consumer to apply every table's messages: "
-                       + consumer_log.read_text()[-3000:], all_applied, 120)
+            wait_for(all_applied, 120, lambda: "the consumer to apply every table's messages: "
+                     + consumer_log.read_text()[-3000:], poll_s=0.2)
             assert core.balances() == expected
             report = core.check(require_closed=True)
             assert report.ok, report.problems

@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 import shutil
 import threading
-import time
 from collections import Counter
 
 from station.cards import parse_card
@@ -24,6 +23,7 @@ from station.settlement.core import SettlementCore
 from station.settlement.outbox import DeliveryWorker
 from station.sim.script import GAME, TraceScript, hands_of
 from tests.studio.test_bus import RunningConsumer
+from tests.waiting import pace
 
 WALLET = 3_000
 BETS_PER_TABLE = 20  # 40 bets of 100 (deducted 200 on P-spots) on a wallet of 3,000
@@ -78,7 +78,7 @@ def test_tables_sharing_a_wallet_reserve_at_intake_and_replay_without_the_ledger
     decisions: dict[str, list[dict]] = {}
     lowest: list[int] = []
     try:
-        time.sleep(0.5)  # the consumer's reservation service subscribes
+        consumer.wait_subscribed()  # the consumer's reservation service is on the bus
         for t in tables:
             t.feed(t.before_bets)  # a shoe started, betting open
         stop = threading.Event()
@@ -86,7 +86,7 @@ def test_tables_sharing_a_wallet_reserve_at_intake_and_replay_without_the_ledger
         def watch() -> None:  # the shared wallet as the ledger has it, while the tables bet
             while not stop.is_set():
                 lowest.append(core.balances().get("shared", 0))
-                time.sleep(0.01)
+                pace(0.01)  # the watcher's look every hundredth of a second
 
         def bettor(t: Table) -> None:
             decisions[t.station.settings.table] = [

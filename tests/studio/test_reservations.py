@@ -5,7 +5,6 @@ table never listed is released when its round closes."""
 from __future__ import annotations
 
 import threading
-import time
 
 from station.cards import parse_card
 from station.games import get_game
@@ -34,7 +33,7 @@ def test_tables_reserve_a_shared_wallet_and_settle_through_the_bus(tmp_path, loc
     tables = ("PD-01", "PD-02", "PD-03")
     answers: dict[str, list[tuple[dict, dict]]] = {t: [] for t in tables}
     try:
-        time.sleep(0.5)  # the consumer's reservation service subscribes
+        consumer.wait_subscribed()  # the consumer's reservation service is on the bus
 
         def intake(table: str) -> None:
             reserver = Reserver(local_nats.url, table)

@@ -9,12 +9,16 @@ import sys
 import time
 
 import httpx
+import pytest
 
 from station.games import GAMES
 from station.settlement.bus import StatePublisher
 from tests.settlement.helpers import REPO, env_with_secret
+from tests.waiting import wait_for
 
 
+@pytest.mark.slow
+@pytest.mark.postgres  # `station studio` starts its own PostgreSQL and nats-server
 def test_station_studio_runs_every_game_to_a_clean_ledger_and_shows_every_table():
     games = ",".join(sorted(GAMES))  # every game this station has
     proc = subprocess.Popen(
@@ -31,13 +35,14 @@ def test_station_studio_runs_every_game_to_a_clean_ledger_and_shows_every_table(
         assert lines["studio"].startswith("6 tables")
         console, bus = lines["studio console"], lines["studio bus"]
         assert lines["studio ledger"].startswith("postgresql://")
-        deadline = time.monotonic() + 60
-        while True:
-            data = httpx.get(console + "api/tables", timeout=5).json()
-            if len(data["tables"]) == 6:
-                break
-            assert time.monotonic() < deadline, data
-            time.sleep(0.2)
+        seen: list[dict] = []
+
+        def six_tables() -> bool:
+            seen[:] = [httpx.get(console + "api/tables", timeout=5).json()]
+            return len(seen[0]["tables"]) == 6
+
+        wait_for(six_tables, 60, lambda: f"the six tables on the studio console: {seen}", poll_s=0.2)
+        data = seen[0]
         assert {t["game"] for t in data["tables"]} == set(games.split(","))
         # each table is named by its game's prefix (a Pai Gow table is WZ-, not PG-)
         assert all(t["table"].startswith(GAMES[t["game"]].table_prefix) for t in data["tables"])
@@ -52,10 +57,8 @@ def test_station_studio_runs_every_game_to_a_clean_ledger_and_shows_every_table(
         other.publish({"game": "pokdeng", "state": "paused", "round": "PD-99-S1-R3",
                        "faults": ["card_mismatch"], "devices": {"shoe": "ok", "camera": "ok"},
                        "last_results": None, "t": time.time()})
-        deadline = time.monotonic() + 20
-        while "PD-99" not in httpx.get(console + "api/tables", timeout=5).json()["paused"]:
-            assert time.monotonic() < deadline
-            time.sleep(0.2)
+        wait_for(lambda: "PD-99" in httpx.get(console + "api/tables", timeout=5).json()["paused"],
+                 20, "the studio console to list PD-99 as paused", poll_s=0.2)
         other.close()
         out, err = proc.communicate(timeout=180)
     finally:
