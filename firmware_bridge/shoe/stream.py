@@ -25,6 +25,9 @@ class FeedResult:
     resend_from: list[int] = field(default_factory=list)  # RESEND,<n> to send, in order
     reack: bool = False  # a retransmission arrived: ACK the last processed frame again
     valid_frames: int = 0  # frames that passed CRC and validation (link liveness)
+    #: HELLOs of the boot already seen (retransmissions): the shoe may not have heard the
+    #: station since it booted, so the station says the gate again
+    hello_repeats: int = 0
 
 
 class ShoeStream:
@@ -44,6 +47,8 @@ class ShoeStream:
                 out.resend_from.append(verdict.resend_from)
             if verdict.reack:
                 out.reack = True
+            if verdict.kind == "hello_repeat":
+                out.hello_repeats += 1
             if verdict.process:
                 out.events.append(
                     event_from_frame(frame.type, frame.fields, frame.seq, t_s, verdict.rebooted)

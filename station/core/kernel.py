@@ -198,7 +198,8 @@ class TableKernel:
             due_us, name = nxt
             self.timers.disarm(name)
             self.now_us = max(self.now_us, due_us)
-            self._guarded(f"the {name} timer", self._timer_handlers[name])
+            self._timer_handlers[name]()
+            self._after()
         self.now_us = max(self.now_us, t_us)
 
     def finish(self, t_us: int) -> None:
@@ -216,24 +217,8 @@ class TableKernel:
         handler = self._input_handlers.get(inp.kind)
         if handler is None:
             raise ValueError(f"a {self.game.name} table takes no {inp.kind!r} input")
-        self._guarded(f"a {inp.kind} input", lambda: handler(inp))
-
-    def _guarded(self, what: str, step: Callable[[], None]) -> None:
-        """Apply one input or timer, then follow. An exception here is a station defect
-        meeting facts nobody foresaw: it pauses the table on `station_error` for the floor
-        supervisor instead of ending the station, and the journal that holds the input
-        replays to the same pause (a live station that died on it would die again on every
-        restart)."""
-        try:
-            step()
-            self._after()
-        except Exception as e:  # noqa: BLE001 - any defect becomes a fault the floor sees
-            log.exception("table %s: %s failed", self.table, what)
-            try:
-                self.station_error(f"{what} failed: {type(e).__name__}: {e}")
-                self._drive_shoe()
-            except Exception:  # noqa: BLE001 - the fault itself could not be raised
-                log.exception("table %s: could not pause on station_error", self.table)
+        handler(inp)
+        self._after()
 
     def _on_tick(self, inp: Input) -> None:
         """The clock alone: timers due by now have already fired."""
@@ -251,7 +236,9 @@ class TableKernel:
         """Move the machine to where the facts put the table (never out of a pause), through
         every phase between: the shortest way along the game's `follow` rules. Where no rule
         leads there, the table pauses on `station_error` for the floor supervisor (resume
-        then goes straight to where the facts stand); the station never stops on it."""
+        then goes straight to where the facts stand); the station never stops on it. (An
+        exception inside a handler still stops the station: its state may be half applied,
+        and money moved twice is worse than a stopped table.)"""
         for _ in range(len(self.proc.states) + 1):
             if self.state in ("paused", "closed"):
                 return
@@ -263,8 +250,9 @@ class TableKernel:
                 self.station_error(f"no rule of the procedure takes the table from "
                                    f"{self.state} to {ph}")
                 return
-            for trig in path:
-                self.trigger(trig)
+            # one move at a time: a trigger may land elsewhere than its rule of the path
+            # says (rules from one state can share it), so the way is found again after each
+            self.trigger(path[0])
         self.station_error(f"the table did not settle in a phase (last {self.state}, "
                            f"the facts say {self.phase})")
 
@@ -314,6 +302,11 @@ class TableKernel:
             self.arm("link", self.now_us + self.us(self.settings.link_lost_seconds))
         for n in res.resend_from:
             self._commands.append(("RESEND", str(n)))
+        if res.hello_repeats:
+            # a HELLO of the same boot again: the shoe may have missed what was said since,
+            # so the gate and the LED go first, as after a new boot
+            self.link.forget()
+            self._drive_shoe()
         for ev in res.events:
             self._on_shoe_event(ev)
             # a serial read may hold any number of frames (a buffered adapter, a gateless

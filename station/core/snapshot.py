@@ -22,6 +22,7 @@ FORMAT = 2
 _MARK = "station-kernel-snapshot"
 
 _ROOT = Path(__file__).resolve().parents[2]
+# (the hash is of the files as the station started: code_hash() is called at import below)
 #: the code a kernel's pickled state is made of: the kernel, the games, the shoe's stream
 #: and the card and money types
 _SOURCES = ("station/core", "station/games", "firmware_bridge/shoe", "station/cards.py",
@@ -41,7 +42,9 @@ def code_hash() -> str:
 
 
 def dump(kernel: Any) -> bytes:
-    return pickle.dumps((_MARK, FORMAT, code_hash(), kernel), pickle.HIGHEST_PROTOCOL)
+    # the kernel nested as bytes of its own: its format and code are read before it is
+    return pickle.dumps((_MARK, FORMAT, code_hash(),
+                         pickle.dumps(kernel, pickle.HIGHEST_PROTOCOL)), pickle.HIGHEST_PROTOCOL)
 
 
 class StaleSnapshot(Exception):
@@ -53,8 +56,7 @@ def load(blob: bytes) -> Any:
     trusted, so unpickling it is no risk beyond the code's own."""
     try:
         obj = pickle.loads(blob)
-    except (AttributeError, ImportError, TypeError, ValueError, EOFError,
-            pickle.UnpicklingError) as e:
+    except Exception as e:  # noqa: BLE001 - an old snapshot holds classes of old code
         raise StaleSnapshot(f"it does not load with this code ({type(e).__name__}: {e})") from e
     if not (isinstance(obj, tuple) and len(obj) == 4 and obj[0] == _MARK):
         raise StaleSnapshot("it was written before snapshots carried their format and code")
@@ -62,6 +64,12 @@ def load(blob: bytes) -> Any:
     if fmt != FORMAT:
         raise StaleSnapshot(f"its format is {fmt}, this code's is {FORMAT}")
     if code != code_hash():
-        raise StaleSnapshot(f"it was made by other code (kernel code {code[:12]}, "
+        raise StaleSnapshot(f"it was made by other code (kernel code {str(code)[:12]}, "
                             f"now {code_hash()[:12]})")
-    return kernel
+    try:
+        return pickle.loads(kernel)
+    except Exception as e:  # noqa: BLE001 - same code, yet it does not load: re-apply
+        raise StaleSnapshot(f"it does not load ({type(e).__name__}: {e})") from e
+
+
+code_hash()  # at import: the code that runs, not files changed on disk since

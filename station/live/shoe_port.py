@@ -206,11 +206,19 @@ class ShoePort:
         what was said: the gate and the LED the table wants go first, then a STATUS for
         the shoe to report them (the core shows what it reports)."""
         said = [self._latest[k] for k in ("gate", "led") if k in self._latest]
-        for command in said:
+        if not said:
+            return
+        # ahead of anything still queued: older gate, LED and STATUS commands are moot now
+        waiting: list[tuple[str, ...] | None] = []
+        while True:
+            try:
+                waiting.append(self._commands.get_nowait())
+            except queue.Empty:
+                break
+        for command in [*said, ("STATUS",), *(c for c in waiting if c is None or c[0] not in
+                                                ("LOCK", "UNLOCK", "LED", "STATUS"))]:
             self._commands.put(command)
-        if said:
-            self.counters["gate_resent"] += 1
-            self._commands.put(("STATUS",))
+        self.counters["gate_resent"] += 1
 
     def _command_loop(self) -> None:
         while not self._stop.is_set():

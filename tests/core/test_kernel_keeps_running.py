@@ -160,27 +160,47 @@ def test_a_move_the_procedure_has_no_rule_for_pauses_on_station_error():
     assert [r["type"] for r in records] == ["resumed"]
 
 
-def test_an_exception_inside_the_procedure_pauses_the_table_and_replays_the_same(monkeypatch):
-    """A defect that raises while an input is applied: the table pauses on `station_error`
-    (the journal that holds the input would otherwise stop the station at every restart)."""
-    from station.games.pokdeng.procedure import PokDengProcedure
+def test_a_hello_of_the_same_boot_says_the_gate_again():
+    """A HELLO repeated (the shoe did not hear the ACK of its first): the gate and the LED
+    are said again, as after a new boot."""
+    k = _kernel("pokdeng", camera=False)
+    hello = encode_frame(0, "HELLO", "1", "DS8", "SH-1", "2.1.0", "0A0A0A0A")
+    k.apply(Input(0, "shoe", hello))
+    first = k.take_outputs()[2]
+    assert first[:3] == [("LOCK",), ("LED", "OFF"), ("STATUS",)]
+    k.apply(Input(1 * US, "shoe", hello))
+    again = k.take_outputs()[2]
+    assert again[:3] == [("LOCK",), ("LED", "OFF"), ("STATUS",)]
+    assert ("ACK", "0") in again
 
-    def broken(self, *a, **kw):
-        raise KeyError("a defect")
 
-    monkeypatch.setattr(PokDengProcedure, "on_cut", broken)
+def test_an_unknown_supervisor_action_is_refused():
+    k = _kernel("pokdeng", camera=False)
+    k.apply(Input(0, "supervisor", "nonsense", user="sup1"))
+    assert k.take_outputs()[0] == [{"t": 0.0, "type": "action_refused", "action": "nonsense",
+                                    "user": "sup1", "reason": "no supervisor action 'nonsense'"}]
 
-    def run() -> list[dict]:
-        k = _kernel("pokdeng", camera=False)
-        k.apply(Input(0, "shoe", encode_frame(0, "HELLO", "1", "DS8", "SH-1", "2.1.0", "0A0A0A0A")))
-        k.apply(Input(1 * US, "dealer", "new_shoe"))
-        k.apply(Input(2 * US, "shoe", encode_frame(1, "CUT")))
-        assert k.state == "paused"
-        k.apply(Input(3 * US, "supervisor", "nonsense", user="sup1"))
-        return k.take_outputs()[0]
 
-    first = run()
-    assert [(r["type"], r.get("kind")) for r in first] == [
-        ("shoe_start", None), ("fault", "station_error"), ("action_refused", None)]
-    assert "KeyError" in first[1]["detail"]
-    assert run() == first
+def test_a_snapshot_of_other_code_or_format_is_not_loaded(monkeypatch):
+    import pickle
+
+    from station.core import snapshot
+
+    k = _kernel("pokdeng", camera=False)
+    blob = snapshot.dump(k)
+    assert isinstance(snapshot.load(blob), TableKernel)
+    with pytest.raises(snapshot.StaleSnapshot, match="before snapshots carried"):
+        snapshot.load(pickle.dumps(k))  # a snapshot as stations wrote them before
+    monkeypatch.setattr(snapshot, "FORMAT", 3)
+    with pytest.raises(snapshot.StaleSnapshot, match="its format is 2"):
+        snapshot.load(blob)
+    monkeypatch.undo()
+    snapshot.code_hash.cache_clear()
+    monkeypatch.setattr(snapshot, "_SOURCES", ("station/cards.py",))
+    try:
+        with pytest.raises(snapshot.StaleSnapshot, match="made by other code"):
+            snapshot.load(blob)
+    finally:
+        monkeypatch.undo()
+        snapshot.code_hash.cache_clear()
+    assert isinstance(snapshot.load(blob), TableKernel)
