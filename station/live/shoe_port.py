@@ -225,6 +225,12 @@ class ShoePort:
             cmd = self._commands.get()
             if cmd is None:
                 return
+            kind = "gate" if cmd[0] in ("LOCK", "UNLOCK") else "led" if cmd[0] == "LED" else None
+            if kind is not None and self._latest.get(kind, cmd) != cmd:
+                # a newer gate or LED command is queued behind this one: this one is moot, and
+                # on a slow link each unanswered command holds the queue for 1.5 s
+                self.counters["commands_superseded"] += 1
+                continue
             # in the order the core gave them, each until the shoe answers or the retries run out
             seq = self._next_seq()
             frame = encode_frame(seq, *cmd)
