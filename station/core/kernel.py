@@ -37,14 +37,13 @@ from station.core.inputs import US, Input, to_s
 from station.core.machine import build_machine
 from station.core.settings import TableSettings
 from station.core.shoe_link import ShoeLink
+from station.core.skeleton import KERNEL_TIMERS
 from station.core.timers import Timers
 from station.games import get_game
 from station.games.base import BetError
 
 log = logging.getLogger("station.kernel")
 
-#: timers the kernel itself owns; a game's `timer_order` places them among its own
-KERNEL_TIMERS = ("link", "camera")
 
 
 class TableKernel:

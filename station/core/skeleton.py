@@ -11,3 +11,6 @@ from __future__ import annotations
 SKELETON_STATES = ("idle", "shuffling", "between_rounds", "paused", "closed")
 
 BURN = "BURN"
+
+#: timers the kernel itself owns; a game's `timer_order` places them among its own
+KERNEL_TIMERS = ("link", "camera")

@@ -9,10 +9,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from station.core.skeleton import SKELETON_STATES
-
-#: the kernel's own timers, which every game's `timer_order` must place
-KERNEL_TIMERS = ("link", "camera")
+from station.core.skeleton import KERNEL_TIMERS, SKELETON_STATES
 
 
 def _fail(name: str, what: str) -> None:

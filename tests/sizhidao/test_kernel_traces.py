@@ -9,11 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from station.core.replay import replay_records
 from tests.sizhidao.expected_check import check_against_expected, check_records_keep_secrets
-
-pytest.importorskip("station.core.kernel", reason="the game-generic table kernel (issue 11)")
-
-from station.core.replay import replay_records  # noqa: E402
 
 TRACES = Path(__file__).parents[1] / "data" / "traces-sizhidao"
 NAMES = ["clean_session", "tie_once", "allin_layers"]
