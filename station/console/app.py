@@ -70,6 +70,7 @@ def make_console_app(stations: Mapping[str, TableStation] | Iterable[TableStatio
         Route("/api/tables/{table}/camera", routes.api_camera),
         Route("/api/tables/{table}/camera.jpg", routes.api_camera_jpeg),
         Route("/metrics", routes.metrics),
+        Route("/games/{game}/{name}", routes.game_file),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=table_routes, lifespan=lifespan,

@@ -96,6 +96,11 @@ class Game(ABC):
         history, for the console: by default its results."""
         return {"round_id": hand.get("round_id"), "results": hand.get("results")}
 
+    #: how the console and the player API present this game: "module:Class" of a
+    #: `station.games.presentation.Presentation` in the game's package (None: the base one,
+    #: no panel and no road)
+    presentation: str | None = None
+
     # ------------------------------------------------------------------ table procedure
     #: the procedure run at a table of this game: the class, or where it is as
     #: "module:Class" (imported only when a table needs it, so settlement and the rules
