@@ -15,10 +15,11 @@ it declares, and name no game:
 - **the view part**: the round or game in progress, the cards dealt per zone, what a zone
   shows publicly, the extra fields of a validated hand;
 - **the recall page**: `recall()`, or None for the house round recall the console knows;
+- **the procedure's drawing**: `diagram()`, or None for the console's layout of its states;
 - **the roles' needs**: `role_actions`, the game's own actions per console role, and
   `action_body()`, the fields such an action carries;
 - **the player actions**: `check_player_action()` and `view_key`, the game's part of the
-  public view a player sees.
+  public view a player sees, and `player_page`, the page a person plays a seat with.
 
 A game that declares none gets this base: no panel, no road (an empty one, never another
 game's), the house round recall. This module imports nothing of the station above it.
@@ -92,6 +93,11 @@ class Presentation:
     #: the key of the game's part of the public view that a player's view spreads; None:
     #: players do not act at this game's tables
     view_key: str | None = None
+    #: the page a person plays one seat with (a folder beside the module holding
+    #: `index.html` and `player_files`), served by the player API at /seat/; None: none
+    player_page: str | None = None
+    #: the player page's other files: name -> media type
+    player_files: Mapping[str, str] = {}
 
     def __init__(self, game: Any) -> None:
         self.game = game
@@ -122,6 +128,12 @@ class Presentation:
     def shown(self, view: Mapping[str, Any]) -> dict[str, list[str]]:
         """Zone -> the cards the public view has revealed there."""
         return {str(z): list(cs) for z, cs in ((view.get("round") or {}).get("revealed") or {}).items()}
+
+    # ---- the procedure's drawing
+    def diagram(self) -> str | None:
+        """The game's own SVG drawing of its machine for the console, or None: the console
+        lays it out from the machine's states."""
+        return None
 
     # ---- the console's decisions
     def action_body(self, action: str, body: Mapping[str, Any]) -> dict[str, Any] | None:

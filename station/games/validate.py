@@ -159,6 +159,11 @@ def _check_presentation(name: str, cls: Any) -> None:
             _fail(name, f"{file} marks no section data-panel=\"{pres.panel}\"")
         if file.endswith(".js") and not ("stationPanels" in text and pres.panel in text):
             _fail(name, f"{file} does not register window.stationPanels.{pres.panel}")
+    if pres.player_page is not None:
+        for file in ("index.html", *pres.player_files):
+            if not (folder / pres.player_page / file).is_file():
+                _fail(name, f"{pres.__name__}'s player page lacks {pres.player_page}/{file} "
+                            f"(looked in {folder})")
     road = pres.road_class
     if not (isinstance(road, type) and issubclass(road, Road)):
         _fail(name, f"{pres.__name__}.road_class {road!r} is not a "

@@ -26,7 +26,7 @@ lets A see — the public ones and A's own `private` records, never another acco
 `view` event after each batch; the view of A is the table's public view plus A's own part
 (its seat, its cards from the read on). Nothing here serves the console or the dealer.
 
-The seat page (`GET /seat/`, files in station/live/seat_page/) is for a person playing one
+The seat page (`GET /seat/`, its game's `player_page`) is for a person playing one
 seat. It never holds the platform's key: the platform asks for a seat token for one account
 (`seat-token` above) and hands the person a link with the token in its fragment
 (`/seat/#t=<token>`, so it is in no server's access log). With `Authorization: Seat <token>`
@@ -47,7 +47,6 @@ import json
 import secrets
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
-from pathlib import Path
 from typing import Any, Protocol
 
 from starlette.applications import Starlette
@@ -63,8 +62,6 @@ from station.games import get_game
 from station.games.presentation import PlayerActionError, Presentation, load_presentation
 from station.money import MAX_ACCOUNT_CHARS
 
-SEAT_PAGE_DIR = Path(__file__).with_name("seat_page")
-SEAT_PAGE_FILES = {"seat.js": "text/javascript", "seat.css": "text/css"}
 BOUNDS = Bounds(max_bytes=4096, max_depth=3, max_string_chars=256, max_items=32)
 
 
@@ -195,6 +192,9 @@ def make_player_app(
     """The player API and the seat page over `table`; `api_keys` maps key → platform."""
     keys = [(k.encode(), name) for k, name in api_keys.items() if k]
     game = presentation_of(table)
+    # the game's seat page: its folder and files (none: /seat/ answers 404)
+    seat_dir = game.folder() / game.player_page if game.player_page else None
+    seat_files = dict(game.player_files)
     streams = PlayerStreams()
     table.add_listener(streams.publish)
     closing = threading.Event()  # set when the server stops: open streams end
@@ -336,14 +336,17 @@ def make_player_app(
     }
 
     async def seat_page(request: Request) -> Any:
-        return FileResponse(SEAT_PAGE_DIR / "index.html", media_type="text/html",
+        if seat_dir is None:
+            return JSONResponse({"error": "not_found", "reason": "no seat page at this table"},
+                                status_code=404)
+        return FileResponse(seat_dir / "index.html", media_type="text/html",
                             headers=page_headers)
 
     async def seat_file(request: Request) -> Any:
         name = request.path_params["name"]
-        if name not in SEAT_PAGE_FILES:
+        if seat_dir is None or name not in seat_files:
             return JSONResponse({"error": "not_found", "reason": "no such file"}, status_code=404)
-        return FileResponse(SEAT_PAGE_DIR / name, media_type=SEAT_PAGE_FILES[name],
+        return FileResponse(seat_dir / name, media_type=seat_files[name],
                             headers=page_headers)
 
     async def seat_root(request: Request) -> Any:

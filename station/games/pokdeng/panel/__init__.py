@@ -57,3 +57,9 @@ class PokDengPanel(Presentation):
     panel = "pokdeng"
     files = {"html": "panel.html", "road_html": "road.html", "js": "panel.js", "css": "panel.css"}
     road_class = PositionRoads
+
+    def diagram(self) -> str | None:
+        # drawn from the machine, imported when a console draws it (not with the rules)
+        from station.games.pokdeng.panel.diagram import state_svg
+
+        return state_svg()

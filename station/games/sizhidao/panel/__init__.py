@@ -1,6 +1,7 @@
 """Si Zhi Dao at the console and for its players: the seats panel (panel.html, panel.js),
 no road but a results history of the games (winners, pot, tie rounds), the recall of a game,
-and the player actions the player API takes (station/live/player_api.py).
+and the player actions and seat page (seat_page/) the player API takes
+(station/live/player_api.py).
 
 Everything read here is public: a seat's cards are named only in `private` records, which
 the console never reads, and in the showdown.
@@ -86,6 +87,8 @@ class SiZhiDaoPanel(Presentation):
     files = {"html": "panel.html", "road_html": "road.html", "js": "panel.js", "css": "panel.css"}
     road_class = ResultsHistory
     view_key = VIEW_KEY
+    player_page = "seat_page"
+    player_files = {"seat.js": "text/javascript", "seat.css": "text/css"}
 
     def round_in_view(self, view: Mapping[str, Any]) -> str | None:
         return (((view.get(VIEW_KEY) or {}).get("game")) or {}).get("game_id")
