@@ -157,7 +157,7 @@ def _check_presentation(name: str, cls: Any) -> None:
         text = path.read_text(encoding="utf-8")
         if file.endswith(".html") and f'data-panel="{pres.panel}"' not in text:
             _fail(name, f"{file} marks no section data-panel=\"{pres.panel}\"")
-        if file.endswith(".js") and not ("stationPanels" in text and pres.panel in text):
+        if kind == "js" and not ("stationPanels" in text and pres.panel in text):
             _fail(name, f"{file} does not register window.stationPanels.{pres.panel}")
     if pres.player_page is not None:
         for file in ("index.html", *pres.player_files):
