@@ -24,7 +24,7 @@ GAME_WORDS = re.compile(r"pok[\s_-]?deng|pai[\s_-]?gow|si[\s_-]?zhi[\s_-]?dao|hi
 #: zones that only one game has, as a quoted name in code
 ONE_GAMES_ZONES = ("P1", "P2", "P3", "P4", "P5", "B", "BANKER", "SHUN", "CHU", "DAO", "DICE",
                    "S1", "S2", "S3", "S4", "S5", "S6", "S7")
-ZONE_LITERAL = re.compile(r"""["'](%s)["']""" % "|".join(ONE_GAMES_ZONES))
+ZONE_LITERAL = re.compile(r"""["'](""" + "|".join(ONE_GAMES_ZONES) + r""")["']""")
 
 #: the files that still name a game, and why (to be emptied: each game's piece moves into
 #: its package, or the file reads it from the contract)

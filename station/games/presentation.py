@@ -150,7 +150,8 @@ class Presentation:
     def recall(self, records: Records, table: str, round_id: str) -> dict[str, Any] | None:
         """The recall of a round (or game) that is over, or None: the console's house round
         recall (`<table>-S<shoe>-R<round>`) serves it. RecallError for an id the game
-        refuses."""
+        refuses. The answer may hold `records`, the round's records, from which the console
+        adds its faults, warnings and decisions (and then its audit entries)."""
         return None
 
     # ---- the players
