@@ -229,8 +229,10 @@ def camera_source_spec(cfg: Any, cam: Any, *, perturbations: Any = None,
     file's `[source]` is used as written (its fps, perturbations, style, seed), the station's
     fps filling in only when the file gives none. `fps` (the demo's pace) overrides a
     synthetic camera's."""
+    controls = getattr(cam, "controls", None)
     if cfg.camera.source != "synthetic":
-        return cfg.camera.source
+        # the camera config's [controls] are the table camera's, whichever way it is named
+        return {"spec": cfg.camera.source, "controls": controls} if controls else cfg.camera.source
     if cam.source_given:
         spec: Any = dict(cam.source)
         if spec.get("kind") == "synthetic":
@@ -239,6 +241,8 @@ def camera_source_spec(cfg: Any, cam: Any, *, perturbations: Any = None,
                 spec["fps"] = fps
             if perturbations is not None:
                 spec["perturbations"] = perturbations
+        elif controls:
+            spec["controls"] = controls
         return spec
     spec = {"kind": "synthetic", "fps": fps if fps is not None else cfg.camera.fps}
     if perturbations is not None:
