@@ -152,6 +152,7 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
     rt.worker = DeliveryWorker(config.journal_path, rt.transport,
                                on_error=lambda e, key: log.warning("settlement delivery %s: %s", key, e))
     station.on_outbox = rt.worker.wake
+    _count_backlog(rt)
 
     if config.record_traces:
         rt.recorder = attach_recorder(station, config.traces_dir)
@@ -181,7 +182,8 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
             def set_wallet(account: str, balance: int) -> None:
                 station.submit("wallet", {"account": account, "balance": balance})
 
-            app = make_bet_app(station.place_bets, keys, set_wallet=set_wallet)
+            app = make_bet_app(station.place_bets, keys, set_wallet=set_wallet,
+                               table=config.table.table)
             if station.core.proc.player_handler() is not None:
                 # players act at this table (Si Zhi Dao): the player API and the seat page
                 # share the table's API and its keys
@@ -207,6 +209,17 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
         rt.console = _start_console(rt, users, console_secret)
     if config.settlement.mode == "bus" and config.settlement.publish_state:
         _publish_state(rt)
+
+
+def _count_backlog(rt: Runtime) -> None:
+    """/metrics: the outbox messages settlement has not acknowledged yet, asked at each scrape
+    (docs/ops/prometheus-alerts.yml: settlement backlog)."""
+    from station.metrics import REGISTRY, SETTLEMENT_PENDING
+
+    gauge = REGISTRY.gauge(SETTLEMENT_PENDING, "outbox messages settlement has not acknowledged")
+    table = rt.config.table.table
+    gauge.set_function(rt.worker.pending, table=table)
+    rt.extra_stops.append(lambda: gauge.remove(table=table))
 
 
 def _reserve_bets(rt: Runtime) -> None:

@@ -39,7 +39,7 @@ class _Watched:
         self._fps_gauge = REGISTRY.gauge(CAMERA_FPS, "frames the recogniser read per second")
         self._back_gauge = REGISTRY.gauge(BACK_CALIBRATED, "1 when the deck's back is calibrated and known")
         self._warned: str | None = None
-        self._latency = REGISTRY.summary(RECOGNITION_LATENCY, "recognition time per frame")
+        self._latency = REGISTRY.histogram(RECOGNITION_LATENCY, "a camera frame to every zone's reading")
         self.last_frame = None
         self.latencies_ms: list[float] = []
         self.frame_times: list[float] = []
