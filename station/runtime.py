@@ -251,6 +251,16 @@ def _publish_state(rt: Runtime) -> None:
     rt.extra_stops.append(stop)
 
 
+def _attach_setup(app: Any, rt: Runtime) -> None:
+    """The console's table setup for the technician: this table's camera and its config file."""
+    from station.console.setup import SetupTarget, attach
+    from station.games import get_game
+
+    layout = rt.config.camera.layout
+    attach(app, SetupTarget(rt.config.table.table, rt.camera, Path(layout) if layout else None,
+                            rt.config.data_dir / "setup", tuple(get_game(rt.config.table.game).zones)))
+
+
 def _start_console(rt: Runtime, users: Any, secret: str | None) -> ServedApp:
     import secrets as _secrets
 
@@ -267,6 +277,8 @@ def _start_console(rt: Runtime, users: Any, secret: str | None) -> ServedApp:
             path.write_text(_secrets.token_hex(32))
         secret = path.read_text().strip()
     app = make_console_app([rt.station], users=users, secret=secret, frames_dir=frames_dir)
+    if rt.camera is not None:
+        _attach_setup(app, rt)
     served = serve_app(app, rt.config.console.host, rt.config.console.port, name="console",
                        lifespan="on")
     served.stopper = lambda: stop_console(served.server, served.thread)
