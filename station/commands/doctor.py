@@ -77,7 +77,10 @@ def run(args: argparse.Namespace) -> int:
             for f in findings:
                 print(_row(f))
         bad = [f for f in findings if not f.ok]
-        print(f"{len(findings) - len(bad)} of {len(findings)} checks pass"
+        taken = [f.check for f in findings if f.accepted]
+        passing = sum(1 for f in findings if f.verdict == "pass")
+        print(f"{passing} of {len(findings)} checks pass"
+              + (f", {len(taken)} accepted ({', '.join(taken)})" if taken else "")
               + (f"; {len(bad)} to fix: {', '.join(f.check for f in bad)}" if bad else
                  ": ready for the first shoe"))
     return 0 if ok else 1

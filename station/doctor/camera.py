@@ -12,6 +12,9 @@ from station.doctor.result import Finding, failed, passed
 
 #: CARD_FACES.md: "The camera must give each QR module at least 3 pixels"
 MIN_PX_PER_MODULE = 3.0
+#: frames must come at least at this share of the rate asked: below it the camera (USB
+#: bandwidth, a stream's encoder) or the machine cannot keep up with the table
+MIN_FPS_SHARE = 0.5
 
 
 def cameras_of(cfg: Any) -> list[tuple[str, Any]]:
@@ -81,7 +84,7 @@ def check_camera(name: str, cfg: Any, cam: Any, *, frames: int = 10, timeout_s: 
                        "the values against `v4l2-ctl --list-ctrls`, or remove them from "
                        "[controls] for a camera that has no such control", **data)], frame
     want_fps = float(spec.get("fps") or 0) if isinstance(spec, dict) else 0.0
-    if want_fps and fps < 0.8 * want_fps:
+    if want_fps and fps < MIN_FPS_SHARE * want_fps:
         return [failed(name, text + f"; asked for {want_fps:g} frames/s",
                        "the camera or the machine cannot keep up: lower the resolution's cost "
                        "(USB bandwidth, MJPEG) or the frame rate", **data)], frame
@@ -149,7 +152,7 @@ def check_scale(name: str, cam: Any, frame: Any) -> tuple[list[Finding], Any]:
         text = (f"{declared:.1f} px per QR module at {lay.mm_per_px:g} mm per pixel"
                 + (f"; codes in view measure {seen:.1f}" if seen is not None else
                    "; no face-up card in view to measure")
-                + f"; reads {readings.get(zone)!r}")
+                + (f"; reads {readings.get(zone)!r}" if frame is not None else "; no frame to read"))
         data = {"zone": zone, "px_per_module": round(declared, 2),
                 "px_per_module_seen": round(seen, 2) if seen is not None else None,
                 "reading": readings.get(zone)}
