@@ -130,3 +130,32 @@ def test_the_dashboards_and_alert_rules_read_only_metrics_the_station_exports():
     base = {re.sub(r"_(bucket|count|sum|total)$", "", n) for n in used}
     missing = sorted(n for n in base if n not in exported and n + "_total" not in exported)
     assert not missing, missing
+
+
+def test_a_bet_through_the_bet_api_is_timed(tmp_path):
+    from station.live.bet_api import make_bet_app
+    from station.metrics import BET_INTAKE_LATENCY
+    from tests.settlement.helpers import serve_in_thread
+    from tests.settlement.test_bet_api import LiveTable
+
+    live = LiveTable(tmp_path / "journal.sqlite")
+    try:
+        live.set_wallet("u1", 1000)
+        live.open_round()
+        hist = REGISTRY.histogram(BET_INTAKE_LATENCY)
+
+        def count() -> float:
+            fam = families(REGISTRY.render()).get(BET_INTAKE_LATENCY)
+            return sum(s.value for s in fam.samples if s.name.endswith("_count")
+                       and s.labels == {"table": "BI-01"}) if fam else 0.0
+
+        before = count()
+        app = make_bet_app(live.station.place_bets, {"k1": "p1"}, table="BI-01")
+        with serve_in_thread(app) as url:
+            r = httpx.post(url + "/v1/bets", json={"account": "u1", "spot": "P1", "amount": 100},
+                           headers={"Authorization": "Bearer k1"}, timeout=10)
+        assert r.status_code == 200, r.text
+        assert count() == before + 1
+        assert 0 < hist.last(table="BI-01") < 10
+    finally:
+        live.stop()

@@ -303,3 +303,22 @@ def test_settlement_embedded_ledger(tmp_path):
     assert f.verdict == "pass" and f.data["exists"] is True
     cfg.ledger_path.write_bytes(b"\0garbage" * 512)
     assert check_settlement(cfg).verdict == "fail"
+
+
+def test_disk_nearly_full_on_a_real_small_filesystem(tmp_path):
+    """A 64 MiB tmpfs as storage.dir: free, then filled to 2 MiB."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(mnt)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here (needs root): {done.stderr.strip()}")
+    try:
+        assert check_disk(mnt / "var", min_free_gib=0.01).verdict == "pass"
+        with open(mnt / "filler", "wb") as f:
+            f.write(b"\0" * (62 * 1024 * 1024))
+        full = check_disk(mnt / "var", min_free_gib=0.01)
+        assert full.verdict == "fail" and full.data["free_bytes"] < 3 * 1024 * 1024
+        assert "free space" in full.action
+    finally:
+        subprocess.run(["umount", str(mnt)], check=False)
