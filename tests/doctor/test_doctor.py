@@ -322,3 +322,16 @@ def test_disk_nearly_full_on_a_real_small_filesystem(tmp_path):
         assert "free space" in full.action
     finally:
         subprocess.run(["umount", str(mnt)], check=False)
+
+
+def test_settlement_bus_up(tmp_path):
+    from station.studio.servers import LocalNats
+
+    server = LocalNats(port=free_port()).start()
+    try:
+        bus = f'[settlement]\nmode = "bus"\nurl = "{server.url}"'
+        f = check_settlement(config(table_toml(tmp_path, "loop://", settlement=bus)), timeout_s=5)
+        assert f.verdict == "pass", f.details
+        assert "JetStream on" in f.details
+    finally:
+        server.close()
