@@ -264,7 +264,9 @@ class Console:
                 "height": pic.height, "zones": zones,
                 "frame": f"/api/tables/{name}/camera.jpg",
                 # e.g. "deck back not calibrated": said, never read through (docs/camera.md)
-                "warning": pic.warning}
+                "warning": pic.warning,
+                # what the camera reports for the config's fixed exposure, gain, white balance, focus
+                "controls": dict(pic.controls)}
 
     @staticmethod
     def _sample(t: _Table, v: dict[str, Any]) -> None:

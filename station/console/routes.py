@@ -220,8 +220,7 @@ async def api_audit(request: Request) -> Response:
 async def metrics(request: Request) -> Response:
     c = console_of(request)
     views = [t.station.view for t in c.tables.values() if t.station.view]
-    lat = {n: list(t.station.latencies_us[-1000:]) for n, t in c.tables.items()}
-    text = render_tables(views, lat) + c.registry.render() + c.own.render()
+    text = render_tables(views) + c.registry.render() + c.own.render()
     return PlainTextResponse(text, media_type="text/plain; version=0.0.4")
 
 

@@ -104,6 +104,9 @@ class DeliveryWorker:
         #: only means an idempotent redelivery.
         self._unmarked: list[tuple[int, str]] = []
         self._confirmed_seq = 0
+        from station.metrics import REGISTRY, SETTLEMENT_LATENCY
+
+        self._ack_latency = REGISTRY.histogram(SETTLEMENT_LATENCY, "outbox to settlement acknowledgement")
 
     # -- control ------------------------------------------------------------------------
 
@@ -209,11 +212,12 @@ class DeliveryWorker:
 
     def _cycle(self) -> int:
         """Deliver one batch; the number delivered (0: nothing pending). Raises on failure."""
-        rows = self._conn.execute(
-            "SELECT seq, key, body FROM settlement_outbox WHERE delivered_at IS NULL"
+        found = self._conn.execute(
+            "SELECT seq, key, body, kind, enqueued_at FROM settlement_outbox WHERE delivered_at IS NULL"
             " AND seq > ? ORDER BY seq LIMIT ?",
             (self._confirmed_seq, self.batch_size),
         ).fetchall()
+        rows = [(seq, key, body) for seq, key, body, _, _ in found]
         if not rows:
             self._flush_marks(wait=False)
             return 0
@@ -232,6 +236,7 @@ class DeliveryWorker:
                 for (seq, _, _), result in zip(rows, applied, strict=False))
             self._confirmed_seq = rows[len(applied) - 1][0]
             self.delivered += len(applied)
+            self._observe_acks(found[:len(applied)], messages)
         if outcome.refused is not None:
             if len(applied) >= len(rows):
                 raise TransportError("the core refused a message it was not given")
@@ -245,6 +250,13 @@ class DeliveryWorker:
             return len(applied) + 1
         self._flush_marks(wait=False)
         return len(applied)
+
+    def _observe_acks(self, found: list[tuple[Any, ...]], messages: list[dict[str, Any]]) -> None:
+        """Outbox to settlement acknowledgement, per message kind (a hand, a bet...)."""
+        now = time.time()
+        for (_, _, _, kind, enqueued_at), message in zip(found, messages, strict=False):
+            self._ack_latency.observe(max(0.0, now - enqueued_at), kind=kind,
+                                      table=str(message.get("table", "")))
 
     def _flush_marks(self, *, wait: bool) -> None:
         """Mark what the transport confirmed; without `wait`, only if the journal's write
