@@ -258,9 +258,10 @@ async def api_still(request: Request) -> Response:
         t.stills[kind].append(path)
         counts = {k: len(v) for k, v in t.stills.items()}
     extra: dict[str, Any] = {}
-    if kind == "dice" and "DICE" in t.feed.layout.zones:
+    if kind == "dice":
+        # what the camera reads on the still, so the technician sees the tray's faces
         readings, _ = t.feed.watched.recogniser.read_still(frame)
-        extra["dice_reading"] = readings.get("DICE")
+        extra["readings"] = readings
     _audit(request, s, t, f"setup_still_{kind}", "done", reason=path.name)
     return JSONResponse({"kind": kind, "what": STILL_KINDS[kind], "still": path.name,
                          "stills": counts, **extra})

@@ -145,7 +145,7 @@ async function still(kind) {
   if (status !== 200) { $("stills").textContent = body.error; $("stills").className = "error"; return; }
   $("stills").className = "";
   $("stills").textContent = `captured ${body.what} (${body.still}); stills: ${body.stills.felt} felt, ${body.stills.back} face-down, ${body.stills.dice} dice tray`
-    + (body.dice_reading !== undefined ? `; the tray reads ${JSON.stringify(body.dice_reading)}` : "");
+    + (body.readings !== undefined ? `; the camera reads ${JSON.stringify(body.readings)}` : "");
 }
 
 async function calibrateNow() {
