@@ -156,7 +156,7 @@ def face_texture(ds: DiceSet, value: int, normal, tex_x, tex_y, neighbours, ligh
         pip_shade = np.where(m > 0, np.clip(1.0 - ds.pip_depth * np.clip(toward, 0, 1), 0.3, 1.0), pip_shade)
     colour = colour * (1 - pip_mask[..., None]) + (ink * pip_shade[..., None]) * pip_mask[..., None]
     if ds.translucency > 0:
-        colour = cv2.GaussianBlur(colour, (0, 0), 0.6 * ds.translucency * k)
+        colour = cv2.GaussianBlur(colour, (0, 0), 0.25 * ds.translucency * k)
     colour *= shade[..., None]
     colour += rng.normal(0, 1.2, colour.shape[:2]).astype(np.float32)[..., None]
     # rounded corners of the cube: the silhouette is cut by a quarter circle at each corner

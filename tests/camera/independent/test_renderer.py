@@ -176,3 +176,19 @@ def test_the_styles_on_offer():
     assert len(DICE_SETS) >= 6 and len(DECK_STYLES) >= 3
     backs = {s.back for s in DECK_STYLES.values()}
     assert backs == {"flat", "lattice", "logo"}
+
+
+def test_the_batteries_are_the_same_from_the_same_seed_and_cover_everything():
+    from tests.camera.independent.cases import dice_cases, seat_cases
+
+    a, b = dice_cases(42, seed=1), dice_cases(42, seed=1)
+    assert a == b and len({c.name for c in a}) == 42
+    assert {c.dice_set for c in a} == set(DICE_SETS)
+    assert {c.perturbation for c in a} == set(PERTURBATIONS)
+    assert {c.arrangement for c in a} == {"free", "touching", "rim", "outside"}
+    assert any(c.hand for c in a) and any(not c.dice for c in a)
+    seats = seat_cases(12, seed=1)
+    assert [c.name for c in seats] == [c.name for c in seat_cases(12, seed=1)]
+    assert {c.deck_style for c in seats} == set(DECK_STYLES)
+    img, truth = a[2].render(image_size=(480, 270), mm_per_px=1.2, ss=2)
+    assert img.shape == (270, 480, 3) and truth["perturbation"] == a[2].perturbation
