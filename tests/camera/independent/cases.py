@@ -52,7 +52,7 @@ def dice_cases(count: int = 42, seed: int = 0) -> list[DiceCase]:
     return out
 
 
-SEAT_KINDS = ("empty", "down-row", "down-fan", "up", "folded", "hand")
+SEAT_KINDS = ("empty", "down-row", "down-fan", "up", "folded", "hand", "up", "up-crowded")
 
 
 def _random_seats(rng) -> dict:
@@ -67,6 +67,9 @@ def _random_seats(rng) -> dict:
             seats[name] = {"down": int(rng.integers(1, 5)), "layout": kind.split("-")[1]}
         elif kind == "up":
             seats[name] = {"up": [deck.pop() for _ in range(4)]}
+        elif kind == "up-crowded":
+            # the front pair pushed over the back pair's codes: those cards read XX
+            seats[name] = {"up": [deck.pop() for _ in range(4)], "row_overlap_mm": round(float(rng.uniform(60, 64)), 1)}
         elif kind == "folded":
             seats[name] = "folded"
         else:

@@ -19,7 +19,7 @@ from tests.camera.independent import (
     seat_calibration_stills,
     tray_calibration_stills,
 )
-from tests.camera.independent.dice import FACE_NORMALS, Die
+from tests.camera.independent.dice import DIE_MM, FACE_NORMALS, Die
 
 SHOWN = {"S2": {"up": ["7H", "TD", "KS", "AC"]}}
 SEATS = {
@@ -194,3 +194,13 @@ def test_the_batteries_are_the_same_from_the_same_seed_and_cover_everything():
     assert {c.deck_style for c in seats} == set(DECK_STYLES)
     img, truth = a[2].render(image_size=(480, 270), mm_per_px=1.2, ss=2)
     assert img.shape == (270, 480, 3) and truth["perturbation"] == a[2].perturbation
+
+
+def test_each_dice_set_is_a_die_a_maker_could_sell():
+    # pips inside the flat of the face, apart from each other, and at least 6 px across at
+    # 0.33 mm/px (the sheet's floor)
+    for ds in DICE_SETS.values():
+        flat_half = DIE_MM / 2 - ds.edge_radius_mm
+        assert ds.pip_offset_mm + ds.pip_mm / 2 <= flat_half + 1e-9, ds.name
+        assert ds.pip_offset_mm - ds.pip_mm >= 0.3, ds.name
+        assert ds.one_pip_mm / 2 <= flat_half and min(ds.pip_mm, ds.one_pip_mm) / 0.33 >= 6, ds.name
