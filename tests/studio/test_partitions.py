@@ -5,6 +5,7 @@ station's outbox (docs/studio.md, "Partitions" and "Reconciliation")."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -14,11 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from station.metrics import Registry
 from station.settlement.bus import BusConsumer, NatsTransport
 from station.settlement.core import SettlementCore
 from station.settlement.ledger.progress import applied_up_to, progress_rows
 from station.settlement.partitions import Partition, partition_of
 from station.settlement.sim import MiniStation, plan_session
+from station.studio.status import publish_metrics
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.postgres
@@ -42,6 +45,14 @@ def entries_in_order(core: SettlementCore, table: str) -> list[str]:
     with core.store.transaction(read_only=True) as tx:
         return [k for (k,) in tx.execute(
             "SELECT key FROM entries WHERE table_id = ? ORDER BY id", (table,))]
+
+
+def studio_status(ledger: str, bus: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-m", "station", "studio", "status", "--ledger", ledger, "--bus", bus,
+         "--json"], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
 
 
 class Running:
@@ -78,6 +89,30 @@ def test_two_partitions_by_hash_split_the_tables_and_each_applies_its_own_in_ord
         status = progress_rows(cores[0].store)
         leases = {row["name"]: row["owner"] for row in status["leases"]}
         assert leases == {f"settlement-{n}": f"p{partition_of(n, 2)}" for n in names}
+        # what the floor sees: every table applied up to its last outbox message, each
+        # table's durable with nothing left to take
+        shown = studio_status(studio_ledger, local_nats.url)
+        assert {r["table"]: r["outbox_seq"] for r in shown["tables"]} == {
+            n: len(p.messages) for n, p in plans.items()}
+        assert shown["bus"]["subjects"] == {n: len(p.messages) for n, p in plans.items()}
+        consumers = shown["bus"]["consumers"]
+        assert set(consumers) == {f"settlement-{n}" for n in names}
+        wait_for(lambda: all(c["pending"] == 0 and c["ack_pending"] == 0 for c in
+                             studio_status(studio_ledger, local_nats.url)["bus"]["consumers"].values()),
+                 30, "every durable to have acknowledged everything")
+        # and as metrics (station/metrics.py's exposition)
+        registry = Registry()
+        publish_metrics(shown, registry)
+        exposed = registry.render()
+        for n, p in plans.items():
+            assert f'station_studio_applied_outbox_seq{{table="{n}"}} {len(p.messages)}' in exposed
+        assert 'station_studio_consumer_lag_messages{durable="settlement-PD-11"}' in exposed
+        text = subprocess.run(
+            [sys.executable, "-m", "station", "studio", "status", "--ledger", studio_ledger,
+             "--bus", local_nats.url], cwd=REPO, capture_output=True, text=True, timeout=60)
+        assert text.returncode == 0, text.stderr
+        for n in names:
+            assert f"settlement-{n}" in text.stdout and n in text.stdout
     finally:
         for part in parts:
             part.stop()
