@@ -535,6 +535,18 @@ class BusConsumer:
     def stop(self) -> None:
         self._stopping.set()
 
+    def reassign(self, *, tables: Sequence[str] | None = None,
+                 partition: Partition | None = None) -> None:
+        """Re-draw this process's partition while it runs: within a couple of seconds it
+        releases the tables it no longer owns (their next owner then takes them, first
+        applying what this one left unacknowledged) and takes the new ones when free."""
+        if not self.partitioned:
+            raise ValueError("only a partitioned consumer (tables or partition) is re-drawn")
+        if (tables is None) == (partition is None):
+            raise ValueError("a partition is by hash or by a list of tables: give one")
+        self.tables = [check_table_name(t) for t in tables] if tables is not None else None
+        self.partition = partition
+
     def run(self) -> None:
         asyncio.run(self._main())
 

@@ -271,3 +271,50 @@ def test_a_message_the_stream_lost_is_found_by_the_ledger_and_sent_again_from_th
     row = next(r for r in progress_rows(core.store)["tables"] if r["table"] == "PD-41")
     assert row["gaps"] >= 1
     core.close()
+
+
+def test_a_partition_handed_to_another_process_mid_flow_is_applied_once_in_order(
+        tmp_path, local_nats, studio_ledger):
+    """While three tables deal, the partitions are re-drawn: PD-52 goes from the first process
+    to the second. The first releases it, the second takes it and applies what the first left
+    unacknowledged before anything newer; every message once, in each table's order."""
+    names = ["PD-51", "PD-52", "PD-53"]
+    plans = sessions(names, rounds=12)
+    cores = [SettlementCore(studio_ledger, pool_size=2) for _ in range(2)]
+    a = Running(cores[0], local_nats.url, tables=["PD-51", "PD-52"], owner="a", lease_s=30)
+    b = Running(cores[1], local_nats.url, tables=["PD-53"], owner="b", lease_s=30)
+    threads = [threading.Thread(target=publish, args=(tmp_path, local_nats.url, n, p.messages))
+               for n, p in plans.items()]
+    core = cores[0]
+
+    def applied(table: str) -> int:
+        with core.store.transaction(read_only=True) as tx:
+            return tx.one("SELECT COUNT(*) FROM entries WHERE table_id = ?", (table,))[0]
+
+    try:
+        for th in threads:
+            th.start()
+        n52 = len(plans["PD-52"].messages)
+        wait_for(lambda: applied("PD-52") >= n52 // 4, 120, "a quarter of PD-52 applied by a",
+                 poll_s=0.02)
+        a.consumer.reassign(tables=["PD-51"])  # mid-flow
+        b.consumer.reassign(tables=["PD-52", "PD-53"])
+        for th in threads:
+            th.join(120)
+        total = sum(len(p.messages) for p in plans.values())
+        wait_for(lambda: sum(applied(n) for n in names) >= total, 120,
+                 lambda: f"everything applied ({[applied(n) for n in names]})", poll_s=0.05)
+        assert a.consumer.owned_durables() == ["settlement-PD-51"]
+        assert b.consumer.owned_durables() == ["settlement-PD-52", "settlement-PD-53"]
+        leases = {r["name"]: r["owner"] for r in progress_rows(core.store)["leases"]}
+        assert leases["settlement-PD-52"] == "b"
+    finally:
+        a.stop()
+        b.stop()
+    for name, plan in plans.items():
+        assert entries_in_order(core, name) == [m["key"] for m in plan.messages]
+    report = core.check(require_closed=True)
+    assert report.ok, report.problems
+    assert report.figures["refused"] == 0
+    for c in cores:
+        c.close()
