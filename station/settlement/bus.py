@@ -76,6 +76,8 @@ OUTBOX_SEQ_HEADER = "Studio-Outbox-Seq"
 REFUSED_HEADER = "Studio-Refused"
 #: request/reply: a station asks how far the ledger has applied its outbox (reconciliation)
 APPLIED_PREFIX = "studio.applied."
+#: the fewest messages one durable's fetch takes when a round's `batch` is shared out
+MIN_SHARE = 16
 #: how long a settlement process's lease on a durable lasts without renewal, seconds
 LEASE_S = 10.0
 #: how long a message after a gap waits before it is offered again, seconds
@@ -801,9 +803,13 @@ class BusConsumer:
             log.debug("settlement: fetch failed: %s", exc)
             await asyncio.sleep(0.2)
             return []
-        if self.batch > 1:
+        # A round of fetches is one transaction, and every table's next message waits for
+        # it: with many durables each takes its share of `batch`, so a flooding table cannot
+        # make the round (and the paced tables' messages in it) long.
+        share = max(MIN_SHARE, self.batch // max(1, len(self._subs)))
+        if share > 1:
             try:
-                msgs += await sub.fetch(self.batch - 1, timeout=FOLLOW_UP_S)
+                msgs += await sub.fetch(share - 1, timeout=FOLLOW_UP_S)
             except (TimeoutError, NatsTimeout):
                 pass
             except asyncio.CancelledError:

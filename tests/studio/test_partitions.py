@@ -33,10 +33,11 @@ def sessions(names: list[str], rounds: int = 6) -> dict:
             for seed, name in enumerate(names, 1)}
 
 
-def publish(tmp_path: Path, url: str, name: str, messages: list, transport=None) -> None:
+def publish(tmp_path: Path, url: str, name: str, messages: list, transport=None,
+            pace: float = 0.0) -> None:
     transport = transport or NatsTransport(url, name)
     station = MiniStation(tmp_path / f"{name}.db", transport)
-    assert station.run(messages, drain_timeout=60)
+    assert station.run(messages, drain_timeout=60, pace=pace)
     station.close()
     transport.close()
 
@@ -283,8 +284,9 @@ def test_a_partition_handed_to_another_process_mid_flow_is_applied_once_in_order
     cores = [SettlementCore(studio_ledger, pool_size=2) for _ in range(2)]
     a = Running(cores[0], local_nats.url, tables=["PD-51", "PD-52"], owner="a", lease_s=30)
     b = Running(cores[1], local_nats.url, tables=["PD-53"], owner="b", lease_s=30)
-    threads = [threading.Thread(target=publish, args=(tmp_path, local_nats.url, n, p.messages))
-               for n, p in plans.items()]
+    # the tables deal a round about every half second, so the handover falls mid-flow
+    threads = [threading.Thread(target=publish, args=(tmp_path, local_nats.url, n, p.messages),
+                                kwargs={"pace": 0.5}) for n, p in plans.items()]
     core = cores[0]
 
     def applied(table: str) -> int:
@@ -299,13 +301,17 @@ def test_a_partition_handed_to_another_process_mid_flow_is_applied_once_in_order
                  poll_s=0.02)
         a.consumer.reassign(tables=["PD-51"])  # mid-flow
         b.consumer.reassign(tables=["PD-52", "PD-53"])
+        wait_for(lambda: b.consumer.owned_durables() == ["settlement-PD-52", "settlement-PD-53"]
+                 and a.consumer.owned_durables() == ["settlement-PD-51"], 30,
+                 lambda: f"the handover: a {a.consumer.owned_durables()}, "
+                         f"b {b.consumer.owned_durables()}", poll_s=0.05)
+        at_handover = applied("PD-52")
+        assert at_handover < n52  # PD-52 was still dealing: the rest is b's to apply
         for th in threads:
             th.join(120)
         total = sum(len(p.messages) for p in plans.values())
         wait_for(lambda: sum(applied(n) for n in names) >= total, 120,
                  lambda: f"everything applied ({[applied(n) for n in names]})", poll_s=0.05)
-        assert a.consumer.owned_durables() == ["settlement-PD-51"]
-        assert b.consumer.owned_durables() == ["settlement-PD-52", "settlement-PD-53"]
         leases = {r["name"]: r["owner"] for r in progress_rows(core.store)["leases"]}
         assert leases["settlement-PD-52"] == "b"
     finally:
