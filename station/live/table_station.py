@@ -97,6 +97,9 @@ class TableStation:
         self.fatal: BaseException | None = None
         self.inputs_applied = 0
         self.latencies_us: list[int] = []  # input received -> committed, for the benchmark
+        from station.metrics import INPUT_LATENCY, REGISTRY
+
+        self._input_latency = REGISTRY.histogram(INPUT_LATENCY, "input received to journaled and applied")
         self.on_outbox: Callable[[], None] | None = None
         #: called after each durable input with the records it made (trace recording)
         self.on_input: Callable[[Input, list[dict[str, Any]]], None] | None = None
@@ -374,6 +377,8 @@ class TableStation:
         self._after_commit(done)
         lat = (time.perf_counter_ns() - received) // 1000
         self.latencies_us.extend([lat] * len(batch))
+        for _ in batch:
+            self._input_latency.observe(lat / 1e6, table=self.settings.table)
         if len(self.latencies_us) > 100_000:
             del self.latencies_us[:50_000]
 

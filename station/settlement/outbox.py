@@ -115,6 +115,9 @@ class DeliveryWorker:
         self._ledger_seq: int | None = None
         #: messages sent again because the ledger did not confirm them
         self.resent = 0
+        from station.metrics import REGISTRY, SETTLEMENT_LATENCY
+
+        self._ack_latency = REGISTRY.histogram(SETTLEMENT_LATENCY, "outbox to settlement acknowledgement")
 
     # -- control ------------------------------------------------------------------------
 
@@ -228,11 +231,12 @@ class DeliveryWorker:
 
     def _cycle(self) -> int:
         """Deliver one batch; the number delivered (0: nothing pending). Raises on failure."""
-        rows = self._conn.execute(
-            "SELECT seq, key, body FROM settlement_outbox WHERE delivered_at IS NULL"
+        found = self._conn.execute(
+            "SELECT seq, key, body, kind, enqueued_at FROM settlement_outbox WHERE delivered_at IS NULL"
             " AND seq > ? ORDER BY seq LIMIT ?",
             (self._confirmed_seq, self.batch_size),
         ).fetchall()
+        rows = [(seq, key, body) for seq, key, body, _, _ in found]
         if not rows:
             self._flush_marks(wait=False)
             return 0
@@ -255,6 +259,7 @@ class DeliveryWorker:
                 for (seq, _, _), result in zip(rows, applied, strict=False))
             self._confirmed_seq = rows[len(applied) - 1][0]
             self.delivered += len(applied)
+            self._observe_acks(found[:len(applied)], messages)
         if outcome.refused is not None:
             if len(applied) >= len(rows):
                 raise TransportError("the core refused a message it was not given")
@@ -302,6 +307,12 @@ class DeliveryWorker:
         self._report(TransportError(f"the ledger has this table's outbox only up to {seq}: "
                                     f"sending {stale[0]} messages again"), None)
         return int(stale[0])
+    def _observe_acks(self, found: list[tuple[Any, ...]], messages: list[dict[str, Any]]) -> None:
+        """Outbox to settlement acknowledgement, per message kind (a hand, a bet...)."""
+        now = time.time()
+        for (_, _, _, kind, enqueued_at), message in zip(found, messages, strict=False):
+            self._ack_latency.observe(max(0.0, now - enqueued_at), kind=kind,
+                                      table=str(message.get("table", "")))
 
     def _flush_marks(self, *, wait: bool) -> None:
         """Mark what the transport confirmed; without `wait`, only if the journal's write
