@@ -225,11 +225,14 @@ def _count_backlog(rt: Runtime) -> None:
 def _reserve_bets(rt: Runtime) -> None:
     """Shared wallets: the bet intake reserves each bet in the studio ledger as it accepts
     it, the answer journaled as an input of the table (docs/studio.md)."""
+    from station.live.reservations import ReservationHealth
     from station.settlement.bus import Reserver
 
     reserver = Reserver(rt.config.settlement.url, rt.config.table.table)
     timeout_s = rt.config.settlement.reserve_timeout_s
     rt.station.reserve_bet = lambda bet: reserver.reserve(bet, timeout_s=timeout_s)
+    rt.station.reservation_health = ReservationHealth(rt.config.table.table,
+                                                      rt.config.settlement.reserve_when_down)
     rt.extra_stops.append(reserver.close)
 
 
