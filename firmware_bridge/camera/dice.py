@@ -133,8 +133,10 @@ class DiceReader:
         area_1 = s * s
         pad = int(round(s * 0.2)) + 2
         for x, y, w, h, region in self._candidates(white, lo8):
-            if np.count_nonzero(region & ~raw[y:y + h, x:x + w]) < 0.015 * area_1:
-                continue  # no dark spot in it: a light patch of rim or tray, no die (every face has pips)
+            lo = lo8[y:y + h, x:x + w]
+            dark = region & ~raw[y:y + h, x:x + w] & (lo < 0.6 * _percentile_u8(lo[region], 90))
+            if np.count_nonzero(dark) < 0.015 * area_1:
+                continue  # no dark spot in it: glare, a light patch of rim or tray, no die (every face has pips)
             # work on the region's neighbourhood only
             x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(wid, x + w + pad), min(hgt, y + h + pad)
             if x == 0 or y == 0 or x + w >= wid or y + h >= hgt:
