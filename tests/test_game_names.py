@@ -42,7 +42,6 @@ OFFENDERS: dict[str, str] = {
     # the live layer
     "station/live/config.py": "the default game of a table config is pokdeng",
     "station/live/bet_api.py": "an example spot P3 in the API's help text",
-    "station/live/camera_feed.py": "the DICE zone of the camera feed (#22 item 3: zone kinds)",
     "station/live/recording.py": "a comment gives Si Zhi Dao as the game whose trace spans shoes",
     "station/live/table_station.py": "a comment names Si Zhi Dao's settings_used",
     "station/runtime.py": "a comment names Si Zhi Dao where players act",
@@ -76,7 +75,6 @@ OFFENDERS: dict[str, str] = {
     "firmware_bridge/camera/layout.py": "GAME_ZONES: each game's camera layout",
     "firmware_bridge/camera/accuracy.py": "Pok Deng's zones in the accuracy sample",
     "firmware_bridge/camera/dice_accuracy.py": "Pai Gow's dice accuracy sample",
-    "firmware_bridge/camera/dice_zone.py": "the DICE zone reader",
     "firmware_bridge/camera/scene.py": "the synthetic scene's default game and DICE tray",
     "firmware_bridge/cards.py": "comments name the games whose shoes it models",
     "firmware_bridge/shoe/simulator.py": "comments name the games' decks",

@@ -134,12 +134,10 @@ def module_px_seen(qr_polygons: list[tuple[tuple[float, float], ...]]) -> float 
 def check_scale(name: str, cam: Any, frame: Any) -> tuple[list[Finding], Any]:
     """Each zone's pixels per QR module: the layout's scale, and where a face-up card lies in
     the zone, the size of its codes in this frame. And the recogniser, for the calibration."""
-    from firmware_bridge.camera.recogniser import Recogniser
-    from station.live.camera_feed import zone_readers_for
+    from firmware_bridge.camera.build import build_recogniser
 
     lay = cam.layout
-    rec = Recogniser(lay, stable_frames=cam.stable_frames, decoder=cam.decoder,
-                     zone_readers=zone_readers_for(cam))
+    rec = build_recogniser(cam)
     readings: dict[str, Any] = {}
     if frame is not None:
         readings, _ = rec.read_still(frame)

@@ -182,10 +182,9 @@ class CameraFeed:
         """Read with this camera config from the next frame on which no round is in play (a
         round's zones never change under it): its zones, calibration and recogniser tuning.
         The frame source stays open as it is (its controls are set when it opens)."""
-        from firmware_bridge.camera.recogniser import Recogniser
+        from firmware_bridge.camera.build import build_recogniser
 
-        rec = Recogniser(cam.layout, stable_frames=cam.stable_frames, decoder=cam.decoder,
-                         zone_readers=zone_readers_for(cam))
+        rec = build_recogniser(cam)
         self.watched.swap_when = self._no_round_in_play
         self.watched.on_swap = self._swapped
         self.watched.next_recogniser = rec
