@@ -72,6 +72,10 @@ class StationConfig:
     users_file: str | None = None
     record_traces: bool = True
     journal_sync: str = "full"
+    #: `[journal]`: the environment variable holding the table's checkpoint signing key, and
+    #: how many entries a checkpoint covers at most (docs/core.md, "The hash chain")
+    signing_key_env: str = "STATION_JOURNAL_KEY"
+    checkpoint_every: int = 1000
     source: str = "<defaults>"
 
     @property
@@ -87,7 +91,8 @@ class StationConfig:
         return self.data_dir / "traces"
 
 
-_SECTIONS = {"table", "storage", "shoe", "camera", "settlement", "console", "bet_api", "recording"}
+_SECTIONS = {"table", "storage", "shoe", "camera", "settlement", "console", "bet_api", "recording",
+             "journal"}
 
 
 def _take(section: dict[str, Any], where: str, key: str, kind: type | tuple[type, ...],
@@ -179,10 +184,19 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
     rec = data.get("recording", {})
     record = _take(rec, "recording", "traces", bool, True)
     _leftover(rec, "recording")
+    jr = data.get("journal", {})
+    key_env = _take(jr, "journal", "signing_key_env", str, "STATION_JOURNAL_KEY")
+    every = _take(jr, "journal", "checkpoint_every", int, 1000)
+    _leftover(jr, "journal")
+    if not key_env:
+        raise ConfigError("journal.signing_key_env: name an environment variable")
+    if not 1 <= every <= 1_000_000:
+        raise ConfigError(f"journal.checkpoint_every: 1 to 1000000 entries, got {every}")
     cfg = StationConfig(table=table, data_dir=data_dir, shoe=shoe, camera=camera,
                         settlement=settlement, console=console, bet_api=bet_api,
                         bet_api_keys_env=keys_env, users_file=users, record_traces=record,
-                        journal_sync=sync, source=source)
+                        journal_sync=sync, signing_key_env=key_env, checkpoint_every=every,
+                        source=source)
     if camera.enabled:
         load_table_camera_config(cfg)  # a camera layout that does not fit the game: refuse now
     if settlement.reserve:

@@ -57,10 +57,14 @@ class TableStation:
         clock: Callable[[], float] = time.monotonic,
         max_idle: float = 0.25,
         journal_sync: str = "full",
+        signing_key: bytes | None = None,
+        checkpoint_every: int | None = None,
     ) -> None:
         self.settings = settings
         header = TraceHeader(settings.table, settings.game, settings.camera, settings_dict(settings))
-        self.journal = Journal(journal_path, header, sync=journal_sync)
+        more = {} if checkpoint_every is None else {"checkpoint_every": checkpoint_every}
+        self.journal = Journal(journal_path, header, sync=journal_sync, signing_key=signing_key,
+                               **more)
         kept = self.journal.header.settings
         if kept != header.settings:
             # Re-applying the journal must reproduce what the table did, so the settings it
@@ -196,7 +200,20 @@ class TableStation:
         self._q.put((None, None, "", None, None))
         if self._thread:
             self._thread.join(timeout)
+            if (not self._thread.is_alive() and self.fatal is None and not self.journal.closed
+                    and self.journal.signing_key is not None):
+                self._checkpoint_at_stop()
         self.journal.close()
+
+    def _checkpoint_at_stop(self) -> None:
+        """An orderly stop signs the chain head, so the whole journal is vouched for."""
+        try:
+            self.journal.begin()
+            self.journal.checkpoint("stop")
+            self.journal.commit()
+        except Exception:  # noqa: BLE001 - the journal stays whole; the tail is unsigned
+            self.journal.rollback()
+            log.exception("journal %s: no checkpoint at stop", self.journal.path)
 
     # ---------------------------------------------------------------- clock
     def _now_us(self) -> int:
@@ -309,6 +326,7 @@ class TableStation:
             return
         inp = Input(now, "tick", True)
         seq = self.journal.begin(inp)
+        in_round = self._in_round()
         try:
             self.core.apply(inp)
             records, messages, commands = self.core.take_outputs()
@@ -320,6 +338,7 @@ class TableStation:
         else:
             self.journal.add_outputs(seq, records, messages)
             self._maybe_snapshot(seq, records)
+            self._checkpoint_at_round_end(in_round, inp.t_us)
             self.journal.commit()
             self.inputs_applied += 1
         self._after_commit([(inp, None, records, messages, commands, records)])
@@ -413,12 +432,23 @@ class TableStation:
 
     def _apply_one(self, inp: Input) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[tuple[str, ...]]]:
         seq = self.journal.add_input(inp)
+        in_round = self._in_round()
         self.core.purse.last_decision = None
         self.core.apply(inp)
         records, messages, commands = self.core.take_outputs()
         self.journal.add_outputs(seq, records, messages)
         self._maybe_snapshot(seq, records)
+        self._checkpoint_at_round_end(in_round, inp.t_us)
         return records, messages, commands
+
+    def _in_round(self) -> bool:
+        return bool(self.core.proc.round_in_progress())
+
+    def _checkpoint_at_round_end(self, was_in_round: bool, t_us: int) -> None:
+        """A round (a pot game's game) that just ended is signed at once: its records can
+        then no longer be changed unnoticed, by anyone, once the ledger has the checkpoint."""
+        if was_in_round and not self._in_round():
+            self.journal.checkpoint("round_end", t_us)
 
     def _after_commit(self, done: list[tuple[Any, ...]]) -> None:
         """Durable: now the world may hear of it."""
