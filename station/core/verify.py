@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from struct import error as struct_error
+
 from station.core import chain
 
 
@@ -162,39 +164,37 @@ def _walk(conn: sqlite3.Connection, genesis: bytes, wanted: set[int],
           v: Verdict) -> tuple[int, bytes, bool]:
     """Recompute the chain entry by entry; returns the last entry reached, its hash, and
     whether the walk reached the journal's end without a problem."""
-    records = conn.execute("SELECT input_seq, record FROM records ORDER BY input_seq, seq")
-    pending = records.fetchone()
-    stored = conn.execute("SELECT seq, hash FROM chain ORDER BY seq")
-    hashed = stored.fetchone()
+    records = iter(conn.execute("SELECT input_seq, record FROM records ORDER BY input_seq, seq"))
+    pending = next(records, None)
     head, expect = genesis, 1
-    first = conn.execute("SELECT MIN(seq) FROM inputs").fetchone()[0]
     entry_hash = chain.entry_hash
-    for seq, t_us, line in conn.execute("SELECT seq, t_us, line FROM inputs ORDER BY seq"):
+    rows = conn.execute("SELECT i.seq, i.t_us, i.line, c.hash FROM inputs i"
+                        " LEFT JOIN chain c ON c.seq = i.seq ORDER BY i.seq")
+    for seq, t_us, line, stored in rows:
         if seq != expect:
-            if first is not None and seq < expect:
+            if seq < expect:
                 v.bad(seq, f"entry {seq} stands before the chain's first entry")
             else:
                 v.bad(expect, f"entry {expect} is missing (the journal goes from entry "
                               f"{expect - 1} to {seq})")
             return expect - 1, head, False
-        if pending is not None and pending[0] < seq:
-            v.bad(pending[0], f"records of entry {pending[0]}, which the journal does not hold")
-            return expect - 1, head, False
-        recs = []
-        while pending is not None and pending[0] == seq:
-            recs.append(pending[1])
-            pending = records.fetchone()
-        while hashed is not None and hashed[0] < seq:
-            hashed = stored.fetchone()  # a hash left over from a removed entry: seen below
-        if not isinstance(line, str) or not isinstance(t_us, int) or any(
-                not isinstance(r, str) for r in recs):
+        recs: list[str] = []
+        if pending is not None and pending[0] <= seq:
+            if pending[0] < seq:
+                v.bad(pending[0], f"records of entry {pending[0]}, which the journal does not hold")
+                return expect - 1, head, False
+            while pending is not None and pending[0] == seq:
+                recs.append(pending[1])
+                pending = next(records, None)
+        try:
+            head = entry_hash(head, seq, t_us, line, recs)
+        except (AttributeError, TypeError, struct_error):
             v.bad(seq, f"entry {seq} holds something other than the station's text")
             return expect - 1, head, False
-        head = entry_hash(head, seq, t_us, line, recs)
-        if hashed is None or hashed[0] != seq:
+        if stored is None:
             v.bad(seq, f"entry {seq} has no chain hash: it was added after the fact")
             return expect - 1, head, False
-        if bytes(hashed[1]) != head:
+        if stored != head:
             v.bad(seq, f"entry {seq} is not what the table wrote: its input, time or records "
                        "differ from the chain")
             return expect - 1, head, False
@@ -204,10 +204,9 @@ def _walk(conn: sqlite3.Connection, genesis: bytes, wanted: set[int],
     last = expect - 1
     if pending is not None:
         v.bad(pending[0], f"records of entry {pending[0]}, which the journal does not hold")
-    while hashed is not None and hashed[0] <= last:
-        hashed = stored.fetchone()
-    if hashed is not None:
-        v.bad(last + 1, f"the chain holds entry {hashed[0]}, which the journal does not: "
+    beyond = conn.execute("SELECT MIN(seq) FROM chain WHERE seq > ?", (last,)).fetchone()[0]
+    if beyond is not None:
+        v.bad(last + 1, f"the chain holds entry {beyond}, which the journal does not: "
                         "the journal was cut short")
     return last, head, v.first_bad is None
 
