@@ -337,6 +337,18 @@ class Journal:
         """Write the journal's inputs as a TRACES.md trace (see `export_trace`)."""
         return _write_trace(self.header, self.inputs(), path, note, chain_end(self.conn))
 
+    def probe_write(self) -> None:
+        """One small real write, committed (the station asks whether the disk takes writes
+        again after one failed): raises as a failing journal write does."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('write_probe', ?)",
+                              (repr(time.time()),))
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.rollback()
+            raise
+
     closed = False
 
     def close(self) -> None:

@@ -15,8 +15,10 @@ the stored ones, and carries on from there: nothing twice, nothing lost.
 
 from __future__ import annotations
 
+import errno
 import logging
 import queue
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -279,6 +281,10 @@ class TableStation:
         return fut.result(timeout)
 
     # ---------------------------------------------------------------- the owner thread
+    #: while the journal cannot be written, a write is tried again at most this often (the
+    #: inputs in between are refused: the shoe resends what was never acknowledged)
+    write_probe_s = 0.5
+
     def _run(self) -> None:
         try:
             while not self._stop.is_set():
@@ -292,8 +298,12 @@ class TableStation:
                     item = None
                 if self._stop.is_set():
                     break
+                if self.write_fault is not None and not self._journal_writable():
+                    if item is not None:
+                        self._refuse_unwritten([item])
+                    continue
                 if item is None:
-                    self._tick()
+                    self._guarded(self._tick)
                     continue
                 # group commit: whatever else is already waiting shares this transaction
                 batch = [item]
@@ -306,7 +316,7 @@ class TableStation:
                         self._q.put(nxt)
                         break
                     batch.append(nxt)
-                self._process_group(batch)
+                self._guarded(lambda: self._process_group(batch))
         except BaseException as e:  # noqa: BLE001 - recorded, surfaced to every caller
             self.fatal = e
             log.exception("table core stopped")
@@ -319,6 +329,73 @@ class TableStation:
                     fut.set_exception(StationStopped(str(e)))
 
     max_group = 256
+
+    # ---------------------------------------------------------------- a journal that cannot write
+    #: set while the journal cannot be written (disk full, I/O error): the view's
+    #: `device_fault`; None once writes succeed again
+    write_fault: dict[str, Any] | None = None
+
+    def _guarded(self, step: Callable[[], None]) -> None:
+        """Run one journaled step; a journal write that fails stops the table instead of the
+        station: nothing of the step was committed, acknowledged or answered."""
+        try:
+            step()
+        except (sqlite3.OperationalError, sqlite3.DatabaseError, OSError) as e:
+            if not journal_write_failed(e):
+                raise
+            self._journal_failed(e)
+
+    def _journal_failed(self, e: BaseException) -> None:
+        try:
+            self.journal.rollback()
+        except sqlite3.Error:
+            log.exception("journal %s: rollback after a failed write", self.journal.path)
+        first = self.write_fault is None
+        self.write_fault = {
+            "kind": "device_fault", "round_id": None, "station": True,
+            "detail": f"the journal cannot be written ({e}); nothing after its last entry was "
+                      "taken or acknowledged; the table goes on by itself once it can write",
+            "since": self._last_us / US, "meaning": "the station's disk failed a write",
+            "options": [], "cancel_only": False}
+        self._write_tried = time.monotonic()
+        if first:
+            log.error("journal %s: a write failed (%s): the table stops until it can write",
+                      self.journal.path, e)
+        # what the core applied of the failed step was never journaled: the core goes back to
+        # exactly what the journal holds (its inputs re-applied, each record checked)
+        applied = self.inputs_applied
+        self.core = TableCore(self.settings, journal_id=self.journal.journal_id)
+        self.recover()
+        self.inputs_applied = applied
+        self._publish_view()
+
+    _write_tried = 0.0
+
+    def _journal_writable(self) -> bool:
+        """While the journal cannot be written: try one real write (at most every
+        `write_probe_s`); True, and the fault cleared, once it succeeds."""
+        now = time.monotonic()
+        if now - self._write_tried < self.write_probe_s:
+            return False
+        self._write_tried = now
+        try:
+            self.journal.probe_write()
+        except (sqlite3.Error, OSError) as e:
+            if not journal_write_failed(e):
+                raise
+            return False
+        log.warning("journal %s: writes succeed again; the table goes on", self.journal.path)
+        self.write_fault = None
+        self._publish_view()
+        return True
+
+    def _refuse_unwritten(self, batch: list[tuple[Any, ...]]) -> None:
+        """Inputs that came while the journal cannot be written: not taken (no ACK, so the
+        shoe resends; callers hear why)."""
+        for _extra, fut, *_ in batch:
+            if fut is not None and not fut.done():
+                fut.set_exception(StationStopped(
+                    f"the journal cannot be written: {self.write_fault['detail']}"))
 
     def _tick(self) -> None:
         now = self._now_us()
@@ -376,6 +453,11 @@ class TableStation:
             self.journal.commit()
         except BaseException as e:
             self.journal.rollback()
+            if isinstance(e, sqlite3.Error | OSError) and journal_write_failed(e):
+                # the table stands first, so whoever hears of the refusal sees it standing
+                self._journal_failed(e)
+                self._refuse_unwritten(batch)
+                return
             for _, fut, *_ in batch:
                 if fut and not fut.done():
                     fut.set_exception(StationStopped(f"the table core stopped: {e}"))
@@ -483,6 +565,10 @@ class TableStation:
 
     def _publish_view(self) -> None:
         v = public_view(self.core)
+        if self.write_fault is not None:
+            # the table stands on the station's own device fault, beside the kernel's
+            v["faults"] = [*v["faults"], self.write_fault]
+            v["paused"] = True
         own = getattr(self.core.proc, "private_views", None)
         private = own() if own is not None else {}
         with self._view_cond:
@@ -502,6 +588,18 @@ class TableStation:
         with self._view_cond:
             self._view_cond.wait_for(lambda: self.view_version > after_version, timeout)
             return self.view
+
+
+#: what SQLite says when the disk under the journal fails a write
+_WRITE_FAILURES = ("database or disk is full", "disk i/o error", "disk full", "no space")
+
+
+def journal_write_failed(e: BaseException) -> bool:
+    """A failure of the disk under the journal (full, an I/O error), not a defect."""
+    if isinstance(e, OSError) and not isinstance(e, sqlite3.Error):
+        return e.errno in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EROFS)
+    text = str(e).lower()
+    return any(w in text for w in _WRITE_FAILURES)
 
 
 def settings_dict(s: TableSettings) -> dict[str, Any]:
