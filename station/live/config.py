@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from station.core.settings import SettingsError, TableSettings
+from station.live.disk import DiskLimits
 
 
 class ConfigError(ValueError):
@@ -76,6 +77,8 @@ class StationConfig:
     #: how many entries a checkpoint covers at most (docs/core.md, "The hash chain")
     signing_key_env: str = "STATION_JOURNAL_KEY"
     checkpoint_every: int = 1000
+    #: `[storage] retention_days`, `free_warn_mb`, `free_floor_mb` (station/live/disk.py)
+    disk: DiskLimits = field(default_factory=DiskLimits)
     source: str = "<defaults>"
 
     @property
@@ -152,6 +155,15 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
     sync = _take(st, "storage", "sync", str, "full")
     if sync not in ("full", "normal"):
         raise ConfigError(f"storage.sync: 'full' or 'normal', got {sync!r}")
+    disk = DiskLimits(
+        retention_days=float(_take(st, "storage", "retention_days", (int, float), 90)),
+        free_warn_mb=_take(st, "storage", "free_warn_mb", int, 2048),
+        free_floor_mb=_take(st, "storage", "free_floor_mb", int, 512))
+    if not disk.retention_days > 0:
+        raise ConfigError(f"storage.retention_days: more than 0 days, got {disk.retention_days}")
+    if not 0 <= disk.free_floor_mb <= disk.free_warn_mb:
+        raise ConfigError("storage.free_floor_mb: from 0 up to storage.free_warn_mb, got "
+                          f"{disk.free_floor_mb} (warn {disk.free_warn_mb})")
     _leftover(st, "storage")
     if not data_dir.is_absolute():
         data_dir = base / data_dir
@@ -196,7 +208,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
                         settlement=settlement, console=console, bet_api=bet_api,
                         bet_api_keys_env=keys_env, users_file=users, record_traces=record,
                         journal_sync=sync, signing_key_env=key_env, checkpoint_every=every,
-                        source=source)
+                        disk=disk, source=source)
     if camera.enabled:
         load_table_camera_config(cfg)  # a camera layout that does not fit the game: refuse now
     if settlement.reserve:

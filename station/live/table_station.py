@@ -106,6 +106,9 @@ class TableStation:
         self.on_outbox: Callable[[], None] | None = None
         #: called after each durable input with the records it made (trace recording)
         self.on_input: Callable[[Input, list[dict[str, Any]]], None] | None = None
+        #: the disk under storage.dir (station/live/disk.py): its free space in the view, and
+        #: `new_shoe` refused below its floor; None: not watched
+        self.disk: Any = None
         #: a studio table's bet intake (docs/studio.md): asks the studio ledger to reserve a
         #: bet message and returns its answer ({"answer": "reserved", "result": {...}} or
         #: {"answer": reason, "detail": ...}); None: the table decides funds on its own
@@ -238,6 +241,14 @@ class TableStation:
         ``{"dice": [4, 5]}``)."""
         if self.fatal is not None:
             raise StationStopped(f"the table core stopped: {self.fatal}")
+        if kind == "dealer" and value == "new_shoe" and self.disk is not None:
+            low = self.disk.new_shoe_refusal()
+            if low is not None:
+                # refused before the table takes it (not journaled: nothing happened at the
+                # table), so no shoe starts that the disk might not hold to its end
+                log.warning("table %s: new_shoe refused: %s", self.settings.table, low)
+                return [{"type": "action_refused", "action": "new_shoe", "user": user,
+                         "reason": low, "t": self.now_us() / US}]
         fut: Future[list[dict[str, Any]]] | None = Future() if wait else None
         self._q.put((extra or None, fut, kind, value, user))
         if fut is None:
@@ -569,6 +580,11 @@ class TableStation:
             # the table stands on the station's own device fault, beside the kernel's
             v["faults"] = [*v["faults"], self.write_fault]
             v["paused"] = True
+        if self.disk is not None:
+            try:
+                v["disk"] = self.disk.status()
+            except OSError as e:
+                v["disk"] = {"error": str(e)}
         own = getattr(self.core.proc, "private_views", None)
         private = own() if own is not None else {}
         with self._view_cond:
