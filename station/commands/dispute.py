@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import zipfile
 from pathlib import Path
 
 
@@ -26,47 +25,31 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from station.commands.journal_verify import journal_key
     from station.core.verify import Unreadable
-    from station.dispute.gather import DisputeError, gather, ledger_checkpoint_of
-    from station.dispute.page import render
+    from station.dispute.gather import DisputeError
+    from station.dispute.pack import write_pack
 
     data, out = Path(args.data), Path(args.out)
     if out.exists():
         print(f"station dispute: {out} exists; the pack goes to a new file", file=sys.stderr)
         return 2
-    store = None
     try:
         key = journal_key(data / "journal.sqlite", args.key_env)
         ledger = args.ledger or (str(data / "ledger.sqlite")
                                  if (data / "ledger.sqlite").is_file() else None)
-        cp = None
-        if ledger:
-            from station.settlement.ledger import open_store
-
-            store = open_store(ledger, read_only=True)
-            import sqlite3
-
-            conn = sqlite3.connect((data / "journal.sqlite").resolve().as_uri() + "?mode=ro", uri=True)
+        with open(out, "xb") as f:
             try:
-                header = json.loads(conn.execute("SELECT value FROM meta WHERE key='header'").fetchone()[0])
-                jid = conn.execute("SELECT value FROM meta WHERE key='journal_id'").fetchone()
-            finally:
-                conn.close()
-            cp = ledger_checkpoint_of(store, header["table"], jid[0] if jid else None)
-        evidence, frames = gather(data, args.round_id, key=key, ledger_checkpoint=cp,
-                                  ledger=store)
+                evidence = write_pack(data / "journal.sqlite", args.round_id, key, ledger, f,
+                                      frames_dir=data / "frames",
+                                      audit_path=data / "console_audit.sqlite")
+            except BaseException:
+                f.close()
+                out.unlink()
+                raise
     except (DisputeError, Unreadable, ValueError) as e:
         print(f"station dispute: {e}", file=sys.stderr)
         return 2
-    finally:
-        if store is not None:
-            store.close()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr("evidence.json", json.dumps(evidence, ensure_ascii=False, indent=1))
-        z.writestr("index.html", render(evidence, frames))
-        for p in frames:
-            z.write(p, f"frames/{p.name}")
     proof = evidence["proof"]
     print(json.dumps({"out": str(out), "round_id": args.round_id, "entries": evidence["entries"],
-                      "frames": len(frames), "chain_ok": proof["chain"]["through_round"],
+                      "frames": len(evidence["frames"]), "chain_ok": proof["chain"]["through_round"],
                       "replay_equal": proof["replay_equal"]}))
     return 0 if proof["chain"]["through_round"] and proof["replay_equal"] else 1

@@ -51,24 +51,25 @@ def decode_shoe(text: str) -> list[dict[str, Any]]:
     return out
 
 
-def gather(data_dir: Path, rid: str, *, key: bytes,
-           ledger_checkpoint: LedgerCheckpoint | None = None,
+def gather(path: Path, rid: str, *, key: bytes, frames_dir: Path | None = None,
+           audit_path: Path | None = None, ledger_checkpoint: LedgerCheckpoint | None = None,
            ledger: Any = None) -> tuple[dict[str, Any], list[Path]]:
-    """The evidence and the frame files to pack with it. `ledger`: an open ledger store
-    (station/settlement/ledger) or None."""
-    path = data_dir / "journal.sqlite"
+    """The evidence and the frame files to pack with it, from the journal at `path`, the
+    frames kept in `frames_dir`, the console's audit log at `audit_path`. `ledger`: an open
+    ledger store (station/settlement/ledger) or None."""
     if not path.is_file():
-        raise DisputeError(f"{data_dir}: no journal.sqlite")
+        raise DisputeError(f"{path}: no such journal")
     conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
     try:
-        return _gather(conn, data_dir, rid, key, ledger_checkpoint, ledger)
+        return _gather(conn, frames_dir, audit_path, rid, key, ledger_checkpoint, ledger)
     except sqlite3.DatabaseError as e:
         raise DisputeError(f"{path}: the journal cannot be read ({e})") from None
     finally:
         conn.close()
 
 
-def _gather(conn: sqlite3.Connection, data_dir: Path, rid: str, key: bytes,
+def _gather(conn: sqlite3.Connection, frames_dir: Path | None, audit_path: Path | None,
+            rid: str, key: bytes,
             ledger_cp: LedgerCheckpoint | None, ledger: Any) -> tuple[dict[str, Any], list[Path]]:
     header = parse_header(json.loads(conn.execute(
         "SELECT value FROM meta WHERE key='header'").fetchone()[0]))
@@ -83,7 +84,7 @@ def _gather(conn: sqlite3.Connection, data_dir: Path, rid: str, key: bytes,
         raise DisputeError(f"round {rid}: no record of the journal names it")
     first, last = mine[0][0], mine[-1][0]
     timeline = list(_timeline(conn, first, last))
-    audit = _audit(data_dir / "console_audit.sqlite", rid)
+    audit = _audit(audit_path, rid) if audit_path is not None else []
     decisions = [{"seq": e["seq"], "t": e["t"], "by": e["input"]["kind"],
                   "action": e["input"]["value"],
                   "user": e["input"].get("user"), "records": [r["type"] for r in e["records"]]}
@@ -98,9 +99,9 @@ def _gather(conn: sqlite3.Connection, data_dir: Path, rid: str, key: bytes,
     round_intact = verdict.first_bad is None or verdict.first_bad["seq"] > last
     head = conn.execute("SELECT hash FROM chain WHERE seq=?", (last,)).fetchone()
     replay_equal, replay_detail = _replay_equal(conn, header, jid, last)
-    frames = sorted(p for p in (data_dir / "frames").glob(f"{rid}*.png")
+    frames = sorted(p for p in frames_dir.glob(f"{rid}*.png")
                     if p.stem == rid or p.stem.startswith(rid + "-")) \
-        if (data_dir / "frames").is_dir() else []
+        if frames_dir is not None and frames_dir.is_dir() else []
     evidence = {
         "round_id": rid,
         "game": header.game,

@@ -616,6 +616,9 @@ async function recall(table, roundId) {
   list("Decisions", body.decisions, (d) => `${d.t.toFixed(1)} s · ${d.action} by ${d.user || "?"}`);
   list("Audit", body.audit, (a) => `${new Date(a.at * 1000).toLocaleTimeString()} · ${a.user} (${a.role}) ${a.action}: ${a.outcome}${a.reason ? " — " + a.reason : ""}`);
   if (body.frame) box.append(el("h3", { text: "Camera at validation" }), el("img", { src: body.frame, alt: `camera frame of ${roundId}` }));
+  if (state.session.role === "supervisor") {  // the evidence pack is for supervisors (audited)
+    box.append(el("p", {}, el("a", { id: "evidence-pack", href: `/api/tables/${encodeURIComponent(table)}/rounds/${encodeURIComponent(roundId)}/evidence.zip`, text: "Evidence pack (zip) for a dispute" })));
+  }
 }
 
 async function refreshAudit() {
