@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import zipfile
 
 from playwright.sync_api import expect
 
+from station.live.disk import MB, DiskLimits, DiskWatch
 from tests.browser import chromium, new_page
 from tests.console.conftest import PASSWORDS
 from tests.console.console_page import login
@@ -54,6 +56,10 @@ def test_supervisors_get_the_pack_dealers_do_not_and_both_are_audited(make_table
     entries = sup.get("/api/audit?limit=50").json()["entries"]
     packs = [(e["user"], e["outcome"]) for e in entries if e["action"] == "evidence_pack"]
     assert sorted(packs) == sorted([("dealer1", "forbidden"), ("sup2", "done"), ("sup2", "done")])
+    # the device panel shows the disk's free space, "low" below the warning level
+    huge = shutil.disk_usage(tmp_path).total // MB + 1
+    table.station.disk = DiskWatch(tmp_path, T, DiskLimits(free_warn_mb=huge, free_floor_mb=0))
+    table.feed(_before(130.0))
     with chromium() as browser:
         for who, offered in (("sup2", True), ("dealer1", False)):
             with new_page(browser, 1280, 900, f"recall as {who}") as page:
@@ -63,3 +69,4 @@ def test_supervisors_get_the_pack_dealers_do_not_and_both_are_audited(make_table
                 expect(page.locator("#recall-id")).to_have_text(T + "-S1-R1")
                 expect(page.locator("#recall")).to_contain_text("Camera at validation")
                 assert (page.locator("#evidence-pack").count() == 1) is offered
+                expect(page.locator("#h-disk")).to_contain_text("GB — low")
