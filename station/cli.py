@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "dispute": ("station.commands.dispute", "one round's evidence pack for a dispute (a zip)"),
     "settlement": ("station.commands.settlement", "run the settlement service"),
     "run": ("station.commands.run", "run the station at a table from a config file"),
+    "doctor": ("station.commands.doctor", "check a table before its first shoe: shoe, cameras, disk, clock, settlement"),
     "demo": ("station.commands.demo", "a whole simulated studio table on this machine"),
     "diagram": ("station.commands.diagram", "print the table procedure as a mermaid diagram"),
     "studio": ("station.commands.studio", "a simulated studio: many tables, one settlement on PostgreSQL and NATS"),

@@ -91,10 +91,10 @@ class Game(ABC):
         game whose bets on one spot add up for the limits returns the spot's new total."""
         return amount
 
-    def road_entry(self, hand: Mapping[str, Any]) -> dict[str, Any]:
-        """What a validated hand (its `hand` record) puts on the game's road or results
-        history, for the console: by default its results."""
-        return {"round_id": hand.get("round_id"), "results": hand.get("results")}
+    #: how the console and the player API present this game: "module:Class" of a
+    #: `station.games.presentation.Presentation` in the game's package (None: the base one,
+    #: no panel and no road)
+    presentation: str | None = None
 
     # ------------------------------------------------------------------ table procedure
     #: the procedure run at a table of this game: the class, or where it is as
