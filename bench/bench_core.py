@@ -6,7 +6,8 @@ real time. Goal ≥ 1000× real time.
 
 Latency: inputs submitted to the live station one at a time (a dealer's button, a camera
 observation, a bet), timed from `submit` to the moment its records are durable and handed
-back, with the journal on (SQLite WAL, synchronous=FULL: fsync per commit) and, as baselines,
+back, with the journal on (SQLite WAL, synchronous=FULL: fsync per commit) and its hash chain and
+signed checkpoints, and, as baselines in the same run, the same journal without the chain,
 with synchronous=NORMAL and with the bare core (no journal). Goal p99 ≤ 2 ms.
 """
 
@@ -60,10 +61,14 @@ def bench_latency(n_inputs: int = 2000) -> None:
     header, inputs = read_trace(TRACE)
     inputs = [i for i in inputs if i.kind != "end"][:n_inputs]
     rows = []
-    for label, sync in (("journal, sync=full (default)", "FULL"),
-                        ("journal, sync=normal", "NORMAL"),
-                        ("baseline: core only, no journal", None)):
-        lat = _live_latencies(header, inputs, sync) if sync else _core_latencies(header, inputs)
+    for label, sync, chained in (
+            ("journal + chain, sync=full (default)", "FULL", True),
+            ("baseline: journal, no chain, sync=full", "FULL", False),
+            ("journal + chain, sync=normal", "NORMAL", True),
+            ("baseline: journal, no chain, sync=normal", "NORMAL", False),
+            ("baseline: core only, no journal", None, False)):
+        lat = (_live_latencies(header, inputs, sync, chained) if sync
+               else _core_latencies(header, inputs))
         rows.append((label, lat))
     print(f"input -> durable output latency, {len(inputs)} inputs of the clean shoe, one at a time:")
     print(f"  {'what':40} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8}")
@@ -74,7 +79,7 @@ def bench_latency(n_inputs: int = 2000) -> None:
           " disk; sync=normal survives a station crash, not a power cut)")
 
 
-def _live_latencies(header, inputs, sync: str) -> list[float]:
+def _live_latencies(header, inputs, sync: str, chained: bool = True) -> list[float]:
     from station.live.table_station import TableStation
 
     class Clock:
@@ -86,7 +91,11 @@ def _live_latencies(header, inputs, sync: str) -> list[float]:
     clk = Clock()
     with tempfile.TemporaryDirectory() as d:
         st = TableStation(settings_from_header(header), Path(d) / "j.sqlite", clock=clk,
-                          journal_sync=sync.lower())
+                          journal_sync=sync.lower(),
+                          signing_key=b"bench-key-0123456789abcdef012345" if chained else None)
+        if not chained:
+            # the baseline: the same journal with its entries not hashed (and nothing signed)
+            st.journal._chain_entry = lambda *entry: None
         st.start()
         out = []
         for inp in inputs:

@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "camera": ("station.commands.camera", "overhead camera: snapshot, read stills"),
     "ledger": ("station.commands.ledger", "settlement ledger: check the books"),
     "journal": ("station.commands.journal", "a table's journal: migrate one from before the kernel"),
+    "dispute": ("station.commands.dispute", "one round's evidence pack for a dispute (a zip)"),
     "settlement": ("station.commands.settlement", "run the settlement service"),
     "run": ("station.commands.run", "run the station at a table from a config file"),
     "doctor": ("station.commands.doctor", "check a table before its first shoe: shoe, cameras, disk, clock, settlement"),

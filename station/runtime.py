@@ -114,8 +114,16 @@ def start_runtime(
     if config.settlement.reserve:
         check_reservable(config.table.game)  # before anything opens: a config built in code too
     private_dir(config.data_dir)
-    station = TableStation(config.table, config.journal_path, journal_sync=config.journal_sync)
+    from station.live.journal_key import table_key
+
+    station = TableStation(config.table, config.journal_path, journal_sync=config.journal_sync,
+                           signing_key=table_key(config.signing_key_env, config.data_dir),
+                           checkpoint_every=config.checkpoint_every)
+    from station.live.disk import DiskWatch
+
+    station.disk = DiskWatch(config.data_dir, config.table.table, config.disk)
     rt = Runtime(config, station)
+    rt.extra_stops.append(station.disk.start_pruning())
     try:
         _wire(rt, camera_factory, users, api_keys, console_secret, with_console, with_bet_api)
     except BaseException:

@@ -5,7 +5,12 @@ written before the table kernel, when the station refuses to start on it
 `station journal export JOURNAL OUT [--note TEXT]`: write every input the journal holds as one
 TRACES.md trace (`.jsonl`, or `.jsonl.gz`), from the table's first input: what the table was
 given, whole, across restarts, for `station replay` and for a dispute. The journal is only
-read (a running station may keep writing it)."""
+read (a running station may keep writing it).
+
+`station journal verify JOURNAL [--ledger URL]`: walk the journal's hash chain and its signed
+checkpoints (station/core/verify.py) and print one JSON line, `{"ok", "entries",
+"checkpoints", "first_bad"}`; exit 0 when intact, 1 when not, 2 when the file (or the key,
+or the ledger) cannot be read."""
 
 from __future__ import annotations
 
@@ -24,6 +29,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                     "journal's outbox are delivered there first")
 
 
+    v = sub.add_parser("verify", help="prove the journal is the one the table wrote")
+    v.add_argument("journal", help="the table's journal.sqlite (or a copy of it)")
+    v.add_argument("--ledger", help="the table's ledger (a file or a postgresql:// URL): its "
+                                    "newest checkpoint of this journal is checked too")
+    v.add_argument("--key-env", default=None, metavar="NAME",
+                   help="the environment variable holding the table's signing key "
+                        "(default STATION_JOURNAL_KEY; else the journal_key file beside it)")
+
     e = sub.add_parser("export", help="write the journal's inputs as one trace")
     e.add_argument("journal", help="the table's journal.sqlite (under storage.dir)")
     e.add_argument("out", help="the trace to write (.jsonl or .jsonl.gz)")
@@ -33,6 +46,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.action == "export":
         return _export(args)
+    if args.action == "verify":
+        from station.commands.journal_verify import run_verify
+
+        return run_verify(args)
     from station.core.journal import JournalError
     from station.live.journal_migrate import migrate
 

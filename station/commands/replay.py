@@ -31,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"station replay: settlement disagrees with the table core: {problem}",
               file=sys.stderr)
+    matched = _against_chain(args.trace, records)
     out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
     try:
         for r in records:
@@ -38,4 +39,29 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if args.out:
             out.close()
-    return 1 if problem else 0
+    return 1 if problem or matched is False else 0
+
+
+def _against_chain(trace: str, records: list[dict]) -> bool | None:
+    """An exported trace names the journal's chain head it ends at and the digest of the
+    records the journal holds through it: say whether this replay made exactly those (None:
+    the trace names no chain)."""
+    from firmware_bridge.tracefile import open_text
+    from station.core.journal import record_text, records_digest
+
+    with open_text(trace) as f:
+        first = json.loads(f.readline() or "{}")
+    end = first.get("chain") if isinstance(first, dict) else None
+    if not isinstance(end, dict):
+        return None
+    made = records[:-1] if records and records[-1].get("type") == "balances" else records
+    n, digest = records_digest(record_text(r) for r in made)
+    where = f"entry {end.get('seq')} of journal {end.get('journal_id')} (chain head {str(end.get('head'))[:16]}…)"
+    if n == end.get("records") and digest == end.get("records_sha256"):
+        print(f"station replay: the trace matches the journal's chain at {where}: its {n} "
+              "records are exactly the journal's", file=sys.stderr)
+        return True
+    print(f"station replay: the trace does NOT match the journal's chain at {where}: replay "
+          f"made {n} records, the journal held {end.get('records')} (or other ones)",
+          file=sys.stderr)
+    return False

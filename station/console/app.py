@@ -66,6 +66,7 @@ def make_console_app(stations: Mapping[str, TableStation] | Iterable[TableStatio
         Route("/api/tables/{table}/rounds", routes.api_rounds),
         Route("/api/tables/{table}/rounds/{round_id}", routes.api_round),
         Route("/api/tables/{table}/rounds/{round_id}/frame.png", routes.api_frame),
+        Route("/api/tables/{table}/rounds/{round_id}/evidence.zip", routes.api_evidence),
         Route("/api/tables/{table}/roads", routes.api_roads),
         Route("/api/tables/{table}/camera", routes.api_camera),
         Route("/api/tables/{table}/camera.jpg", routes.api_camera_jpeg),

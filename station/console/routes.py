@@ -166,6 +166,36 @@ async def api_frame(request: Request) -> Response:
     return FileResponse(p, media_type="image/png")
 
 
+async def api_evidence(request: Request) -> Response:
+    """The round's evidence pack (station/dispute/): for supervisors, audited either way."""
+    s = need_session(request)
+    c = console_of(request)
+    name, rid = request.path_params["table"], request.path_params["round_id"]
+    if s.role != "supervisor":
+        reason = "the evidence pack is for supervisors"
+        c.audit.write(user=s.user, role=s.role, table=name, action="evidence_pack",
+                      round_id=rid, outcome="forbidden", reason=reason)
+        raise ApiError(403, reason, outcome="forbidden")
+    c.recall(name, rid)  # the same checks: this table's round, and over
+    journal = c.table(name).station.journal
+    if journal.signing_key is None:
+        raise ApiError(503, "this table signs no checkpoints: make the pack with "
+                            "`station dispute` and the table's key")
+    import io
+
+    from station.dispute.pack import write_pack
+
+    ledger = journal.path.parent / "ledger.sqlite"
+    buf = io.BytesIO()
+    await anyio.to_thread.run_sync(lambda: write_pack(
+        journal.path, rid, journal.signing_key, str(ledger) if ledger.is_file() else None, buf,
+        frames_dir=c.frames_dir, audit_path=c.audit.path))
+    c.audit.write(user=s.user, role=s.role, table=name, action="evidence_pack", round_id=rid,
+                  outcome="done")
+    return Response(buf.getvalue(), media_type="application/zip", headers={
+        "Content-Disposition": f'attachment; filename="{rid}.zip"'})
+
+
 async def api_camera(request: Request) -> Response:
     need_session(request)
     return JSONResponse(console_of(request).camera(request.path_params["table"]))

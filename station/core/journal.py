@@ -27,6 +27,7 @@ from station.core.inputs import (
     parse_header,
     parse_input,
 )
+from station.core import chain
 from station.core.outbox import OUTBOX_SCHEMA, enqueue
 from station.private_files import private_file
 
@@ -49,6 +50,17 @@ CREATE TABLE IF NOT EXISTS snapshots (
     input_seq INTEGER PRIMARY KEY,
     state     BLOB NOT NULL
 );
+CREATE TABLE IF NOT EXISTS chain (
+    seq  INTEGER PRIMARY KEY,
+    hash BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS checkpoints (
+    seq  INTEGER PRIMARY KEY,
+    head BLOB NOT NULL,
+    t_us INTEGER NOT NULL,
+    why  TEXT NOT NULL,
+    sig  TEXT NOT NULL
+);
 """
 
 
@@ -56,11 +68,24 @@ class JournalError(RuntimeError):
     pass
 
 
+def log_migrated(path: Path, last: int) -> None:
+    import logging
+
+    logging.getLogger("station.journal").warning(
+        "journal %s was written before the hash chain: its %d entries are chained now and "
+        "marked unchained (the chain proves them unchanged from now on, not as written)",
+        path, last)
+
+
 class Journal:
     def __init__(self, path: str | Path, header: TraceHeader | None = None, *,
-                 epoch: float | None = None, sync: str = "full") -> None:
+                 epoch: float | None = None, sync: str = "full",
+                 signing_key: bytes | None = None,
+                 checkpoint_every: int = chain.CHECKPOINT_EVERY) -> None:
         """`sync`: "full" fsyncs every commit (survives power loss); "normal" survives a
-        crash of the station process but may lose the last commits on power loss."""
+        crash of the station process but may lose the last commits on power loss.
+        `signing_key`: the table's key for checkpoints (docs/core.md, "The hash chain");
+        without one the chain is kept but nothing is signed or sent to the ledger."""
         if sync not in ("full", "normal"):
             raise JournalError(f"journal sync must be 'full' or 'normal', got {sync!r}")
         self.path = Path(path)
@@ -104,6 +129,108 @@ class Journal:
         #: None for a journal written before journals had ids: it keeps the key scheme its
         #: outbox already used (unprefixed), so its bets and its hands still meet in the ledger
         self.journal_id: str | None = row[0] if row else None
+        self.signing_key = signing_key
+        self._open_chain(checkpoint_every)
+
+    # ---------------------------------------------------------------- the hash chain
+    def _open_chain(self, every: int) -> None:
+        """Load the chain head; a journal from before the chain is chained once, here, its
+        entries so far marked unchained (they were hashed at this migration, not as written)."""
+        c = self.conn
+        row = c.execute("SELECT value FROM meta WHERE key='chain'").fetchone()
+        self.header_text = c.execute("SELECT value FROM meta WHERE key='header'").fetchone()[0]
+        if row is None:
+            with c:
+                c.execute("BEGIN IMMEDIATE")
+                last = int(c.execute("SELECT COALESCE(MAX(seq), 0) FROM inputs").fetchone()[0])
+                c.execute("INSERT INTO meta VALUES ('chain', ?)", (chain.chain_meta(every, last),))
+                c.execute("DELETE FROM chain")
+                meta = chain.read_chain_meta(chain.chain_meta(every, last))
+                self._set_genesis(meta)
+                head = self.genesis_hash
+                records = self._records_by_input()
+                for seq, t_us, line in c.execute(
+                        "SELECT seq, t_us, line FROM inputs ORDER BY seq").fetchall():
+                    head = chain.entry_hash(head, seq, t_us, line, records.get(seq, ()))
+                    c.execute("INSERT INTO chain VALUES (?, ?)", (seq, head))
+                self.head, self.head_seq = head, last
+                self.last_checkpoint_seq = -1
+                if last:
+                    log_migrated(self.path, last)
+                self._pending: tuple[int, int, str] | None = None
+                self._checkpoint_if_signing("genesis", 0, 0, self.genesis_hash)
+                if last:
+                    self._checkpoint_if_signing("migrated", last, self.last_t_us(), head)
+        else:
+            meta = chain.read_chain_meta(row[0])
+            self._set_genesis(meta)
+            last = c.execute("SELECT seq, hash FROM chain ORDER BY seq DESC LIMIT 1").fetchone()
+            self.head, self.head_seq = (bytes(last[1]), int(last[0])) if last else (self.genesis_hash, 0)
+            cp = c.execute("SELECT MAX(seq) FROM checkpoints").fetchone()[0]
+            self.last_checkpoint_seq = -1 if cp is None else int(cp)
+            self._pending = None
+            if self.signing_key is not None and self.last_checkpoint_seq < 0:
+                # chained by a station without a key until now: its genesis is signed now
+                with c:
+                    c.execute("BEGIN IMMEDIATE")
+                    self._checkpoint_if_signing("genesis", 0, 0, self.genesis_hash)
+        self._at_begin = (self.head, self.head_seq, self.last_checkpoint_seq)
+
+    def _set_genesis(self, meta: dict[str, Any]) -> None:
+        self.checkpoint_every = int(meta["every"])
+        self.unchained_through = int(meta["unchained_through"])
+        self.genesis_hash = chain.genesis(self.header.table, self.journal_id, self.header_text,
+                                          self.checkpoint_every, self.unchained_through)
+
+    def _records_by_input(self) -> dict[int, list[str]]:
+        out: dict[int, list[str]] = {}
+        for seq, rec in self.conn.execute("SELECT input_seq, record FROM records ORDER BY seq"):
+            out.setdefault(int(seq), []).append(rec)
+        return out
+
+    def _chain_entry(self, seq: int, t_us: int, line: str, records: list[str]) -> None:
+        """Inside the open transaction: entry `seq` is whole; hash it onto the chain."""
+        self.head = chain.entry_hash(self.head, seq, t_us, line, records)
+        self.head_seq = seq
+        self.conn.execute("INSERT INTO chain VALUES (?, ?)", (seq, self.head))
+        if seq - max(self.last_checkpoint_seq, 0) >= self.checkpoint_every:
+            self.checkpoint("every", t_us)
+
+    def _close_pending(self) -> None:
+        if self._pending is not None:
+            seq, t_us, line = self._pending
+            self._pending = None
+            self._chain_entry(seq, t_us, line, [])
+
+    def checkpoint(self, why: str, t_us: int | None = None) -> bool:
+        """Inside the open transaction: sign the chain head as it stands and put the
+        checkpoint in the outbox for the ledger. False when there is nothing new to sign or
+        no key."""
+        self._close_pending()
+        if self.head_seq <= self.last_checkpoint_seq:
+            return False
+        return self._checkpoint_if_signing(why, self.head_seq,
+                                           self.last_t_us() if t_us is None else t_us, self.head)
+
+    def _checkpoint_if_signing(self, why: str, seq: int, t_us: int, head: bytes) -> bool:
+        if self.signing_key is None:
+            return False
+        sig = chain.sign(self.signing_key, self.header.table, self.journal_id, seq, head)
+        self.conn.execute("INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?)",
+                          (seq, head, t_us, why, sig))
+        self.last_checkpoint_seq = seq
+        table, jid = self.header.table, self.journal_id or ""
+        # as the kernel's messages: a journal from before journal ids books under the
+        # ledger's default table (station/core/kernel.py, `message`)
+        where = {"table": table} if self.journal_id else {}
+        enqueue(self.conn, {"key": f"{table}/{jid}/checkpoint:{seq}", "kind": "checkpoint",
+                            **where, "journal_id": jid, "seq": seq, "head": head.hex(),
+                            "sig": sig, "t": t_us / 1_000_000})
+        return True
+
+    def chain_head(self) -> tuple[int, str]:
+        """The last chained entry's seq and the chain's hash there (hex)."""
+        return self.head_seq, self.head.hex()
 
     def inputs(self, after: int = 0) -> Iterator[tuple[int, Input]]:
         prev = None
@@ -121,6 +248,7 @@ class Journal:
         """Open a transaction (one input, or a group of inputs that arrived together) and
         write the input first. Returns its seq (0 when no input was given)."""
         self.conn.execute("BEGIN IMMEDIATE")
+        self._at_begin = (self.head, self.head_seq, self.last_checkpoint_seq)
         if inp is None:
             return 0
         try:
@@ -130,20 +258,30 @@ class Journal:
             raise
 
     def add_input(self, inp: Input) -> int:
+        self._close_pending()
+        line = input_line(inp)
         cur = self.conn.execute("INSERT INTO inputs (t_us, line) VALUES (?, ?)",
-                                (inp.t_us, input_line(inp)))
-        return int(cur.lastrowid or 0)
+                                (inp.t_us, line))
+        seq = int(cur.lastrowid or 0)
+        # the entry is hashed once its records are known (add_outputs, or the commit)
+        self._pending = (seq, inp.t_us, line)
+        return seq
 
     def add_outputs(self, seq: int, records: list[dict[str, Any]],
                     messages: list[dict[str, Any]]) -> None:
         c = self.conn
+        texts = [record_text(r) for r in records]
         if records:
             c.executemany(
                 "INSERT INTO records (input_seq, type, record) VALUES (?, ?, ?)",
-                [(seq, r["type"], json.dumps(r, ensure_ascii=False)) for r in records],
+                [(seq, r["type"], t) for r, t in zip(records, texts)],
             )
         for m in messages:
             enqueue(c, m)
+        if self._pending is not None and self._pending[0] == seq:
+            _, t_us, line = self._pending
+            self._pending = None
+            self._chain_entry(seq, t_us, line, texts)
 
     def commit(self, seq: int | None = None, records: list[dict[str, Any]] | None = None,
                messages: list[dict[str, Any]] | None = None) -> None:
@@ -151,12 +289,15 @@ class Journal:
         try:
             if seq is not None:
                 self.add_outputs(seq, records or [], messages or [])
+            self._close_pending()
             self.conn.execute("COMMIT")
         except BaseException:
             self.rollback()
             raise
 
     def rollback(self) -> None:
+        self._pending = None
+        self.head, self.head_seq, self.last_checkpoint_seq = self._at_begin
         if self.conn.in_transaction:
             self.conn.execute("ROLLBACK")
 
@@ -194,18 +335,71 @@ class Journal:
 
     def export_trace(self, path: str | Path, note: str = "") -> int:
         """Write the journal's inputs as a TRACES.md trace (see `export_trace`)."""
-        return _write_trace(self.header, self.inputs(), path, note)
+        return _write_trace(self.header, self.inputs(), path, note, chain_end(self.conn))
+
+    def probe_write(self) -> None:
+        """One small real write, committed (the station asks whether the disk takes writes
+        again after one failed): raises as a failing journal write does."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('write_probe', ?)",
+                              (repr(time.time()),))
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.rollback()
+            raise
+
+    closed = False
 
     def close(self) -> None:
+        self.closed = True
         self.conn.close()
 
 
+def chain_end(conn: sqlite3.Connection) -> dict[str, Any] | None:
+    """What an exported trace's header says of the chain it ends at: the journal id, the last
+    entry's seq and the chain's hash there (as the station stored it), and how many records
+    the journal holds through it with their SHA-256 (`records_digest`), which `station replay`
+    recomputes from the records the trace replays to."""
+    try:
+        row = conn.execute("SELECT seq, hash FROM chain ORDER BY seq DESC LIMIT 1").fetchone()
+    except sqlite3.Error:
+        return None  # a journal from before the chain, read only: nothing to carry
+    if row is None:
+        return None
+    jid = conn.execute("SELECT value FROM meta WHERE key='journal_id'").fetchone()
+    n, digest = records_digest(r for (r,) in conn.execute(
+        "SELECT record FROM records WHERE input_seq <= ? ORDER BY seq", (row[0],)))
+    return {"journal_id": jid[0] if jid else None, "seq": int(row[0]),
+            "head": bytes(row[1]).hex(), "records": n, "records_sha256": digest}
+
+
+def records_digest(texts: Iterator[str]) -> tuple[int, str]:
+    """SHA-256 over records as the journal stores them, each UTF-8 and ended by a newline."""
+    import hashlib
+
+    h, n = hashlib.sha256(), 0
+    for t in texts:
+        h.update(t.encode())
+        h.update(b"\n")
+        n += 1
+    return n, h.hexdigest()
+
+
+def record_text(record: dict[str, Any]) -> str:
+    """A record as the journal stores it (and hashes it)."""
+    return json.dumps(record, ensure_ascii=False)
+
+
 def _write_trace(header: TraceHeader, inputs: Iterator[tuple[int, Input]], path: str | Path,
-                 note: str) -> int:
+                 note: str, chain_at_end: dict[str, Any] | None = None) -> int:
     if note:
         header = TraceHeader(header.table, header.game, header.camera, header.settings, note)
+    first = header.to_line()
+    if chain_at_end is not None:
+        first["chain"] = chain_at_end
     last_us = None
-    with TraceWriter(path, header.to_line()) as w:
+    with TraceWriter(path, first) as w:
         for _, inp in inputs:
             last_us = inp.t_us
             if inp.kind not in JOURNAL_ONLY_KEYS:
@@ -254,7 +448,7 @@ def export_trace(journal_path: str | Path, path: str | Path, note: str = "") -> 
                 prev = inp.t_us
                 yield seq, inp
 
-        return _write_trace(header, rows(), path, note)
+        return _write_trace(header, rows(), path, note, chain_end(conn))
     finally:
         conn.close()
 

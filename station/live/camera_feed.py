@@ -243,6 +243,12 @@ class CameraFeed:
             return
         for r in records:
             if r.get("type") == "hand":
+                # with the zones drawn, so a floor manager (and a dispute's evidence pack)
+                # sees which cards lay in which zone
+                if self.layout is not None:
+                    from firmware_bridge.camera.overlay import draw_view
+
+                    frame = draw_view(frame, self.layout)
                 write_frame(self.frames_dir / f"{r['round_id']}.png", frame)
 
 

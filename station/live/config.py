@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from station.core.settings import SettingsError, TableSettings
+from station.live.disk import DiskLimits
 
 
 class ConfigError(ValueError):
@@ -74,6 +75,12 @@ class StationConfig:
     users_file: str | None = None
     record_traces: bool = True
     journal_sync: str = "full"
+    #: `[journal]`: the environment variable holding the table's checkpoint signing key, and
+    #: how many entries a checkpoint covers at most (docs/core.md, "The hash chain")
+    signing_key_env: str = "STATION_JOURNAL_KEY"
+    checkpoint_every: int = 1000
+    #: `[storage] retention_days`, `free_warn_mb`, `free_floor_mb` (station/live/disk.py)
+    disk: DiskLimits = field(default_factory=DiskLimits)
     source: str = "<defaults>"
 
     @property
@@ -89,7 +96,8 @@ class StationConfig:
         return self.data_dir / "traces"
 
 
-_SECTIONS = {"table", "storage", "shoe", "camera", "settlement", "console", "bet_api", "recording"}
+_SECTIONS = {"table", "storage", "shoe", "camera", "settlement", "console", "bet_api", "recording",
+             "journal"}
 
 
 def _take(section: dict[str, Any], where: str, key: str, kind: type | tuple[type, ...],
@@ -149,6 +157,15 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
     sync = _take(st, "storage", "sync", str, "full")
     if sync not in ("full", "normal"):
         raise ConfigError(f"storage.sync: 'full' or 'normal', got {sync!r}")
+    disk = DiskLimits(
+        retention_days=float(_take(st, "storage", "retention_days", (int, float), 90)),
+        free_warn_mb=_take(st, "storage", "free_warn_mb", int, 2048),
+        free_floor_mb=_take(st, "storage", "free_floor_mb", int, 512))
+    if not disk.retention_days > 0:
+        raise ConfigError(f"storage.retention_days: more than 0 days, got {disk.retention_days}")
+    if not 0 <= disk.free_floor_mb <= disk.free_warn_mb:
+        raise ConfigError("storage.free_floor_mb: from 0 up to storage.free_warn_mb, got "
+                          f"{disk.free_floor_mb} (warn {disk.free_warn_mb})")
     _leftover(st, "storage")
     if not data_dir.is_absolute():
         data_dir = base / data_dir
@@ -181,10 +198,19 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
     rec = data.get("recording", {})
     record = _take(rec, "recording", "traces", bool, True)
     _leftover(rec, "recording")
+    jr = data.get("journal", {})
+    key_env = _take(jr, "journal", "signing_key_env", str, "STATION_JOURNAL_KEY")
+    every = _take(jr, "journal", "checkpoint_every", int, 1000)
+    _leftover(jr, "journal")
+    if not key_env:
+        raise ConfigError("journal.signing_key_env: name an environment variable")
+    if not 1 <= every <= 1_000_000:
+        raise ConfigError(f"journal.checkpoint_every: 1 to 1000000 entries, got {every}")
     cfg = StationConfig(table=table, data_dir=data_dir, shoe=shoe, camera=camera,
                         settlement=settlement, console=console, bet_api=bet_api,
                         bet_api_keys_env=keys_env, users_file=users, record_traces=record,
-                        journal_sync=sync, source=source)
+                        journal_sync=sync, signing_key_env=key_env, checkpoint_every=every,
+                        disk=disk, source=source)
     if camera.enabled:
         load_table_camera_config(cfg)  # a camera layout that does not fit the game: refuse now
     if settlement.reserve:

@@ -15,8 +15,10 @@ the stored ones, and carries on from there: nothing twice, nothing lost.
 
 from __future__ import annotations
 
+import errno
 import logging
 import queue
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -57,10 +59,14 @@ class TableStation:
         clock: Callable[[], float] = time.monotonic,
         max_idle: float = 0.25,
         journal_sync: str = "full",
+        signing_key: bytes | None = None,
+        checkpoint_every: int | None = None,
     ) -> None:
         self.settings = settings
         header = TraceHeader(settings.table, settings.game, settings.camera, settings_dict(settings))
-        self.journal = Journal(journal_path, header, sync=journal_sync)
+        more = {} if checkpoint_every is None else {"checkpoint_every": checkpoint_every}
+        self.journal = Journal(journal_path, header, sync=journal_sync, signing_key=signing_key,
+                               **more)
         kept = self.journal.header.settings
         if kept != header.settings:
             # Re-applying the journal must reproduce what the table did, so the settings it
@@ -103,6 +109,9 @@ class TableStation:
         self.on_outbox: Callable[[], None] | None = None
         #: called after each durable input with the records it made (trace recording)
         self.on_input: Callable[[Input, list[dict[str, Any]]], None] | None = None
+        #: the disk under storage.dir (station/live/disk.py): its free space in the view, and
+        #: `new_shoe` refused below its floor; None: not watched
+        self.disk: Any = None
         #: a studio table's bet intake (docs/studio.md): asks the studio ledger to reserve a
         #: bet message and returns its answer ({"answer": "reserved", "result": {...}} or
         #: {"answer": reason, "detail": ...}); None: the table decides funds on its own
@@ -201,7 +210,20 @@ class TableStation:
         self._q.put((None, None, "", None, None))
         if self._thread:
             self._thread.join(timeout)
+            if (not self._thread.is_alive() and self.fatal is None and not self.journal.closed
+                    and self.journal.signing_key is not None):
+                self._checkpoint_at_stop()
         self.journal.close()
+
+    def _checkpoint_at_stop(self) -> None:
+        """An orderly stop signs the chain head, so the whole journal is vouched for."""
+        try:
+            self.journal.begin()
+            self.journal.checkpoint("stop")
+            self.journal.commit()
+        except Exception:  # noqa: BLE001 - the journal stays whole; the tail is unsigned
+            self.journal.rollback()
+            log.exception("journal %s: no checkpoint at stop", self.journal.path)
 
     # ---------------------------------------------------------------- clock
     def _now_us(self) -> int:
@@ -224,6 +246,14 @@ class TableStation:
         ``{"dice": [4, 5]}``)."""
         if self.fatal is not None:
             raise StationStopped(f"the table core stopped: {self.fatal}")
+        if kind == "dealer" and value == "new_shoe" and self.disk is not None:
+            low = self.disk.new_shoe_refusal()
+            if low is not None:
+                # refused before the table takes it (not journaled: nothing happened at the
+                # table), so no shoe starts that the disk might not hold to its end
+                log.warning("table %s: new_shoe refused: %s", self.settings.table, low)
+                return [{"type": "action_refused", "action": "new_shoe", "user": user,
+                         "reason": low, "t": self.now_us() / US}]
         fut: Future[list[dict[str, Any]]] | None = Future() if wait else None
         self._q.put((extra or None, fut, kind, value, user))
         if fut is None:
@@ -267,6 +297,10 @@ class TableStation:
         return fut.result(timeout)
 
     # ---------------------------------------------------------------- the owner thread
+    #: while the journal cannot be written, a write is tried again at most this often (the
+    #: inputs in between are refused: the shoe resends what was never acknowledged)
+    write_probe_s = 0.5
+
     def _run(self) -> None:
         try:
             while not self._stop.is_set():
@@ -280,8 +314,12 @@ class TableStation:
                     item = None
                 if self._stop.is_set():
                     break
+                if self.write_fault is not None and not self._journal_writable():
+                    if item is not None:
+                        self._refuse_unwritten([item])
+                    continue
                 if item is None:
-                    self._tick()
+                    self._guarded(self._tick)
                     continue
                 # group commit: whatever else is already waiting shares this transaction
                 batch = [item]
@@ -294,7 +332,7 @@ class TableStation:
                         self._q.put(nxt)
                         break
                     batch.append(nxt)
-                self._process_group(batch)
+                self._guarded(lambda: self._process_group(batch))
         except BaseException as e:  # noqa: BLE001 - recorded, surfaced to every caller
             self.fatal = e
             log.exception("table core stopped")
@@ -308,12 +346,80 @@ class TableStation:
 
     max_group = 256
 
+    # ---------------------------------------------------------------- a journal that cannot write
+    #: set while the journal cannot be written (disk full, I/O error): the view's
+    #: `device_fault`; None once writes succeed again
+    write_fault: dict[str, Any] | None = None
+
+    def _guarded(self, step: Callable[[], None]) -> None:
+        """Run one journaled step; a journal write that fails stops the table instead of the
+        station: nothing of the step was committed, acknowledged or answered."""
+        try:
+            step()
+        except (sqlite3.OperationalError, sqlite3.DatabaseError, OSError) as e:
+            if not journal_write_failed(e):
+                raise
+            self._journal_failed(e)
+
+    def _journal_failed(self, e: BaseException) -> None:
+        try:
+            self.journal.rollback()
+        except sqlite3.Error:
+            log.exception("journal %s: rollback after a failed write", self.journal.path)
+        first = self.write_fault is None
+        self.write_fault = {
+            "kind": "device_fault", "round_id": None, "station": True,
+            "detail": f"the journal cannot be written ({e}); nothing after its last entry was "
+                      "taken or acknowledged; the table goes on by itself once it can write",
+            "since": self._last_us / US, "meaning": "the station's disk failed a write",
+            "options": [], "cancel_only": False}
+        self._write_tried = time.monotonic()
+        if first:
+            log.error("journal %s: a write failed (%s): the table stops until it can write",
+                      self.journal.path, e)
+        # what the core applied of the failed step was never journaled: the core goes back to
+        # exactly what the journal holds (its inputs re-applied, each record checked)
+        applied = self.inputs_applied
+        self.core = TableCore(self.settings, journal_id=self.journal.journal_id)
+        self.recover()
+        self.inputs_applied = applied
+        self._publish_view()
+
+    _write_tried = 0.0
+
+    def _journal_writable(self) -> bool:
+        """While the journal cannot be written: try one real write (at most every
+        `write_probe_s`); True, and the fault cleared, once it succeeds."""
+        now = time.monotonic()
+        if now - self._write_tried < self.write_probe_s:
+            return False
+        self._write_tried = now
+        try:
+            self.journal.probe_write()
+        except (sqlite3.Error, OSError) as e:
+            if not journal_write_failed(e):
+                raise
+            return False
+        log.warning("journal %s: writes succeed again; the table goes on", self.journal.path)
+        self.write_fault = None
+        self._publish_view()
+        return True
+
+    def _refuse_unwritten(self, batch: list[tuple[Any, ...]]) -> None:
+        """Inputs that came while the journal cannot be written: not taken (no ACK, so the
+        shoe resends; callers hear why)."""
+        for _extra, fut, *_ in batch:
+            if fut is not None and not fut.done():
+                fut.set_exception(StationStopped(
+                    f"the journal cannot be written: {self.write_fault['detail']}"))
+
     def _tick(self) -> None:
         now = self._now_us()
         if self.core.timers.next_due(now) is None:
             return
         inp = Input(now, "tick", True)
         seq = self.journal.begin(inp)
+        in_round = self._in_round()
         try:
             self.core.apply(inp)
             records, messages, commands = self.core.take_outputs()
@@ -325,6 +431,7 @@ class TableStation:
         else:
             self.journal.add_outputs(seq, records, messages)
             self._maybe_snapshot(seq, records)
+            self._checkpoint_at_round_end(in_round, inp.t_us)
             self.journal.commit()
             self.inputs_applied += 1
         self._after_commit([(inp, None, records, messages, commands, records)])
@@ -369,6 +476,11 @@ class TableStation:
             self.journal.commit()
         except BaseException as e:
             self.journal.rollback()
+            if isinstance(e, sqlite3.Error | OSError) and journal_write_failed(e):
+                # the table stands first, so whoever hears of the refusal sees it standing
+                self._journal_failed(e)
+                self._refuse_unwritten(batch)
+                return
             for _, fut, *_ in batch:
                 if fut and not fut.done():
                     fut.set_exception(StationStopped(f"the table core stopped: {e}"))
@@ -431,12 +543,23 @@ class TableStation:
 
     def _apply_one(self, inp: Input) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[tuple[str, ...]]]:
         seq = self.journal.add_input(inp)
+        in_round = self._in_round()
         self.core.purse.last_decision = None
         self.core.apply(inp)
         records, messages, commands = self.core.take_outputs()
         self.journal.add_outputs(seq, records, messages)
         self._maybe_snapshot(seq, records)
+        self._checkpoint_at_round_end(in_round, inp.t_us)
         return records, messages, commands
+
+    def _in_round(self) -> bool:
+        return bool(self.core.proc.round_in_progress())
+
+    def _checkpoint_at_round_end(self, was_in_round: bool, t_us: int) -> None:
+        """A round (a pot game's game) that just ended is signed at once: its records can
+        then no longer be changed unnoticed, by anyone, once the ledger has the checkpoint."""
+        if was_in_round and not self._in_round():
+            self.journal.checkpoint("round_end", t_us)
 
     def _after_commit(self, done: list[tuple[Any, ...]]) -> None:
         """Durable: now the world may hear of it."""
@@ -471,6 +594,15 @@ class TableStation:
 
     def _publish_view(self) -> None:
         v = public_view(self.core)
+        if self.write_fault is not None:
+            # the table stands on the station's own device fault, beside the kernel's
+            v["faults"] = [*v["faults"], self.write_fault]
+            v["paused"] = True
+        if self.disk is not None:
+            try:
+                v["disk"] = self.disk.status()
+            except OSError as e:
+                v["disk"] = {"error": str(e)}
         own = getattr(self.core.proc, "private_views", None)
         private = own() if own is not None else {}
         with self._view_cond:
@@ -490,6 +622,18 @@ class TableStation:
         with self._view_cond:
             self._view_cond.wait_for(lambda: self.view_version > after_version, timeout)
             return self.view
+
+
+#: what SQLite says when the disk under the journal fails a write
+_WRITE_FAILURES = ("database or disk is full", "disk i/o error", "disk full", "no space")
+
+
+def journal_write_failed(e: BaseException) -> bool:
+    """A failure of the disk under the journal (full, an I/O error), not a defect."""
+    if isinstance(e, OSError) and not isinstance(e, sqlite3.Error):
+        return e.errno in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EROFS)
+    text = str(e).lower()
+    return any(w in text for w in _WRITE_FAILURES)
 
 
 def settings_dict(s: TableSettings) -> dict[str, Any]:

@@ -35,13 +35,13 @@ from station.cards import Card, CardError, parse_card
 from station.games import get_game
 from station.games.base import BetError, Game
 from station.money import AmountError, check_amount
-from station.settlement import pot
+from station.settlement import checkpoints, pot
 from station.settlement.ledger import CheckReport, Store, Tx, check_books, open_store
 from station.settlement.ledger.schema import MAX_BALANCE
 from station.settlement.ledger.store import ensure_system_accounts
 from station.settlement.pot import POT_KINDS
 
-MESSAGE_KINDS = ("wallet", "bet", "hand", "round_cancelled", *POT_KINDS)
+MESSAGE_KINDS = ("wallet", "bet", "hand", "round_cancelled", *POT_KINDS, "checkpoint")
 #: balances moved by one statement at most (its parameters stay far below either engine's limit)
 MOVE_CHUNK = 2000
 #: at most this many bets are applied together by the fast path for runs of bets
@@ -241,6 +241,11 @@ class SettlementCore:
             row = tx.one("SELECT result FROM entries WHERE table_id = ? AND key = ?",
                          (self.table if table is None else table, key))
         return None if row is None else json.loads(row[0])
+
+    def checkpoint(self, table: str, journal_id: str) -> dict[str, Any] | None:
+        """The newest journal checkpoint the ledger holds for this table's journal
+        (station/settlement/checkpoints.py): `seq`, `head`, `sig`, `t`; None if none came."""
+        return checkpoints.newest(self.store, table, journal_id)
 
     def refusals(self, *, table: str | None = None) -> list[dict[str, Any]]:
         """Refused messages on record that never applied since, oldest first."""
@@ -565,6 +570,11 @@ class SettlementCore:
             result, round_id, finish = self._cancel(tx, table, key, message)
         elif kind in POT_KINDS:
             result, round_id, finish = pot.apply(self, tx, table, kind, key, message)
+        elif kind == "checkpoint":
+            try:
+                result, round_id, finish = checkpoints.apply(tx, table, key, message)
+            except ValueError as exc:
+                raise SettlementRefused(key, "malformed", str(exc)) from None
         else:
             raise SettlementRefused(key, "unknown_kind", f"kind {kind!r} (known: {', '.join(MESSAGE_KINDS)})")
         entry_id = tx.insert_id(

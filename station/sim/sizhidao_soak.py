@@ -40,6 +40,7 @@ class SzSoakOptions:
     crash: float = 0.0005  # chance per input of a crash after it
     cancel: float = 0.05  # chance per deal that the supervisor cancels the game
     journal_sync: str = "normal"
+    signing_key: bytes | None = None  # the journal's checkpoint key (None: chain, unsigned)
 
 
 @dataclass
@@ -106,7 +107,7 @@ class SiZhiDaoSoak:
         sim.run(self.o.games)
         header = parse_header(sim.script.header)
         self.under_test = SoakedStation(settings_from_header(header), self.dir, self.clock,
-                                        self.o.journal_sync)
+                                        self.o.journal_sync, self.o.signing_key)
         self.under_test.start()
         lines = sim.script.lines
         for i, obj in enumerate(lines):

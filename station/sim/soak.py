@@ -48,6 +48,7 @@ class SoakOptions:
     sample_every: int = 50  # rounds between memory samples
     game: str = "pokdeng"  # or "paigow": shuffles of the 32 cards, two rounds each
     mistype: float = 0.02  # Pai Gow: a die typed wrong (dice_mismatch, typed again)
+    signing_key: bytes | None = None  # the journal's checkpoint key (None: chain, unsigned)
 
 
 def rss_mb() -> float:
@@ -147,7 +148,8 @@ class Soak:
         return self.under_test.ledger
 
     def _start_station(self) -> None:
-        self.under_test = SoakedStation(self.settings, self.dir, self.clock, self.o.journal_sync)
+        self.under_test = SoakedStation(self.settings, self.dir, self.clock, self.o.journal_sync,
+                                        self.o.signing_key)
         self.report.restart_seconds.append(self.under_test.start())
 
     def _crash(self) -> None:

@@ -14,8 +14,10 @@ from typing import Any
 
 class SoakedStation:
     def __init__(self, settings: Any, directory: Path, clock: Callable[[], float],
-                 journal_sync: str) -> None:
+                 journal_sync: str, signing_key: bytes | None = None) -> None:
         self.settings = settings
+        #: the table's journal signing key (checkpoints signed, sent to the ledger)
+        self.signing_key = signing_key
         self.journal_path = directory / "journal.sqlite"
         self.ledger_path = directory / "ledger.sqlite"
         self.clock = clock
@@ -34,7 +36,8 @@ class SoakedStation:
 
         t0 = time.perf_counter()
         self.station = TableStation(self.settings, self.journal_path, clock=self.clock,
-                                    journal_sync=self.journal_sync)
+                                    journal_sync=self.journal_sync,
+                                    signing_key=self.signing_key)
         self.station.start()
         if self.ledger is None:
             self.ledger = SettlementCore(self.ledger_path)

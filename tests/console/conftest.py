@@ -37,7 +37,8 @@ class Clock:
 class Table:
     """A live `TableStation` fed a recorded trace, input by input, like a real table."""
 
-    def __init__(self, name: str, tmp: Path, clock: Clock, table: str | None = None) -> None:
+    def __init__(self, name: str, tmp: Path, clock: Clock, table: str | None = None,
+                 signing_key: bytes | None = None) -> None:
         # "clean_shoe" (a Pok Deng trace), or "traces-paigow/clean", "traces-sizhidao/tie_once"
         folder = DATA / name if "/" in name else TRACES / name
         self.trace = folder / "trace.jsonl"
@@ -49,7 +50,7 @@ class Table:
         if table is not None:  # a second table in the same studio
             settings = settings.with_overrides({"table": table})
         self.station = TableStation(settings, tmp / f"{folder.name}-{settings.table}.journal.sqlite",
-                                     clock=clock)
+                                     clock=clock, signing_key=signing_key)
         self.station.start()
         self.pos = 0
 
@@ -108,8 +109,9 @@ def users() -> UserStore:
 def make_table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
     made: list[Table] = []
 
-    def make(name: str, clock: Clock | None = None, table: str | None = None) -> Table:
-        t = Table(name, tmp_path, clock or Clock(), table)
+    def make(name: str, clock: Clock | None = None, table: str | None = None,
+             signing_key: bytes | None = None) -> Table:
+        t = Table(name, tmp_path, clock or Clock(), table, signing_key)
         made.append(t)
         return t
 

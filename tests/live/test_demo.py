@@ -23,6 +23,26 @@ def test_demo_runs_a_table_you_can_watch(tmp_path):
     assert summary["rounds_settled"] == 2 and summary["ledger_check"] == "clean"
     assert sorted(p.name for p in (data / "frames").iterdir()) == ["PD-01-S1-R1.png",
                                                                      "PD-01-S1-R2.png"]
+    # the round's evidence pack holds the frame kept at validation, its zones drawn
+    import subprocess
+    import sys
+    import zipfile
+
+    import cv2
+    import numpy as np
+
+    from firmware_bridge.camera.overlay import ZONE_COLOUR
+
+    kept = sorted(p.stem for p in (data / "frames").iterdir())[0]
+    pack = tmp_path / "R1.zip"
+    p = subprocess.run([sys.executable, "-m", "station", "dispute", kept, "--data",
+                        str(data), "--out", str(pack)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["replay_equal"] is True
+    with zipfile.ZipFile(pack) as z:
+        png = z.read(f"frames/{kept}.png")
+    img = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
+    assert (img == np.array(ZONE_COLOUR, np.uint8)).all(axis=2).sum() > 500
     traces = sorted((data / "traces").glob("PD-01-S1-*.jsonl"))
     assert traces, "the shoe was not recorded as a trace"
     # the recorded shoe replays through the same core to the same hands

@@ -180,6 +180,12 @@ function renderHealth(v) {
     : el("span", { class: "down", text: "not fitted (degraded: shoe alone)" }));
   set("h-cam-fps", fmt(h.camera.fps));
   set("h-cam-lat", fmt(h.camera.recognition_latency_ms, " ms"));
+  // the disk under storage.dir (station/live/disk.py): low below the warning level; below the
+  // floor the dealer's New shoe is refused
+  const disk = v.disk;
+  $("h-disk").replaceChildren(disk && typeof disk.free_bytes === "number"
+    ? el("span", { class: disk.low ? "down" : "up", text: `${(disk.free_bytes / 1e9).toFixed(1)} GB${disk.below_floor ? " — below the floor: no new shoe" : disk.low ? " — low" : ""}` })
+    : (disk && disk.error ? el("span", { class: "down", text: disk.error }) : "not watched"));
 }
 
 // Each of the user's decisions: a button when the table takes it now (its effect beside it),
@@ -367,6 +373,9 @@ async function recall(table, roundId) {
   list("Decisions", body.decisions, (d) => `${d.t.toFixed(1)} s · ${d.action} by ${d.user || "?"}`);
   list("Audit", body.audit, (a) => `${new Date(a.at * 1000).toLocaleTimeString()} · ${a.user} (${a.role}) ${a.action}: ${a.outcome}${a.reason ? " — " + a.reason : ""}`);
   if (body.frame) box.append(el("h3", { text: "Camera at validation" }), el("img", { src: body.frame, alt: `camera frame of ${roundId}` }));
+  if (state.session.role === "supervisor") {  // the evidence pack is for supervisors (audited)
+    box.append(el("p", {}, el("a", { id: "evidence-pack", href: `/api/tables/${encodeURIComponent(table)}/rounds/${encodeURIComponent(roundId)}/evidence.zip`, text: "Evidence pack (zip) for a dispute" })));
+  }
 }
 
 async function refreshAudit() {

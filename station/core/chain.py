@@ -1,0 +1,98 @@
+"""The journal's hash chain and its signed checkpoints: the encoding, and nothing else.
+
+Every journal entry (one input, its time, and the records it produced) is hashed together
+with the hash of the entry before it, from a genesis that names the table, the journal and
+the journal's header. A checkpoint signs the chain head at one entry with the table's key
+(HMAC-SHA256), so a journal changed on the table PC either breaks the chain or leaves a head
+that no key-holder signed. The encoding is written down in docs/core.md ("The hash chain");
+a verifier in any language can recompute it from the SQLite file alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import struct
+from collections.abc import Sequence
+from typing import Any
+
+CHAIN_VERSION = 1
+GENESIS_TAG = b"dealer-station journal chain 1\n"
+CHECKPOINT_TAG = b"dealer-station checkpoint 1\n"
+#: a checkpoint every this many entries, besides one at each round's end (a journal keeps
+#: the value it was started with: it is part of its genesis)
+CHECKPOINT_EVERY = 1000
+#: the shortest signing key accepted, in bytes
+MIN_KEY_BYTES = 16
+#: the environment variable `station journal verify` reads the key from unless told another
+DEFAULT_KEY_ENV = "STATION_JOURNAL_KEY"
+
+_ENTRY = struct.Struct(">cqqI")  # "E", seq, t_us, length of the input line
+_LEN = struct.Struct(">I")
+
+
+class ChainKeyError(ValueError):
+    """The signing key is missing or unusable."""
+
+
+def parse_key(text: str | bytes, where: str) -> bytes:
+    """A signing key as the environment holds it: its UTF-8 bytes (64 hex digits is what
+    docs/operator.md has you generate). Too short a key is refused, naming where it came from."""
+    key = text.encode() if isinstance(text, str) else bytes(text)
+    key = key.strip()
+    if len(key) < MIN_KEY_BYTES:
+        raise ChainKeyError(f"{where}: the journal signing key must be at least {MIN_KEY_BYTES} "
+                        f"bytes (e.g. `openssl rand -hex 32`), got {len(key)}")
+    return key
+
+
+def key_from_env(name: str) -> bytes | None:
+    value = os.environ.get(name)
+    return None if not value else parse_key(value, f"${name}")
+
+
+def genesis(table: str, journal_id: str | None, header_text: str, every: int,
+            unchained_through: int) -> bytes:
+    """The hash before entry 1 (or before the first chained entry of a migrated journal)."""
+    text = "\n".join((table, journal_id or "", header_text, str(every), str(unchained_through)))
+    return hashlib.sha256(GENESIS_TAG + text.encode()).digest()
+
+
+def entry_hash(prev: bytes, seq: int, t_us: int, line: str, records: Sequence[str]) -> bytes:
+    """SHA-256 over the previous hash, "E", seq and t_us (signed 64-bit big-endian), then the
+    input line and each record (in the order they were made), each as UTF-8 preceded by its
+    length (32-bit big-endian), the records preceded by their count."""
+    lb = line.encode()
+    parts = [prev, _ENTRY.pack(b"E", seq, t_us, len(lb)), lb, _LEN.pack(len(records))]
+    for r in records:
+        rb = r.encode()
+        parts.append(_LEN.pack(len(rb)))
+        parts.append(rb)
+    return hashlib.sha256(b"".join(parts)).digest()
+
+
+def sign(key: bytes, table: str, journal_id: str | None, seq: int, head: bytes) -> str:
+    """The checkpoint's signature: HMAC-SHA256 over what it vouches for, hex."""
+    msg = CHECKPOINT_TAG + "\n".join((table, journal_id or "", str(seq), head.hex())).encode()
+    return hmac.new(key, msg, hashlib.sha256).hexdigest()
+
+
+def signature_ok(key: bytes, table: str, journal_id: str | None, seq: int, head: bytes,
+                 sig: str) -> bool:
+    return hmac.compare_digest(sign(key, table, journal_id, seq, head), str(sig))
+
+
+def chain_meta(every: int, unchained_through: int) -> str:
+    return json.dumps({"version": CHAIN_VERSION, "every": every,
+                       "unchained_through": unchained_through}, sort_keys=True)
+
+
+def read_chain_meta(text: str) -> dict[str, Any]:
+    meta = json.loads(text)
+    if (not isinstance(meta, dict) or meta.get("version") != CHAIN_VERSION
+            or not isinstance(meta.get("every"), int) or meta["every"] < 1
+            or not isinstance(meta.get("unchained_through"), int)):
+        raise ValueError(f"not a chain description: {text[:200]!r}")
+    return meta

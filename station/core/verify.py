@@ -1,0 +1,223 @@
+"""Walk a journal's hash chain and its checkpoints (`station journal verify`).
+
+Reads the SQLite file only. Every entry's hash is recomputed from the one before it and the
+entry's stored text (docs/core.md, "The hash chain") and compared with the hash the station
+stored when it wrote the entry; every checkpoint's head is compared with the recomputed chain
+at its entry and its signature with the table's key; and, given the ledger's newest
+checkpoint for the journal, that one is held against the chain too. The first problem, by
+entry, is the answer, named by the entry's `seq`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from struct import error as struct_error
+
+from station.core import chain
+
+
+class Unreadable(Exception):
+    """The file cannot be read as a journal at all (exit 2, not a verdict)."""
+
+
+@dataclass
+class Verdict:
+    entries: int = 0
+    checkpoints: int = 0
+    first_bad: dict[str, Any] | None = None
+    #: what the verdict does not say by itself: the unchained part, the unsigned tail
+    notes: list[str] = field(default_factory=list)
+    #: the recomputed chain's hash at each checkpointed entry (and at the ledger's)
+    heads: dict[int, bytes] = field(default_factory=dict)
+    table: str = ""
+    journal_id: str = ""
+    head_seq: int = 0
+    head: bytes = b""
+
+    @property
+    def ok(self) -> bool:
+        return self.first_bad is None
+
+    def line(self) -> dict[str, Any]:
+        return {"ok": self.ok, "entries": self.entries, "checkpoints": self.checkpoints,
+                "first_bad": self.first_bad}
+
+    def bad(self, seq: int, why: str) -> None:
+        if self.first_bad is None or seq < self.first_bad["seq"]:
+            self.first_bad = {"seq": seq, "why": why}
+
+
+@dataclass(frozen=True)
+class LedgerCheckpoint:
+    seq: int
+    head: bytes
+    sig: str
+
+
+def open_read_only(path: str | Path) -> sqlite3.Connection:
+    src = Path(path)
+    if not src.is_file():
+        raise Unreadable(f"{src}: no such file")
+    try:
+        conn = sqlite3.connect(src.resolve().as_uri() + "?mode=ro", uri=True)
+        conn.execute("SELECT value FROM meta LIMIT 1").fetchall()
+        conn.execute("SELECT seq, t_us, line FROM inputs LIMIT 1").fetchall()
+    except sqlite3.Error as e:
+        raise Unreadable(f"{src} is not a station journal ({e})") from None
+    return conn
+
+
+def verify(conn: sqlite3.Connection, key: bytes,
+           ledger: LedgerCheckpoint | None = None) -> Verdict:
+    v = Verdict()
+    try:
+        _verify(conn, key, ledger, v)
+    except sqlite3.DatabaseError as e:
+        # a file changed under SQLite's own structure: the walk stops where it could read
+        raise Unreadable(f"the journal's database cannot be read ({e})") from None
+    return v
+
+
+def _meta(conn: sqlite3.Connection, name: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key=?", (name,)).fetchone()
+    return None if row is None else row[0]
+
+
+def _verify(conn: sqlite3.Connection, key: bytes, ledger: LedgerCheckpoint | None,
+            v: Verdict) -> None:
+    header_text = _meta(conn, "header")
+    if header_text is None:
+        raise Unreadable("no table header: not a station journal")
+    try:
+        table = json.loads(header_text)["table"]
+    except (ValueError, TypeError, KeyError):
+        table = None
+    v.journal_id = _meta(conn, "journal_id") or ""
+    v.entries = int(conn.execute("SELECT COUNT(*) FROM inputs").fetchone()[0])
+    chain_text = _meta(conn, "chain")
+    has_checkpoints = conn.execute(
+        "SELECT name FROM sqlite_master WHERE type='table' AND name='checkpoints'").fetchone()
+    if chain_text is None or not has_checkpoints:
+        v.bad(1 if v.entries else 0, "no hash chain: written before the chain and not "
+                                     "migrated yet (the station chains it when it opens it)")
+        return
+    if not isinstance(table, str):
+        v.bad(0, "the journal's header names no table: the genesis cannot be made")
+        return
+    v.table = table
+    try:
+        meta = chain.read_chain_meta(chain_text)
+    except ValueError as e:
+        v.bad(0, f"the chain's description is damaged ({e})")
+        return
+    every, unchained = meta["every"], meta["unchained_through"]
+    if unchained:
+        v.notes.append(f"entries 1-{unchained} were written before the chain: chained when the "
+                       "journal was migrated, so proven unchanged since then only")
+    genesis = chain.genesis(table, v.journal_id or None, header_text, every, unchained)
+    cps = [(int(s), bytes(h), str(sig)) for s, h, sig in
+           conn.execute("SELECT seq, head, sig FROM checkpoints ORDER BY seq")]
+    v.checkpoints = len(cps)
+    wanted = {s for s, _, _ in cps}
+    if ledger is not None:
+        wanted.add(ledger.seq)
+    v.heads[0] = genesis
+    last, head, whole = _walk(conn, genesis, wanted, v)
+    v.head_seq, v.head = last, head
+    jid = v.journal_id or None
+    if not cps:
+        v.bad(0, "no signed checkpoint: the journal was written without a signing key, or "
+                 "its checkpoints were removed")
+    for seq, signed_head, sig in cps:
+        if seq > last:
+            if whole:
+                v.bad(last + 1, f"the journal ends at entry {last}, cut short: its last "
+                                f"checkpoint vouches for {cps[-1][0]} entries")
+            break
+        if seq not in v.heads:
+            break  # the walk stopped earlier, at a worse problem
+        if not chain.signature_ok(key, table, jid, seq, signed_head, sig):
+            v.bad(seq, f"checkpoint at entry {seq}: its signature is not the table key's "
+                       "(forged, changed, or another key)")
+            break
+        if v.heads[seq] != signed_head:
+            v.bad(seq, f"checkpoint at entry {seq}: the chain there is not the one signed "
+                       "(entries up to it were changed and the chain recomputed)")
+            break
+    if v.first_bad is None and cps and last - cps[-1][0] >= every:
+        v.bad(cps[-1][0] + every, f"{last - cps[-1][0]} entries after the last checkpoint (at "
+                                  f"entry {cps[-1][0]}), though the table signs every {every}: "
+                                  "checkpoints were removed")
+    if v.first_bad is None and cps and last > cps[-1][0]:
+        v.notes.append(f"entries {cps[-1][0] + 1}-{last} follow the last checkpoint: chained, "
+                       "not signed yet")
+    if ledger is not None and whole:
+        _against_ledger(key, table, jid, ledger, last, v)
+
+
+def _walk(conn: sqlite3.Connection, genesis: bytes, wanted: set[int],
+          v: Verdict) -> tuple[int, bytes, bool]:
+    """Recompute the chain entry by entry; returns the last entry reached, its hash, and
+    whether the walk reached the journal's end without a problem."""
+    records = iter(conn.execute("SELECT input_seq, record FROM records ORDER BY input_seq, seq"))
+    pending = next(records, None)
+    head, expect = genesis, 1
+    entry_hash = chain.entry_hash
+    rows = conn.execute("SELECT i.seq, i.t_us, i.line, c.hash FROM inputs i"
+                        " LEFT JOIN chain c ON c.seq = i.seq ORDER BY i.seq")
+    for seq, t_us, line, stored in rows:
+        if seq != expect:
+            if seq < expect:
+                v.bad(seq, f"entry {seq} stands before the chain's first entry")
+            else:
+                v.bad(expect, f"entry {expect} is missing (the journal goes from entry "
+                              f"{expect - 1} to {seq})")
+            return expect - 1, head, False
+        recs: list[str] = []
+        if pending is not None and pending[0] <= seq:
+            if pending[0] < seq:
+                v.bad(pending[0], f"records of entry {pending[0]}, which the journal does not hold")
+                return expect - 1, head, False
+            while pending is not None and pending[0] == seq:
+                recs.append(pending[1])
+                pending = next(records, None)
+        try:
+            head = entry_hash(head, seq, t_us, line, recs)
+        except (AttributeError, TypeError, struct_error):
+            v.bad(seq, f"entry {seq} holds something other than the station's text")
+            return expect - 1, head, False
+        if stored is None:
+            v.bad(seq, f"entry {seq} has no chain hash: it was added after the fact")
+            return expect - 1, head, False
+        if stored != head:
+            v.bad(seq, f"entry {seq} is not what the table wrote: its input, time or records "
+                       "differ from the chain")
+            return expect - 1, head, False
+        if seq in wanted:
+            v.heads[seq] = head
+        expect += 1
+    last = expect - 1
+    if pending is not None:
+        v.bad(pending[0], f"records of entry {pending[0]}, which the journal does not hold")
+    beyond = conn.execute("SELECT MIN(seq) FROM chain WHERE seq > ?", (last,)).fetchone()[0]
+    if beyond is not None:
+        v.bad(last + 1, f"the chain holds entry {beyond}, which the journal does not: "
+                        "the journal was cut short")
+    return last, head, v.first_bad is None
+
+
+def _against_ledger(key: bytes, table: str, jid: str | None, cp: LedgerCheckpoint, last: int,
+                    v: Verdict) -> None:
+    if not chain.signature_ok(key, table, jid, cp.seq, cp.head, cp.sig):
+        v.bad(cp.seq, f"the ledger's checkpoint at entry {cp.seq} is not signed by this key")
+    elif cp.seq > last:
+        v.bad(last + 1, f"the journal ends at entry {last}, but the ledger holds a checkpoint "
+                        f"vouching for {cp.seq} entries: it was cut short")
+    elif cp.seq in v.heads and v.heads[cp.seq] != cp.head:
+        v.bad(cp.seq, f"the journal disagrees with the ledger's checkpoint at entry {cp.seq}: "
+                      "the journal was rewritten (and re-signed) after the ledger had it")

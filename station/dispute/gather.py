@@ -1,0 +1,261 @@
+"""Gather one round's evidence: what `evidence.json` holds (docs/operator.md, "Answering a
+dispute").
+
+Everything comes from the table's own files, read only: the journal (every input of the
+round with its time, the records it made, the outbox messages), the ledger (the postings of
+each message, matched by key), the console's audit log (who decided what) and the camera
+frames kept at validation. A round is found by its id in the records: every record naming it
+(or a part of it, as a pot game's deal `<game id>-D2` is part of its game) belongs to it, and
+the round spans the journal entries from the first such record to the last. Nothing here
+names a game: positions, zones and seats are what the records and camera readings carry.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from station.core import chain
+from station.core.inputs import parse_header, parse_input
+from station.core.kernel import TableKernel
+from station.core.replay import settings_from_header
+from station.core.verify import LedgerCheckpoint, verify
+
+#: a DS frame as the shoe sends it: `$<seq>,<TYPE>[,<fields>]*<crc>` (SHOE_PROTOCOL.md)
+FRAME = re.compile(r"\$(\d+),([A-Z_]+)((?:,[^*\r\n]*)?)\*([0-9A-Fa-f]{4})")
+
+
+class DisputeError(RuntimeError):
+    pass
+
+
+def _names(value: Any, rid: str) -> bool:
+    """The record names the round, or a part of it (`<round id>-…`)."""
+    if isinstance(value, str):
+        return value == rid or value.startswith(rid + "-")
+    if isinstance(value, dict):
+        return any(_names(v, rid) for k, v in value.items() if k.endswith("_id"))
+    return False
+
+
+def decode_shoe(text: str) -> list[dict[str, Any]]:
+    """The DS frames in one read of shoe bytes (a read may hold several, or part of one)."""
+    out = []
+    for m in FRAME.finditer(text):
+        fields = [f for f in m.group(3).split(",")[1:]] if m.group(3) else []
+        out.append({"seq": int(m.group(1)), "type": m.group(2), "fields": fields})
+    return out
+
+
+def gather(path: Path, rid: str, *, key: bytes, frames_dir: Path | None = None,
+           audit_path: Path | None = None, ledger_checkpoint: LedgerCheckpoint | None = None,
+           ledger: Any = None) -> tuple[dict[str, Any], list[Path]]:
+    """The evidence and the frame files to pack with it, from the journal at `path`, the
+    frames kept in `frames_dir`, the console's audit log at `audit_path`. `ledger`: an open
+    ledger store (station/settlement/ledger) or None."""
+    if not path.is_file():
+        raise DisputeError(f"{path}: no such journal")
+    conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        return _gather(conn, frames_dir, audit_path, rid, key, ledger_checkpoint, ledger)
+    except sqlite3.DatabaseError as e:
+        raise DisputeError(f"{path}: the journal cannot be read ({e})") from None
+    finally:
+        conn.close()
+
+
+def _gather(conn: sqlite3.Connection, frames_dir: Path | None, audit_path: Path | None,
+            rid: str, key: bytes,
+            ledger_cp: LedgerCheckpoint | None, ledger: Any) -> tuple[dict[str, Any], list[Path]]:
+    header = parse_header(json.loads(conn.execute(
+        "SELECT value FROM meta WHERE key='header'").fetchone()[0]))
+    jid_row = conn.execute("SELECT value FROM meta WHERE key='journal_id'").fetchone()
+    jid = jid_row[0] if jid_row else None
+    mine: list[tuple[int, dict[str, Any]]] = []
+    for seq, text in conn.execute("SELECT input_seq, record FROM records ORDER BY seq"):
+        r = json.loads(text)
+        if _names({k: v for k, v in r.items() if k.endswith("_id")}, rid):
+            mine.append((int(seq), r))
+    if not mine:
+        raise DisputeError(f"round {rid}: no record of the journal names it")
+    first, last = mine[0][0], mine[-1][0]
+    timeline = list(_timeline(conn, first, last))
+    audit = _audit(audit_path, rid) if audit_path is not None else []
+    decisions = [{"seq": e["seq"], "t": e["t"], "by": e["input"]["kind"],
+                  "action": e["input"]["value"],
+                  "user": e["input"].get("user"), "records": [r["type"] for r in e["records"]]}
+                 for e in timeline if e["input"]["kind"] in ("supervisor", "dealer")]
+    # what the round's last entry made: its end (settlement or refunds), and what came with
+    # it (a shoe that ended with the round)
+    result = [json.loads(t) for (t,) in conn.execute(
+        "SELECT record FROM records WHERE input_seq = ? ORDER BY seq", (last,))]
+    messages = _messages(conn, rid)
+    bets = [_with_postings(m, ledger) for m in messages]
+    verdict = verify(conn, key, ledger_cp)
+    round_intact = verdict.first_bad is None or verdict.first_bad["seq"] > last
+    head = conn.execute("SELECT hash FROM chain WHERE seq=?", (last,)).fetchone()
+    replay_equal, replay_detail = _replay_equal(conn, header, jid, last)
+    frames = sorted(p for p in frames_dir.glob(f"{rid}*.png")
+                    if p.stem == rid or p.stem.startswith(rid + "-")) \
+        if frames_dir is not None and frames_dir.is_dir() else []
+    evidence = {
+        "round_id": rid,
+        "game": header.game,
+        "table": header.table,
+        "journal_id": jid,
+        "entries": [first, last],
+        "timeline": timeline,
+        "decisions": decisions,
+        "audit": audit,
+        "cards": _cards(timeline, [r for _, r in mine]),
+        "bets": bets,
+        "result": result,
+        "frames": [f"frames/{p.name}" for p in frames],
+        "proof": {
+            "chain": {**verdict.line(), "through_round": round_intact,
+                      "round_last_seq": last,
+                      "head_at_round_end": bytes(head[0]).hex() if head else None,
+                      "ledger_checkpoint": None if ledger_cp is None else ledger_cp.seq},
+            "replay_equal": replay_equal,
+            "replay": replay_detail,
+        },
+    }
+    return evidence, frames
+
+
+def _timeline(conn: sqlite3.Connection, first: int, last: int) -> Iterator[dict[str, Any]]:
+    records: dict[int, list[dict[str, Any]]] = {}
+    for seq, text in conn.execute("SELECT input_seq, record FROM records WHERE input_seq "
+                                  "BETWEEN ? AND ? ORDER BY seq", (first, last)):
+        records.setdefault(int(seq), []).append(json.loads(text))
+    for seq, t_us, line in conn.execute("SELECT seq, t_us, line FROM inputs WHERE seq BETWEEN "
+                                        "? AND ? ORDER BY seq", (first, last)):
+        obj = json.loads(line)
+        inp = parse_input(obj, seq, journal=True)
+        entry: dict[str, Any] = {"seq": seq, "t": t_us / 1_000_000,
+                                 "input": {"kind": inp.kind, "value": inp.value}}
+        if inp.user is not None:
+            entry["input"]["user"] = inp.user
+        if inp.extra:
+            entry["input"].update(inp.extra)
+        if isinstance(inp.value, bytes):  # bytes from or to the shoe, as the trace has them
+            text = inp.value.decode("latin-1")
+            entry["input"]["frames"] = decode_shoe(text)
+            entry["input"]["value"] = text
+        entry["records"] = records.get(seq, [])
+        yield entry
+
+
+def _audit(path: Path, rid: str) -> list[dict[str, Any]]:
+    """The console's audit rows of the round: who decided what, when, from where, and what
+    came of it (absent when the table ran without a console)."""
+    if not path.is_file():
+        return []
+    conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        conn.row_factory = sqlite3.Row
+        return [dict(r) for r in conn.execute(
+            "SELECT * FROM audit WHERE round_id = ? OR round_id LIKE ? ORDER BY id",
+            (rid, rid + "-%"))]
+    finally:
+        conn.close()
+
+
+def _cards(timeline: list[dict[str, Any]], records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per position (door, seat, zone): the shoe's reads as the records name them, beside
+    what the camera last saw there in the round (and each reading it reported)."""
+    by: dict[str, dict[str, Any]] = {}
+
+    def slot(name: str) -> dict[str, Any]:
+        return by.setdefault(name, {"shoe": None, "camera": None, "camera_readings": []})
+
+    for r in records:
+        cards = r.get("cards")
+        if isinstance(cards, dict):
+            for pos, cs in cards.items():
+                slot(pos)["shoe"] = cs
+        elif isinstance(cards, list) and isinstance(r.get("seat"), str):
+            slot(r["seat"])["shoe"] = cards
+    for e in timeline:
+        if e["input"]["kind"] == "camera" and isinstance(e["input"]["value"], dict):
+            for zone, seen in e["input"]["value"].items():
+                s = slot(zone)
+                s["camera"] = seen
+                s["camera_readings"].append({"t": e["t"], "seq": e["seq"], "seen": seen})
+    for s in by.values():
+        s["agree"] = (None if s["shoe"] is None or s["camera"] is None
+                      else sorted(map(str, s["shoe"])) == sorted(map(str, s["camera"])))
+    return dict(sorted(by.items()))
+
+
+def _messages(conn: sqlite3.Connection, rid: str) -> list[dict[str, Any]]:
+    out = []
+    for key, kind, body, delivered in conn.execute(
+            "SELECT key, kind, body, delivered_at FROM settlement_outbox ORDER BY seq"):
+        m = json.loads(body)
+        if m.get("table_round", m.get("round_id")) == rid:
+            out.append({"key": key, "kind": kind, "message": m, "delivered": delivered is not None})
+    return out
+
+
+def _with_postings(entry: dict[str, Any], ledger: Any) -> dict[str, Any]:
+    """The outbox message beside what the ledger booked for its key."""
+    m = entry["message"]
+    out = {**{k: m[k] for k in ("account", "spot", "amount", "deducted") if k in m}, **entry}
+    if ledger is None:
+        out["postings"] = None
+        return out
+    table = m.get("table", "")
+    with ledger.transaction(read_only=True) as tx:
+        row = tx.one("SELECT id FROM entries WHERE table_id = ? AND key = ?", (table, entry["key"]))
+        if row is None:
+            out["postings"] = []
+            out["in_ledger"] = False
+            return out
+        rows = tx.execute(
+            "SELECT a.kind, a.table_id, a.name, p.amount FROM postings p JOIN accounts a"
+            " ON a.id = p.account_id WHERE p.entry_id = ? ORDER BY p.id", (row[0],))
+    out["in_ledger"] = True
+    out["postings"] = [{"account": name, "account_kind": kind, "amount": int(amount),
+                        **({"table": t} if t else {})} for kind, t, name, amount in rows]
+    return out
+
+
+def _replay_equal(conn: sqlite3.Connection, header: Any, jid: str | None,
+                  last: int) -> tuple[bool, str]:
+    """Re-apply the journal from its first input to the round's last entry with a fresh
+    kernel; the records it makes must be exactly the stored ones."""
+    kernel = TableKernel(settings_from_header(header), journal_id=jid)
+    stored = conn.execute("SELECT input_seq, record FROM records WHERE input_seq <= ? "
+                          "ORDER BY seq", (last,))
+    prev = None
+    made = 0
+    for seq, line in conn.execute("SELECT seq, line FROM inputs WHERE seq <= ? ORDER BY seq",
+                                  (last,)):
+        inp = parse_input(json.loads(line), seq, prev, journal=True)
+        prev = inp.t_us
+        kernel.apply(inp)
+        records, _messages, _commands = kernel.take_outputs()
+        for r in records:
+            want = stored.fetchone()
+            if want is None or json.loads(want[1]) != r or want[0] != seq:
+                return False, f"entry {seq} re-applied makes another record (record {made})"
+            made += 1
+    if stored.fetchone() is not None:
+        return False, f"the journal stores records re-applying it does not make (after {made})"
+    return True, f"{made} records re-made from entry 1 to {last}, each equal to the stored one"
+
+
+def ledger_checkpoint_of(ledger: Any, table: str, jid: str | None) -> LedgerCheckpoint | None:
+    from station.settlement.checkpoints import newest
+
+    row = newest(ledger, table if jid else "", jid or "")
+    return None if row is None else LedgerCheckpoint(row["seq"], bytes.fromhex(row["head"]),
+                                                     row["sig"])
+
+
+__all__ = ["DisputeError", "chain", "gather", "ledger_checkpoint_of"]

@@ -1,0 +1,76 @@
+"""The ledger's copy of each table journal's newest checkpoint (message kind `checkpoint`).
+
+A table's station signs its journal's chain head every N entries and at each round's end
+(station/core/chain.py) and sends each checkpoint with the outbox. The ledger keeps the
+newest per table and journal, beside the books: a journal rewritten on the table PC later,
+even by someone holding the table's key, then disagrees with what the ledger already had
+(`station journal verify --ledger`). A checkpoint moves no money and posts nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from station.settlement.ledger import Tx
+
+#: made on first use, so a ledger of an earlier format keeps its format number
+CHECKPOINTS_SQL = """
+CREATE TABLE IF NOT EXISTS journal_checkpoints (
+    table_id   TEXT NOT NULL,
+    journal_id TEXT NOT NULL,
+    seq        BIGINT NOT NULL,
+    head       TEXT NOT NULL,
+    sig        TEXT NOT NULL,
+    t          DOUBLE PRECISION,
+    PRIMARY KEY (table_id, journal_id)
+)"""
+
+_HEX = frozenset("0123456789abcdef")
+
+
+def _hex(m: Mapping[str, Any], name: str, length: int) -> str:
+    v = m.get(name)
+    if not isinstance(v, str) or len(v) != length or not set(v) <= _HEX:
+        raise ValueError(f"field {name!r} must be {length} lowercase hex digits")
+    return v
+
+
+def apply(tx: Tx, table: str, key: str, m: Mapping[str, Any]) -> tuple:
+    """(result, round_id, finish) as the core's other kinds give them."""
+    seq, jid = m.get("seq"), m.get("journal_id")
+    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+        raise ValueError("field 'seq' must be a non-negative integer")
+    if not isinstance(jid, str):
+        raise ValueError("field 'journal_id' must be a string")
+    head, sig = _hex(m, "head", 64), _hex(m, "sig", 64)
+    t = m.get("t")
+    result = {"key": key, "kind": "checkpoint", "journal_id": jid, "seq": seq}
+
+    def keep_newest(_entry_id: int) -> None:
+        tx.execute(CHECKPOINTS_SQL)
+        tx.execute(
+            "INSERT INTO journal_checkpoints (table_id, journal_id, seq, head, sig, t)"
+            " VALUES (?,?,?,?,?,?) ON CONFLICT (table_id, journal_id) DO UPDATE SET"
+            " seq = excluded.seq, head = excluded.head, sig = excluded.sig, t = excluded.t"
+            " WHERE excluded.seq > journal_checkpoints.seq",
+            (table, jid, seq, head, sig, None if t is None else float(t)))
+
+    return result, None, keep_newest
+
+
+def newest(store: Any, table: str, journal_id: str) -> dict[str, Any] | None:
+    """The newest checkpoint on record for the journal, read only (a ledger that never had
+    one has no table for them: None)."""
+    exists = ("SELECT to_regclass('journal_checkpoints') IS NOT NULL"
+              if store.dialect == "postgresql" else
+              "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'"
+              " AND name = 'journal_checkpoints'")
+    with store.transaction(read_only=True) as tx:
+        if not tx.one(exists)[0]:
+            return None
+        row = tx.one("SELECT seq, head, sig, t FROM journal_checkpoints"
+                     " WHERE table_id = ? AND journal_id = ?", (table, journal_id))
+    if row is None:
+        return None
+    return {"seq": int(row[0]), "head": row[1], "sig": row[2], "t": row[3]}

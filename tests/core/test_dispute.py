@@ -1,0 +1,244 @@
+"""`station dispute` for a settled, a cancelled and a faulted-then-resumed round of each game,
+from journals and ledgers the soak wrote (a Si Zhi Dao game with a link fault resumed by the
+floor from a recorded session with the shoe silent for five seconds): the pack is checked
+against the journal and the ledger (cards, bets, postings, decisions and their users, the
+result), its proof holds, and its `index.html` opens in Chromium without a script error. A
+round changed in the journal afterwards gets a pack whose proof says so."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from station.core.inputs import US, read_trace
+from station.core.replay import settings_from_header
+from station.live.table_station import TableStation
+from station.settlement.core import SettlementCore
+from station.settlement.outbox import DeliveryWorker
+from station.settlement.transport import InProcessTransport
+from station.sim.sizhidao_soak import SiZhiDaoSoak, SzSoakOptions
+from station.sim.soak import Soak, SoakOptions
+from tests.browser import chromium, new_page
+
+pytestmark = pytest.mark.soak
+
+KEY = b"dispute-key-0123456789abcdef0123"
+SZ_TRACE = Path(__file__).parents[1] / "data" / "traces-sizhidao" / "clean_session" / "trace.jsonl"
+
+
+class Clock:
+    t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _with_link_gap(src: Path, at: int, gap_s: float, out: Path) -> None:
+    """The recorded session with the shoe silent for `gap_s` from line `at` (every later
+    line that much later) and the floor resuming once the shoe speaks again."""
+    lines = [json.loads(x) for x in src.read_text().splitlines()]
+    res, resumed = lines[:at], False
+    for obj in lines[at:]:
+        o = {**obj, "t": round(obj["t"] + gap_s, 3)}
+        res.append(o)
+        if not resumed and "shoe" in o:
+            res.append({"t": round(o["t"] + 0.01, 3), "supervisor": "resume", "user": "floor1"})
+            resumed = True
+    out.write_text("\n".join(json.dumps(o) for o in res) + "\n")
+
+
+def _station_from_trace(trace: Path, data: Path) -> None:
+    header, inputs = read_trace(trace)
+    clk = Clock()
+    st = TableStation(settings_from_header(header), data / "journal.sqlite", clock=clk,
+                      journal_sync="normal", signing_key=KEY)
+    ledger = SettlementCore(data / "ledger.sqlite")
+    worker = DeliveryWorker(data / "journal.sqlite", InProcessTransport(ledger))
+    st.start()
+    for inp in inputs:
+        if inp.kind == "end":
+            break
+        clk.t = 1000.0 + inp.t_us / US
+        st.submit(inp.kind, inp.value, inp.user, extra=inp.extra or None)
+    st.stop()
+    assert worker.drain(30)
+    worker.stop()
+    ledger.close()
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory) -> dict[str, list[Path]]:
+    root = tmp_path_factory.mktemp("disputes")
+    Soak(SoakOptions(rounds=16, seed=21, crash=0.05, jam=0.12, unplug=0.1, mismatch=0.12,
+                     misplace=0.0, signing_key=KEY), root / "pokdeng").run()
+    Soak(SoakOptions(rounds=16, seed=22, game="paigow", crash=0.05, jam=0.12, unplug=0.1,
+                     mismatch=0.12, misplace=0.0, signing_key=KEY), root / "paigow").run()
+    SiZhiDaoSoak(SzSoakOptions(games=5, seed=23, crash=0.01, cancel=0.3, signing_key=KEY),
+                 root / "sizhidao").run()
+    gap = root / "sz_gap.jsonl"
+    _with_link_gap(SZ_TRACE, 60, 5.0, gap)
+    (root / "sizhidao_fault").mkdir()
+    _station_from_trace(gap, root / "sizhidao_fault")
+    return {"pokdeng": [root / "pokdeng"], "paigow": [root / "paigow"],
+            "sizhidao": [root / "sizhidao", root / "sizhidao_fault"]}
+
+
+def _records(data: Path) -> list[tuple[int, dict]]:
+    conn = sqlite3.connect(data / "journal.sqlite")
+    try:
+        return [(s, json.loads(r)) for s, r in
+                conn.execute("SELECT input_seq, record FROM records ORDER BY seq")]
+    finally:
+        conn.close()
+
+
+def _rounds(data: Path) -> dict[str, dict[str, object]]:
+    """Each round (a pot game's game) of the journal: how it ended, and whether it was
+    paused by a fault and resumed."""
+    out: dict[str, dict[str, object]] = {}
+    for _, r in _records(data):
+        rid = r.get("round_id") or r.get("game_id")
+        if r["type"] in ("round_open", "game_open"):
+            out[rid] = {"end": None, "resumed": False}
+        elif rid in out:
+            if r["type"] == "resumed":
+                out[rid]["resumed"] = True
+            elif r["type"] in ("settlement", "game_settled"):
+                out[rid]["end"] = "settled"
+            elif r["type"] == "round_cancelled":
+                out[rid]["end"] = "cancelled"
+    return out
+
+
+def _pick(datas: list[Path]) -> dict[str, tuple[Path, str]]:
+    picked: dict[str, tuple[Path, str]] = {}
+    for data in datas:
+        for rid, r in _rounds(data).items():
+            if r["end"] == "settled" and not r["resumed"]:
+                picked.setdefault("settled", (data, rid))
+            elif r["end"] == "cancelled":
+                picked.setdefault("cancelled", (data, rid))
+            elif r["end"] == "settled" and r["resumed"]:
+                picked.setdefault("resumed", (data, rid))
+    return picked
+
+
+def _dispute(data: Path, rid: str, out: Path, env_key: bytes = KEY) -> tuple[int, dict]:
+    p = subprocess.run([sys.executable, "-m", "station", "dispute", rid, "--data", str(data),
+                        "--out", str(out)], capture_output=True, text=True, timeout=120,
+                       env={"STATION_JOURNAL_KEY": env_key.decode(), "PATH": "/usr/bin:/bin"})
+    assert p.returncode in (0, 1), p.stderr
+    return p.returncode, json.loads(p.stdout)
+
+
+def _check_against_journal(data: Path, rid: str, ev: dict) -> None:
+    conn = sqlite3.connect(data / "journal.sqlite")
+    first, last = ev["entries"]
+    inputs = conn.execute("SELECT seq, t_us, line FROM inputs WHERE seq BETWEEN ? AND ? "
+                          "ORDER BY seq", (first, last)).fetchall()
+    conn.close()
+    assert [e["seq"] for e in ev["timeline"]] == [s for s, _, _ in inputs]
+    assert [e["t"] for e in ev["timeline"]] == [t / US for _, t, _ in inputs]
+    mine = [(s, r) for s, r in _records(data) if first <= s <= last]
+    assert [r for e in ev["timeline"] for r in e["records"]] == [r for _, r in mine]
+    # every decision is there, with the user who took it
+    sup = [(json.loads(line)["supervisor"], json.loads(line).get("user"))
+           for _, _, line in inputs if "supervisor" in json.loads(line)]
+    assert [(d["action"], d["user"]) for d in ev["decisions"] if d["by"] == "supervisor"] == sup
+    # cards: what the records say the shoe read, per position, beside the camera's last view
+    for _, r in mine:
+        if isinstance(r.get("cards"), dict):
+            for pos, cards in r["cards"].items():
+                assert ev["cards"][pos]["shoe"] == cards
+    cams = {}
+    for e in ev["timeline"]:
+        if e["input"]["kind"] == "camera":
+            cams.update(e["input"]["value"])
+    for zone, seen in cams.items():
+        assert ev["cards"][zone]["camera"] == seen
+    # bets: every accepted bet of the round, each with its ledger postings (which balance)
+    accepted = [r for _, r in mine if r["type"] == "bet_accepted"]
+    bet_msgs = [b for b in ev["bets"] if b["kind"] == "bet"]
+    assert sorted((r["account"], r["spot"], r["amount"]) for r in accepted) == sorted(
+        (b["account"], b["spot"], b["amount"]) for b in bet_msgs)
+    ledger = SettlementCore(data / "ledger.sqlite")
+    try:
+        for b in ev["bets"]:
+            assert b["in_ledger"] and ledger.applied(b["key"], table=b["message"]["table"])
+            assert sum(p["amount"] for p in b["postings"]) == 0
+            if b["kind"] == "bet":
+                wallet = [p for p in b["postings"] if p["account_kind"] == "wallet"]
+                assert wallet == [{"account": b["account"], "account_kind": "wallet",
+                                   "amount": -b["deducted"]}]
+    finally:
+        ledger.close()
+    assert ev["result"] == [r for s, r in mine if s == last]
+    assert ev["proof"]["replay_equal"] is True and ev["proof"]["chain"]["through_round"] is True
+
+
+@pytest.mark.parametrize("game", ("pokdeng", "paigow", "sizhidao"))
+def test_a_pack_for_a_settled_a_cancelled_and_a_resumed_round(tables, game, tmp_path):
+    picked = _pick(tables[game])
+    assert set(picked) == {"settled", "cancelled", "resumed"}, (game, picked)
+    for how, (data, rid) in picked.items():
+        out = tmp_path / f"{how}.zip"
+        rc, line = _dispute(data, rid, out)
+        assert rc == 0 and line["replay_equal"] and line["chain_ok"], line
+        with zipfile.ZipFile(out) as z:
+            names = set(z.namelist())
+            ev = json.loads(z.read("evidence.json"))
+            z.extractall(tmp_path / how)
+        assert {"evidence.json", "index.html"} <= names
+        assert set(ev["frames"]) <= names
+        assert ev["round_id"] == rid and ev["game"] == game
+        for field in ("table", "timeline", "cards", "bets", "result", "frames", "proof"):
+            assert field in ev
+        _check_against_journal(data, rid, ev)
+        if how == "resumed":
+            kinds = [r["type"] for e in ev["timeline"] for r in e["records"]]
+            assert "fault" in kinds and "resumed" in kinds
+            assert any(d["action"] == "resume" and d["user"] for d in ev["decisions"])
+        if game == "sizhidao":
+            # for the floor and the regulator: every deal of the game, every private card
+            deals = [r for e in ev["timeline"] for r in e["records"] if r["type"] == "deal_open"]
+            private = [r for e in ev["timeline"] for r in e["records"] if r["type"] == "private"]
+            assert deals and all(d["deal_id"].startswith(rid + "-D") for d in deals)
+            assert private and all(ev["cards"][p["seat"]]["shoe"] is not None for p in private)
+        with chromium() as browser, new_page(browser, 1280, 900, f"{game} {how} pack") as page:
+            page.goto((tmp_path / how / "index.html").as_uri())
+            assert page.locator("#replay-verdict").inner_text() == "yes"
+            assert page.locator("#chain-verdict").inner_text() == "intact"
+            shown = int(page.locator("#shown").inner_text())
+            page.locator("#only-decisions").check()
+            assert int(page.locator("#shown").inner_text()) < shown
+
+
+def test_a_round_changed_afterwards_gets_a_pack_that_says_so(tables, tmp_path):
+    src = tables["pokdeng"][0]
+    data = tmp_path / "copy"
+    data.mkdir()
+    conn = sqlite3.connect(src / "journal.sqlite")
+    out = sqlite3.connect(data / "journal.sqlite")
+    conn.backup(out)
+    conn.close()
+    _data, rid = _pick([src])["settled"]
+    ev_rc, ev = _dispute(src, rid, tmp_path / "before.zip")
+    first, last = ev["entries"]
+    seq, line = out.execute("SELECT seq, line FROM inputs WHERE seq BETWEEN ? AND ? AND line "
+                            "LIKE '%\"bet\"%' LIMIT 1", (first, last)).fetchone()
+    obj = json.loads(line)
+    obj["bet"]["amount"] += 100
+    out.execute("UPDATE inputs SET line=? WHERE seq=?", (json.dumps(obj), seq))
+    out.commit()
+    out.close()
+    rc, line = _dispute(data, rid, tmp_path / "after.zip")
+    assert rc == 1 and line["chain_ok"] is False
+    with zipfile.ZipFile(tmp_path / "after.zip") as z:
+        proof = json.loads(z.read("evidence.json"))["proof"]
+    assert proof["chain"]["first_bad"]["seq"] == seq

@@ -1,0 +1,145 @@
+"""A journal write that fails because the disk is full — a real, small tmpfs filled to its
+last block — stops the table with `device_fault`: the input is not taken, the shoe hears no
+ACK for it, nothing journaled before is lost; once space is freed the table goes on by
+itself, and its journal holds exactly the records a table that never met a full disk made."""
+
+from __future__ import annotations
+
+import errno
+import os
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from station.core.inputs import US, read_trace
+from station.core.replay import settings_from_header
+from station.core.verify import verify
+from station.live.table_station import StationStopped, TableStation
+from tests.waiting import retry_until
+
+DATA = Path(__file__).parents[1] / "data"
+TRACE = DATA / "traces" / "clean_shoe" / "trace.jsonl"
+KEY = b"disk-full-key-0123456789abcdef01"
+
+
+class Clock:
+    t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 16 MiB tmpfs (root mounts it; elsewhere the test cannot run and says so)."""
+    mnt = tmp_path / "disk"
+    mnt.mkdir()
+    p = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m,mode=0700", "tmpfs", str(mnt)],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here ({p.stderr.strip()}): run as root")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+def _fill(disk: Path) -> Path:
+    """Fill the filesystem to its last byte."""
+    filler = disk / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        for size in (65536, 4096, 1):
+            while True:
+                try:
+                    os.write(fd, b"\0" * size)
+                except OSError as e:
+                    assert e.errno == errno.ENOSPC
+                    break
+    finally:
+        os.close(fd)
+    return filler
+
+
+def _run(path: Path, inputs, commands: list) -> TableStation:
+    clk = Clock()
+    header, _ = read_trace(TRACE)
+    st = TableStation(settings_from_header(header), path, clock=clk, journal_sync="full",
+                      signing_key=KEY, on_shoe_command=commands.append)
+    st._test_clock = clk
+    return st
+
+
+def test_a_full_disk_stops_the_table_and_it_goes_on_once_space_is_freed(small_disk, tmp_path):
+    header, inputs = read_trace(TRACE)
+    inputs = [i for i in inputs if i.kind != "end"][:900]
+    commands: list[tuple[str, ...]] = []
+    st = _run(small_disk / "journal.sqlite", inputs, commands)
+    st.write_probe_s = 0.0  # the test's own pace: every submission tries the disk
+    st.start()
+    clk = st._test_clock
+
+    def submit(inp):
+        clk.t = 1000.0 + inp.t_us / US
+        return st.submit(inp.kind, inp.value, inp.user)
+
+    for inp in inputs[:300]:
+        submit(inp)
+    conn = sqlite3.connect(small_disk / "journal.sqlite")
+    (before,), = conn.execute("SELECT COUNT(*) FROM inputs").fetchall()
+    filler = _fill(small_disk)
+    # the WAL reuses its own space for a while: the first input the disk refuses stops it
+    failed_at = None
+    for k, inp in enumerate(inputs[300:], 300):
+        sent = len(commands)
+        try:
+            submit(inp)
+        except StationStopped as e:
+            assert "cannot be written" in str(e) and "full" in str(e)
+            failed_at = k
+            assert len(commands) == sent, "the shoe heard of an input that was not journaled"
+            break
+    assert failed_at is not None, "the full disk never refused a write"
+    view = st.view
+    fault = [f for f in view["faults"] if f["kind"] == "device_fault"]
+    assert fault and "cannot be written" in fault[0]["detail"] and view["paused"]
+    assert st.fatal is None  # the station stands, it did not die
+    (journaled,), = conn.execute("SELECT COUNT(*) FROM inputs").fetchall()
+    assert journaled >= before
+    # the same input again: still refused while the disk is full
+    with pytest.raises(StationStopped):
+        submit(inputs[failed_at])
+    os.unlink(filler)
+    # space again: the table takes the input it refused, and everything after
+    retry_until(lambda: submit(inputs[failed_at]), StationStopped, 10,
+                "the table to take its input once the disk has room")
+    assert not [f for f in st.view["faults"] if f.get("station")]
+    for inp in inputs[failed_at + 1:]:
+        submit(inp)
+    st.stop()
+    conn.close()
+    # nothing lost, nothing twice: the same records as a table that never met a full disk
+    ref_cmds: list = []
+    ref = _run(tmp_path / "ref.sqlite", inputs, ref_cmds)
+    ref.start()
+    for inp in inputs:
+        ref._test_clock.t = 1000.0 + inp.t_us / US
+        ref.submit(inp.kind, inp.value, inp.user)
+    ref.stop()
+
+    def records(p: Path) -> list[str]:
+        c = sqlite3.connect(p)
+        try:
+            return [r for (r,) in c.execute("SELECT record FROM records ORDER BY seq")]
+        finally:
+            c.close()
+
+    assert records(small_disk / "journal.sqlite") == records(tmp_path / "ref.sqlite")
+    c = sqlite3.connect(small_disk / "journal.sqlite")
+    try:
+        v = verify(c, KEY)
+    finally:
+        c.close()
+    assert v.ok, v.first_bad
