@@ -130,6 +130,9 @@ def main(argv: list[str]) -> int:
     _row("recogniser, zxing, bordeaux deck", s, t, "patterned red back, codes 4 mm in")
     ok = all(statistics.median(s) <= 10 and statistics.median(t) <= 33 for s, t in figures.values())
     print(f"  goals {'met' if ok else 'NOT met'} (medians)")
+    from bench.camera_seats import report
+
+    report(max(5, reps // 3), _row)
     return 0
 
 
