@@ -69,13 +69,13 @@ def live_figures(reps: int) -> dict[str, list[float]]:
     """Per-frame recogniser cost at a Pai Gow table, frames rendered before timing."""
     from pathlib import Path
 
+    from firmware_bridge.camera.build import build_recogniser
     from firmware_bridge.camera.config import load_camera_config
-    from firmware_bridge.camera.dice_zone import dice_zone_reader
-    from firmware_bridge.camera.recogniser import Recogniser
     from firmware_bridge.camera.scene import TableScene
     from firmware_bridge.camera.synthetic import SyntheticCamera
+    from station.games.camera_zones import game_zones
 
-    cam = load_camera_config(Path(__file__).parents[1] / "config" / "camera_paigow_1080p.toml")
+    cam = load_camera_config(Path(__file__).parents[1] / "config" / "camera_paigow_1080p.toml", game_zones)
     lay = cam.layout
     rng = random.Random(5)
     cards = ["QH", "2H", "8H", "4H", "TC", "6C", "4C", "JH"]
@@ -83,7 +83,7 @@ def live_figures(reps: int) -> dict[str, list[float]]:
     for i in range(reps):
         scene = TableScene(lay.zone_names, seed=i)
         camera = SyntheticCamera(scene, lay, perturbations="noise", seed=i)
-        rec = Recogniser(lay, stable_frames=1, zone_readers={"DICE": dice_zone_reader(lay, cam.die_mm)})
+        rec = build_recogniser(cam, stable_frames=1)
         first = camera.read()[1]
         rec.process(0.0, first)
         scene.throw_dice([rng.randint(1, 6), rng.randint(1, 6)])

@@ -8,7 +8,13 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from firmware_bridge.camera.layout import Layout, LayoutError, default_layout, layout_from_dict
+from firmware_bridge.camera.layout import (
+    GameZonesLookup,
+    Layout,
+    LayoutError,
+    default_layout,
+    layout_from_dict,
+)
 
 
 @dataclass
@@ -22,9 +28,10 @@ class CameraConfig:
     die_mm: float = 16.0  # [dice] die_mm: the edge of the table's dice (a dice tray zone)
 
 
-def load_camera_config(path: str | Path | None) -> CameraConfig:
+def load_camera_config(path: str | Path | None, game_zones: GameZonesLookup | None = None) -> CameraConfig:
+    """`game_zones`: the station's lookup of the games' zone declarations (layout_from_dict)."""
     if path is None:
-        return CameraConfig(default_layout())
+        return CameraConfig(default_layout(game_zones))
     p = Path(path)
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
@@ -32,7 +39,8 @@ def load_camera_config(path: str | Path | None) -> CameraConfig:
         raise LayoutError(f"cannot read camera config {p}: {exc.strerror or exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise LayoutError(f"{p}: not valid TOML: {exc}") from exc
-    layout = layout_from_dict(data, source=str(p)) if "zones" in data else default_layout()
+    layout = (layout_from_dict(data, source=str(p), game_zones=game_zones) if "zones" in data
+              else default_layout(game_zones))
     source_given = "source" in data
     source = data.get("source", {"kind": "synthetic"})
     if isinstance(source, str):

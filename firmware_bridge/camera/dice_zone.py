@@ -1,10 +1,8 @@
-"""The recogniser's reader for a dice tray zone (a Pai Gow table's `DICE`): the zone's
+"""The recogniser's reader for a dice tray zone (a zone of kind "dice"): the zone's
 full-resolution picture goes to the dice reader (firmware_bridge/camera/dice.py) and the faces
 it reports, left to right, are the zone's reading — `0` for a die it is not sure of, `[]` for
-an empty tray (TRACES.md §1.1). A reading is a plain list of integers, as the trace's `DICE`
-zone is.
-
-    rec = Recogniser(layout, zone_readers={"DICE": dice_zone_reader(layout)})
+an empty tray (TRACES.md §1.1). A reading is a plain list of integers, as the trace's dice
+zone is. firmware_bridge/camera/build.py gives it to every zone of that kind.
 """
 
 from __future__ import annotations
@@ -15,17 +13,15 @@ from firmware_bridge.camera.dice import DIE_MM, DiceReader
 from firmware_bridge.camera.layout import Layout, LayoutError
 from firmware_bridge.camera.recogniser import ZoneReader, ZoneView
 
-DICE_ZONE = "DICE"
 
-
-def dice_zone_reader(layout: Layout, die_mm: float = DIE_MM, zone: str = DICE_ZONE) -> ZoneReader:
+def dice_zone_reader(layout: Layout, zone: str, die_mm: float = DIE_MM) -> ZoneReader:
     """A zone reader for the recogniser's `zone_readers` hook, for `zone` of `layout`."""
     if zone not in layout.zones:
         raise LayoutError(f"layout {layout.name!r} has no {zone} zone for the dice reader")
     try:
         reader = DiceReader(layout.mm_per_px, die_mm)
     except ValueError as exc:
-        raise LayoutError(f"layout {layout.name!r}: {exc}") from None
+        raise LayoutError(f"layout {layout.name!r}: zone {zone}: {exc}") from None
     x0, y0, x1, y1 = layout.zones[zone].bbox
     x0, y0 = max(0, x0), max(0, y0)
     x1, y1 = min(layout.width, x1), min(layout.height, y1)

@@ -8,26 +8,27 @@ coordinates; the recogniser works only inside them.
 The embedded default is the Pok Deng layout of our 1920×1080 studio camera (P1–P5 along the
 players' side, B and BURN in front of the dealer), so the simulator, the tests and the demo
 need no file at all.
+
+Which zones a table needs and what lies in each (its *kind*: cards, a dice tray) is the
+game's to say, not this module's: the station passes the game's declaration in
+(`GameZones`, looked up by the layout's `[layout] game`), and the layout keeps each zone's
+kind for the recogniser's builder (firmware_bridge/camera/build.py) to pick its reader.
 """
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+#: the zones of the embedded default layout
 POKDENG_ZONES = ("P1", "P2", "P3", "P4", "P5", "B", "BURN")
-PAIGOW_ZONES = ("BANKER", "SHUN", "CHU", "DAO", "DICE")
-SIZHIDAO_ZONES = ("S1", "S2", "S3", "S4", "S5", "S6", "S7")
-#: the zones each game's table needs (PROCEDURE.md §1, §6, §7; TRACES.md §1.1). The station's
-#: game modules name the same zones; this side of the data path cannot import them.
-GAME_ZONES: dict[str, tuple[str, ...]] = {
-    "pokdeng": POKDENG_ZONES, "paigow": PAIGOW_ZONES, "sizhidao": SIZHIDAO_ZONES,
-}
-GAME_NAMES = {"pokdeng": "Pok Deng", "paigow": "Wenzhou Pai Gow", "sizhidao": "Si Zhi Dao"}
+#: what a zone holds when nobody says otherwise
+CARDS = "cards"
 
 # Card and QR geometry fixed by CARD_FACES.md (millimetres).
 CARD_W_MM = 63.0
@@ -42,6 +43,20 @@ QR_MARGIN_RANGE_MM = (2.0, 6.0)
 
 class LayoutError(ValueError):
     """A layout file or dict that does not describe a usable table."""
+
+
+@dataclass(frozen=True)
+class GameZones:
+    """What a game declares about the camera: the zones its table needs, in its order, each
+    with its kind ("cards", "dice", ...). `title` names the game in messages."""
+
+    game: str
+    title: str
+    kinds: dict[str, str]
+
+
+#: game name -> its declaration; raises LayoutError for a name that is no game
+GameZonesLookup = Callable[[str], GameZones]
 
 
 @dataclass(frozen=True)
@@ -85,6 +100,11 @@ class Layout:
     # the felt and the deck's back as `station camera calibrate` measured them
     # (calibration.Calibration); None: not calibrated
     calibration: object | None = None
+    # zone -> what lies there ("cards", "dice", ...); a zone not named holds cards
+    zone_kinds: dict[str, str] = field(default_factory=dict)
+
+    def kind_of(self, zone: str) -> str:
+        return self.zone_kinds.get(zone, CARDS)
 
     @property
     def zone_names(self) -> tuple[str, ...]:
@@ -121,6 +141,7 @@ class Layout:
             game=self.game,
             extra=dict(self.extra),
             calibration=self.calibration,
+            zone_kinds=dict(self.zone_kinds),
         )
 
     def zone_at(self, x: float, y: float) -> str | None:
@@ -164,8 +185,12 @@ def _default_pokdeng_1080p() -> dict[str, object]:
 DEFAULT_LAYOUT_DICT = _default_pokdeng_1080p()
 
 
-def layout_from_dict(data: dict, *, source: str = "<dict>") -> Layout:
-    """Build a Layout from the parsed TOML structure; every problem names `source`."""
+def layout_from_dict(data: dict, *, source: str = "<dict>", game_zones: GameZonesLookup | None = None) -> Layout:
+    """Build a Layout from the parsed TOML structure; every problem names `source`.
+
+    `game_zones` (the station's lookup of a game's declaration): the layout must hold every
+    zone the `[layout] game` needs, and each zone gets the kind the game gives it. Without
+    it (a tool that knows no games) a zone's kind is its `kind` key, else cards."""
     if not isinstance(data, dict):
         raise LayoutError(f"{source}: expected a table, got {type(data).__name__}")
     head = data.get("layout", {})
@@ -188,7 +213,12 @@ def layout_from_dict(data: dict, *, source: str = "<dict>") -> Layout:
     if not isinstance(raw_zones, dict) or not raw_zones:
         raise LayoutError(f"{source}: no [zones.<NAME>] tables; a layout needs at least one zone")
     zones: dict[str, Zone] = {}
+    kinds: dict[str, str] = {}
     for name, spec in raw_zones.items():
+        if isinstance(spec, dict) and "kind" in spec:
+            if not (isinstance(spec["kind"], str) and spec["kind"]):
+                raise LayoutError(f"{source}: zone {name}: kind must be a name such as \"cards\" or \"dice\"")
+            kinds[str(name)] = spec["kind"]
         poly = spec.get("polygon") if isinstance(spec, dict) else None
         if not isinstance(poly, list) or len(poly) < 3:
             raise LayoutError(f"{source}: zone {name}: polygon must list at least 3 [x, y] corners")
@@ -205,15 +235,19 @@ def layout_from_dict(data: dict, *, source: str = "<dict>") -> Layout:
             raise LayoutError(f"{source}: zone {name}: polygon has no area")
         zones[str(name)] = Zone(str(name), tuple(pts))
     game = str(head.get("game", "pokdeng"))
-    if game not in GAME_ZONES:
-        raise LayoutError(f"{source}: [layout] game {game!r} is no game of the station "
-                          f"(games: {', '.join(GAME_ZONES)})")
-    missing = [z for z in GAME_ZONES[game] if z not in zones]
-    if missing:
-        default = ", the default" if game == "pokdeng" else ""
-        raise LayoutError(f"{source}: a {GAME_NAMES[game]} layout ([layout] game = \"{game}\"{default}) "
-                          f"needs zones {', '.join(missing)} (missing {' '.join(missing)} of the game's "
-                          f"{' '.join(GAME_ZONES[game])})")
+    if game_zones is not None:
+        declared = game_zones(game)
+        missing = [z for z in declared.kinds if z not in zones]
+        if missing:
+            default = ", the default" if "game" not in head else ""
+            raise LayoutError(f"{source}: a {declared.title} layout ([layout] game = \"{game}\"{default}) "
+                              f"needs zones {', '.join(missing)} (missing {' '.join(missing)} of the game's "
+                              f"{' '.join(declared.kinds)})")
+        for z, kind in declared.kinds.items():
+            if kinds.get(z, kind) != kind:
+                raise LayoutError(f"{source}: zone {z}: kind {kinds[z]!r}, but a {declared.title} table's {z} "
+                                  f"holds {kind}")
+            kinds[z] = kind
     from firmware_bridge.camera.calibration import calibration_from_dict
 
     calibration = calibration_from_dict(data["calibration"], source=source) if "calibration" in data else None
@@ -226,6 +260,7 @@ def layout_from_dict(data: dict, *, source: str = "<dict>") -> Layout:
         felt_bgr=(int(felt[0]), int(felt[1]), int(felt[2])),
         game=game,
         calibration=calibration,
+        zone_kinds={z: k for z, k in kinds.items() if k != CARDS},
     )
     if layout.module_px < 2.0:
         raise LayoutError(
@@ -253,16 +288,16 @@ def check_zones(layout: Layout, game_zones: tuple[str, ...] | list[str], game: s
             f"(the game's zones are {' '.join(want)})")
 
 
-def default_layout() -> Layout:
+def default_layout(game_zones: GameZonesLookup | None = None) -> Layout:
     """The embedded 1920×1080 Pok Deng layout."""
-    return layout_from_dict(DEFAULT_LAYOUT_DICT, source="embedded pokdeng-1080p")
+    return layout_from_dict(DEFAULT_LAYOUT_DICT, source="embedded pokdeng-1080p", game_zones=game_zones)
 
 
-def load_layout(path: str | Path | None) -> Layout:
+def load_layout(path: str | Path | None, game_zones: GameZonesLookup | None = None) -> Layout:
     """Load a layout TOML file (None → the embedded default). A camera config file may hold
     other tables too (e.g. [source]); only [layout] and [zones.*] are read here."""
     if path is None:
-        return default_layout()
+        return default_layout(game_zones)
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -272,4 +307,4 @@ def load_layout(path: str | Path | None) -> Layout:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise LayoutError(f"{p}: not valid TOML: {exc}") from exc
-    return layout_from_dict(data, source=str(p))
+    return layout_from_dict(data, source=str(p), game_zones=game_zones)

@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "read", help="read still images: one JSON line per image",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Read each IMAGE on its own (no history) and print one JSON line per image.",
-        epilog=READ_OUTPUT_HELP)
+        epilog=READ_OUTPUT_HELP + "\n\n" + _readers_help())
     rd.add_argument("--config", help="camera config TOML (default: embedded layout)")
     rd.add_argument("--decoder", choices=("auto", "zbar", "zxing"), help="override the config's QR decoder")
     rd.add_argument("images", nargs="+", metavar="IMAGE")
@@ -76,12 +76,15 @@ READ_OUTPUT_HELP = """output, one line per image:
   {"image": "f.png", "zones": {"P1": ["7H", "??"], "P2": [], "B": null, ...},
    "cut_card": false, "ms": 14.2}
 
-  zones     every zone of the layout, each a list of what lies there:
+  zones     every zone of the layout, each read by the reader of its kind
+            (below). A zone of cards is a list of what lies there:
               a card ("7H"; the printed code of serialized decks is not shown),
               "??" a card face down, "XX" a card face up whose codes cannot be read
               (never a guess), "CUT" the cut card lying in the zone.
             The order within a zone carries no meaning: identities come first
             (sorted), then XX, ??, CUT, so equal contents print equally.
+            A dice tray is a list of faces, e.g. "DICE": [3, 0] (0: a die not
+            read with certainty; [] an empty tray).
   null      the zone cannot be read in this picture: the dealer's hand covers it,
             or a card back the calibration does not know lies there (then
             "camera_status" says so: run `station camera calibrate`).
@@ -93,6 +96,20 @@ READ_OUTPUT_HELP = """output, one line per image:
 
   An image that cannot be read prints {"image": ..., "error": ...}; the exit
   status is then 1 (2 for a bad config)."""
+
+
+def _readers_help() -> str:
+    from firmware_bridge.camera.build import readers_help
+
+    return readers_help()
+
+
+def _camera_config(path: str | None):
+    """The camera config at `path`, its zones and their kinds the layout's game's."""
+    from firmware_bridge.camera.config import load_camera_config
+    from station.games.camera_zones import game_zones
+
+    return load_camera_config(path, game_zones)
 
 
 def _style_names() -> list[str]:
@@ -116,15 +133,14 @@ def run(args: argparse.Namespace) -> int:
 def _snapshot(args: argparse.Namespace) -> int:
     import cv2
 
-    from firmware_bridge.camera.config import load_camera_config
+    from firmware_bridge.camera.build import build_recogniser
     from firmware_bridge.camera.overlay import draw_view
-    from firmware_bridge.camera.recogniser import Recogniser
     from firmware_bridge.camera.sources import open_source
 
-    cfg = load_camera_config(args.config)
+    cfg = _camera_config(args.config)
     spec = args.source if args.source else cfg.source
     source = open_source(spec, layout=cfg.layout)  # type: ignore[arg-type]
-    rec = Recogniser(cfg.layout, stable_frames=cfg.stable_frames, decoder=cfg.decoder)
+    rec = build_recogniser(cfg)
     frame = None
     seen = 0
     deadline = time.monotonic() + args.timeout
@@ -167,11 +183,10 @@ def _snapshot(args: argparse.Namespace) -> int:
 def _read(args: argparse.Namespace) -> int:
     import cv2
 
-    from firmware_bridge.camera.config import load_camera_config
-    from firmware_bridge.camera.recogniser import Recogniser
+    from firmware_bridge.camera.build import build_recogniser
 
-    cfg = load_camera_config(args.config)
-    rec = Recogniser(cfg.layout, decoder=args.decoder or cfg.decoder)
+    cfg = _camera_config(args.config)
+    rec = build_recogniser(cfg, decoder=args.decoder)
     rc = 0
     for name in args.images:
         frame = cv2.imread(name, cv2.IMREAD_COLOR)
@@ -201,11 +216,10 @@ def _render(args: argparse.Namespace) -> int:
     import cv2
 
     from firmware_bridge.camera.accuracy import random_table
-    from firmware_bridge.camera.config import load_camera_config
     from firmware_bridge.camera.scene import TableScene
     from firmware_bridge.camera.synthetic import SyntheticCamera
 
-    cfg = load_camera_config(args.config)
+    cfg = _camera_config(args.config)
     if args.empty or args.backs:
         scene = TableScene(cfg.layout.zone_names, seed=args.seed)
         for zone in list(cfg.layout.zone_names)[: args.backs]:
@@ -227,9 +241,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     import cv2
 
     from firmware_bridge.camera.calibration import calibrate, write_calibration
-    from firmware_bridge.camera.config import load_camera_config
 
-    cfg = load_camera_config(args.config)
+    cfg = _camera_config(args.config)
     lay = cfg.layout
 
     def stills(names: list[str]) -> list:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from station.cards import ALL_CARDS, Card
@@ -56,6 +57,11 @@ class Game(ABC):
     positions: tuple[str, ...]
     #: camera zones the procedure checks
     zones: tuple[str, ...]
+    #: what the camera finds in each zone that holds no cards: its kind ("dice": a dice tray),
+    #: by which the camera picks the zone's reader (firmware_bridge/camera/build.py)
+    zone_kinds: Mapping[str, str] = MappingProxyType({})
+    #: the game's name in messages ("a Wenzhou Pai Gow layout needs ..."); empty: its `name`
+    title: str = ""
     #: every spot a bet may name
     spots: frozenset[str] = frozenset()
 

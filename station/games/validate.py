@@ -28,6 +28,9 @@ def validate_game(name: str, cls: Any) -> None:
     for attr in ("table_prefix", "positions", "zones"):
         if not getattr(cls, attr, None):
             _fail(name, f"the rules declare no {attr}")
+    strays = [z for z in getattr(cls, "zone_kinds", {}) if z not in cls.zones]
+    if strays:
+        _fail(name, f"zone_kinds names {', '.join(strays)}, not among its zones")
     if inspect.isabstract(cls):
         missing = ", ".join(sorted(cls.__abstractmethods__))
         _fail(name, f"the rules do not implement {missing}")

@@ -246,17 +246,6 @@ def camera_source_spec(cfg: Any, cam: Any, *, perturbations: Any = None,
     return spec
 
 
-def zone_readers_for(cam: Any) -> dict[str, Any]:
-    """Zones read by another reader than the card reader: a dice tray (`DICE`, a Pai Gow
-    table) goes to the dice reader, built for the layout's scale and the `[dice] die_mm` of
-    the camera config file."""
-    if "DICE" not in cam.layout.zones:
-        return {}
-    from firmware_bridge.camera.dice_zone import dice_zone_reader
-
-    return {"DICE": dice_zone_reader(cam.layout, cam.die_mm)}
-
-
 def camera_factory_for(cfg: Any, scene: Any = None, *, perturbations: Any = None,
                        fps: float | None = None):
     """A factory the runtime calls with the station once it runs (None: no camera).
@@ -271,14 +260,13 @@ def camera_factory_for(cfg: Any, scene: Any = None, *, perturbations: Any = None
     cam = load_table_camera_config(cfg)  # refuses a layout that does not fit the game
 
     def make(station: Any) -> CameraFeed:
-        from firmware_bridge.camera.recogniser import Recogniser
+        from firmware_bridge.camera.build import build_recogniser
         from firmware_bridge.camera.sources import open_source
 
         source = open_source(camera_source_spec(cfg, cam, perturbations=perturbations, fps=fps),
                              layout=cam.layout, scene=scene)
         frames_dir = cfg.camera.frames_dir or cfg.data_dir / "frames"
-        recogniser = Recogniser(cam.layout, stable_frames=cam.stable_frames, decoder=cam.decoder,
-                                zone_readers=zone_readers_for(cam))
+        recogniser = build_recogniser(cam)
         return CameraFeed(station, source, recogniser, frames_dir=frames_dir,
                           heartbeat=cam.heartbeat).start()
 

@@ -275,9 +275,10 @@ def load_table_camera_config(cfg: StationConfig) -> Any:
     from firmware_bridge.camera.config import load_camera_config
     from firmware_bridge.camera.layout import LayoutError, check_zones
     from station.games import get_game
+    from station.games.camera_zones import game_zones
 
     try:
-        cam = load_camera_config(cfg.camera.layout)
+        cam = load_camera_config(cfg.camera.layout, game_zones)
         what = cfg.camera.layout or "the embedded Pok Deng layout (no camera.layout given)"
         check_zones(cam.layout, get_game(cfg.table.game).zones, cfg.table.game, source=f"camera.layout: {what}")
         if cam.layout.game != cfg.table.game:

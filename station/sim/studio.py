@@ -182,9 +182,9 @@ class Studio:
             from firmware_bridge.camera.scene import TableScene
 
             if paigow:
-                from firmware_bridge.camera.layout import PAIGOW_ZONES
+                from station.games import get_game
 
-                self.scene = TableScene(PAIGOW_ZONES, seed=o.seed)
+                self.scene = TableScene(get_game("paigow").zones, seed=o.seed)
             else:
                 self.scene = TableScene(seed=o.seed)
             # the demo's camera runs at the demo's pace, whatever the layout file's [source] says

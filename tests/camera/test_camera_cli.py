@@ -115,3 +115,41 @@ def test_snapshot_prints_the_felt_the_back_and_zone_timings(tmp_path, capsys):
     # --raw: the frame as the camera gave it, no zone outline drawn at the P1 corner
     b, g, r = (int(v) for v in cv2.imread(str(out))[16, 100])
     assert not (r > 200 and g > 150 and b < 80)
+
+
+def test_read_reads_a_pai_gow_tray_with_the_dice_reader(tmp_path, capsys):
+    """`read` builds the recogniser as the live camera does: the dice tray goes to the dice
+    reader (it used to read [] whatever lay there)."""
+    from firmware_bridge.camera.build import build_recogniser
+    from firmware_bridge.camera.config import load_camera_config
+    from firmware_bridge.camera.scene import TableScene
+    from firmware_bridge.camera.synthetic import SyntheticCamera
+    from station.games.camera_zones import game_zones
+
+    paigow = str(REPO / "config" / "camera_paigow_1080p.toml")
+    cam = load_camera_config(paigow, game_zones)
+    scene = TableScene(cam.layout.zone_names, seed=3)
+    scene.throw_dice([6, 4])
+    scene.deal("SHUN", "QH", face_up=True)
+    camera = SyntheticCamera(scene, cam.layout, perturbations="clean", seed=3)
+    got = None
+    while got is None:
+        got = camera.read()
+    img = tmp_path / "paigow.png"
+    cv2.imwrite(str(img), got[1])
+    assert main(["camera", "read", "--config", paigow, str(img)]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert sorted(line["zones"]["DICE"]) == [4, 6]
+    assert line["zones"]["SHUN"] == ["QH"]
+    # the same reading as the live camera's recogniser makes of the same frame
+    live, _ = build_recogniser(cam).read_still(got[1])
+    assert line["zones"] == live
+
+
+def test_read_help_says_which_reader_reads_each_zone_kind(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit):
+        main(["camera", "read", "--help"])
+    text = capsys.readouterr().out
+    assert "cards  the card reader" in text and "dice   the dice reader" in text

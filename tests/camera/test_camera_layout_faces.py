@@ -11,6 +11,7 @@ from pyzbar import pyzbar
 from firmware_bridge.camera import LayoutError, default_layout, load_layout
 from firmware_bridge.camera.faces import CardArtist, face_text, parse_face_text, qr_modules
 from firmware_bridge.camera.layout import POKDENG_ZONES, layout_from_dict
+from station.games.camera_zones import game_zones
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -56,7 +57,25 @@ def test_bad_layouts_are_refused_with_the_reason(mutate, message):
     data = copy.deepcopy(DEFAULT_LAYOUT_DICT)
     mutate(data)
     with pytest.raises(LayoutError, match=message):
-        layout_from_dict(data, source="test.toml")
+        layout_from_dict(data, source="test.toml", game_zones=game_zones)
+
+
+def test_a_zone_kind_is_the_games_not_the_files():
+    import copy
+
+    from firmware_bridge.camera.layout import DEFAULT_LAYOUT_DICT
+
+    data = copy.deepcopy(DEFAULT_LAYOUT_DICT)
+    data["zones"]["BURN"]["kind"] = "dice"
+    # a tool that knows no games takes the file's word
+    assert layout_from_dict(data).kind_of("BURN") == "dice"
+    assert layout_from_dict(data).kind_of("B") == "cards"
+    # the station holds it to the game's declaration
+    with pytest.raises(LayoutError, match="zone BURN: kind 'dice', but a Pok Deng table's BURN holds cards"):
+        layout_from_dict(data, game_zones=game_zones)
+    data["zones"]["BURN"]["kind"] = 3
+    with pytest.raises(LayoutError, match="zone BURN: kind must be a name"):
+        layout_from_dict(data)
 
 
 def test_unreadable_layout_file(tmp_path):

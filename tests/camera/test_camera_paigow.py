@@ -14,11 +14,12 @@ import pytest
 
 import station.core.replay as core_replay
 from firmware_bridge.camera import Recogniser, SyntheticCamera, TableScene
+from firmware_bridge.camera.build import build_recogniser, zone_readers
 from firmware_bridge.camera.config import load_camera_config
 from firmware_bridge.camera.layout import LayoutError, layout_from_dict
 from firmware_bridge.camera.scene import DICE_ZONE
+from station.games.camera_zones import game_zones
 from station.games.paigow.rules import deal_plan_for
-from station.live.camera_feed import zone_readers_for
 from station.live.config import ConfigError, parse_config
 from tests.camera.filmed import FilmedTrace
 
@@ -29,11 +30,11 @@ DOORS = ("BANKER", "SHUN", "CHU", "DAO")
 
 @pytest.fixture(scope="module")
 def cam():
-    return load_camera_config(PAIGOW_CAMERA)
+    return load_camera_config(PAIGOW_CAMERA, game_zones)
 
 
 def recogniser_for(cam, **kw) -> Recogniser:
-    return Recogniser(cam.layout, zone_readers=zone_readers_for(cam), **kw)
+    return build_recogniser(cam, **kw)
 
 
 def settle(camera: SyntheticCamera, rec: Recogniser, frames: int = 6) -> dict:
@@ -110,11 +111,13 @@ def test_every_games_layout_needs_its_zones(cam) -> None:
     base = {"layout": {"game": "paigow"},
             "zones": {z: {"polygon": [[10, 10], [200, 10], [200, 200]]} for z in ("BANKER", "SHUN", "CHU", "DAO")}}
     with pytest.raises(LayoutError, match="Wenzhou Pai Gow layout .* needs zones DICE"):
-        layout_from_dict(base)
+        layout_from_dict(base, game_zones=game_zones)
     with pytest.raises(LayoutError, match="Si Zhi Dao layout .* needs zones S1"):
-        layout_from_dict({**base, "layout": {"game": "sizhidao"}})
+        layout_from_dict({**base, "layout": {"game": "sizhidao"}}, game_zones=game_zones)
     with pytest.raises(LayoutError, match="no game of the station"):
-        layout_from_dict({**base, "layout": {"game": "baccarat"}})
+        layout_from_dict({**base, "layout": {"game": "baccarat"}}, game_zones=game_zones)
+    # a tool that knows no games takes the zones as they are, each holding cards
+    assert layout_from_dict(base).zone_kinds == {}
 
 
 def _table(tmp_path, game: str, layout: Path | None) -> dict:
@@ -142,8 +145,9 @@ def test_a_table_config_checks_its_layout_against_its_game(tmp_path) -> None:
 def test_only_a_dice_zone_gets_the_dice_reader(cam) -> None:
     from firmware_bridge.camera.config import load_camera_config as load
 
-    assert set(zone_readers_for(cam)) == {DICE_ZONE}
-    assert zone_readers_for(load(ROOT / "config" / "camera_pokdeng_1080p.toml")) == {}
+    assert cam.layout.zone_kinds == {DICE_ZONE: "dice"}  # the game declares it (PaiGow.zone_kinds)
+    assert set(zone_readers(cam)) == {DICE_ZONE}
+    assert zone_readers(load(ROOT / "config" / "camera_pokdeng_1080p.toml", game_zones)) == {}
 
 
 # ---- a filmed Pai Gow round, replayed ---------------------------------------------------

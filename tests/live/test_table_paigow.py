@@ -16,11 +16,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from firmware_bridge.camera.layout import PAIGOW_ZONES
 from firmware_bridge.camera.scene import TableScene
 from firmware_bridge.shoe.simulator import ShoeRefused, ShoeSimulator
 from station.games.paigow import DECK_COUNTS
-from station.games.paigow.rules import deal_plan_for
+from station.games.paigow.rules import PaiGow, deal_plan_for
 from station.live.camera_feed import camera_factory_for
 from station.live.config import load_config
 from tests.waiting import pace, retry_until, wait_for
@@ -91,7 +90,7 @@ def test_the_pai_gow_table_deals_a_round_from_its_config(tmp_path) -> None:
     with ShoeSimulator(deck=DECK_COUNTS, cut_at=None, seed=5) as shoe:
         cfg = load_config(_config_file(tmp_path, shoe.serve_pty()))
         cfg.table = dataclasses.replace(cfg.table, betting_seconds=4)
-        scene = TableScene(PAIGOW_ZONES, seed=2)
+        scene = TableScene(PaiGow.zones, seed=2)
         rt = start_runtime(cfg, camera_factory=camera_factory_for(cfg, scene), api_keys={KEY: "platform"})
         try:
             st = rt.station

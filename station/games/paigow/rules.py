@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from station.cards import Card
@@ -49,9 +50,11 @@ def deal_plan_for(dice: Sequence[int]) -> tuple[str, ...]:
 
 class PaiGow(Game):
     name = "paigow"
+    title = "Wenzhou Pai Gow"
     table_prefix = "WZ-"
     positions = POSITIONS
     zones = (*POSITIONS, DICE_ZONE)
+    zone_kinds = MappingProxyType({DICE_ZONE: "dice"})
     spots = frozenset(SPOTS)
     deal_plan = ()  # known only once the dice are: deal_plan_for(dice)
     cards_per_hand = 2

@@ -119,6 +119,7 @@ def results_for(hands: Mapping[str, Sequence[Card]]) -> dict[str, PositionResult
 
 class PokDeng(Game):
     name = "pokdeng"
+    title = "Pok Deng"
     table_prefix = "PD-"
     positions = POSITIONS
     zones = (*POSITIONS, BURN)

@@ -15,6 +15,7 @@ from station.games.sizhidao.seats import SEATS
 
 class SiZhiDao(Game):
     name = "sizhidao"
+    title = "Si Zhi Dao"
     table_prefix = "SZ-"
     positions = SEATS
     zones = SEATS
