@@ -247,6 +247,9 @@ def back_texture(style_name: str) -> np.ndarray:
             cv2.line(inner, (_px(6), y), (iw - _px(6), y), style.back_ink_bgr, 3, cv2.LINE_AA)
     else:
         raise ValueError(f"unknown back {style.back!r}")
+    # the cut edge: the paper's core shows as a hairline lighter than the print
+    edge = np.clip(np.asarray(style.back_bgr, np.float32) * 0.5 + 120, 0, 255).astype(np.uint8).tolist()
+    cv2.rectangle(img, (0, 0), (w - 1, h - 1), edge, 2)
     tex = rgba(img, _rounded_alpha(w, h, _px(style.corner_radius_mm)))
     tex.setflags(write=False)
     return tex

@@ -41,15 +41,16 @@ class DiceSet:
     pip_offset_mm: float  # centre to the corner pips, along each axis
     pip_depth: float  # 0..1, how dark the pip's wall towards the light is
     translucency: float  # 0..1, light scattered in the plastic: softer pips, lifted shadows
+    turned: tuple[int, ...] = ()  # faces whose pips this maker lays a quarter turn round (2, 3, 6)
 
 
 DICE_SETS: dict[str, DiceSet] = {
     "casino_ivory": DiceSet("casino_ivory", (206, 232, 242), (36, 34, 196), (24, 22, 22), 0.8, 3.2, 4.6, 4.3, 0.5, 0.0),
-    "rounded_cool": DiceSet("rounded_cool", (250, 248, 240), (70, 50, 228), (44, 38, 36), 2.6, 2.8, 5.4, 4.0, 0.35, 0.1),
+    "rounded_cool": DiceSet("rounded_cool", (250, 248, 240), (70, 50, 228), (44, 38, 36), 2.6, 2.8, 5.4, 4.0, 0.35, 0.1, (2, 6)),
     "translucent": DiceSet("translucent", (236, 240, 240), (90, 70, 212), (58, 54, 56), 1.6, 3.4, 4.0, 4.5, 0.15, 0.55),
-    "small_pips": DiceSet("small_pips", (190, 226, 240), (40, 20, 160), (16, 16, 16), 1.2, 2.4, 3.6, 3.8, 0.6, 0.05),
-    "big_pips": DiceSet("big_pips", (244, 244, 244), (40, 64, 232), (64, 34, 22), 2.0, 4.0, 6.0, 4.7, 0.45, 0.0),
-    "worn_matte": DiceSet("worn_matte", (212, 220, 226), (74, 72, 178), (34, 38, 48), 3.0, 3.0, 5.0, 4.2, 0.25, 0.2),
+    "small_pips": DiceSet("small_pips", (190, 226, 240), (40, 20, 160), (16, 16, 16), 1.2, 2.4, 3.6, 3.8, 0.6, 0.05, (3,)),
+    "big_pips": DiceSet("big_pips", (244, 244, 244), (40, 64, 232), (64, 34, 22), 1.6, 3.8, 6.0, 4.4, 0.45, 0.0),
+    "worn_matte": DiceSet("worn_matte", (212, 220, 226), (74, 72, 178), (34, 38, 48), 2.4, 3.0, 5.0, 4.0, 0.25, 0.2, (2, 3, 6)),
 }
 
 
@@ -147,7 +148,10 @@ def face_texture(ds: DiceSet, value: int, normal, tex_x, tex_y, neighbours, ligh
     pip_mask = np.zeros((n_px, n_px), np.float32)
     pip_shade = np.ones((n_px, n_px), np.float32)
     diam = ds.one_pip_mm if value == 1 else ds.pip_mm
-    for px, py in pip_layout(value, ds.pip_offset_mm):
+    pips = pip_layout(value, ds.pip_offset_mm)
+    if value in ds.turned:
+        pips = [(-y, x) for x, y in pips]
+    for px, py in pips:
         rr = diam / 2
         dist = np.hypot(X - px, Y - py)
         m = np.clip((rr - dist) * k + 0.5, 0.0, 1.0)
@@ -156,7 +160,7 @@ def face_texture(ds: DiceSet, value: int, normal, tex_x, tex_y, neighbours, ligh
         pip_shade = np.where(m > 0, np.clip(1.0 - ds.pip_depth * np.clip(toward, 0, 1), 0.3, 1.0), pip_shade)
     colour = colour * (1 - pip_mask[..., None]) + (ink * pip_shade[..., None]) * pip_mask[..., None]
     if ds.translucency > 0:
-        colour = cv2.GaussianBlur(colour, (0, 0), 0.6 * ds.translucency * k)
+        colour = cv2.GaussianBlur(colour, (0, 0), 0.25 * ds.translucency * k)
     colour *= shade[..., None]
     colour += rng.normal(0, 1.2, colour.shape[:2]).astype(np.float32)[..., None]
     # rounded corners of the cube: the silhouette is cut by a quarter circle at each corner
@@ -194,3 +198,4 @@ def draw_die_shadow(canvas: Canvas, die: Die, light) -> None:
     pts = [die.xy + shift + R @ np.array(p) for p in ((-h, -h), (h, -h), (h, h), (-h, h))]
     z = -die.floor_mm - 0.05
     canvas.quad(tex, [[p[0], p[1], z] for p in pts])
+

@@ -8,6 +8,8 @@ order. Colours are float BGR in 0..255 while drawing.
 
 from __future__ import annotations
 
+import weakref
+
 import cv2
 import numpy as np
 
@@ -27,6 +29,25 @@ def flat(colour_bgr, size_px: int = 8) -> np.ndarray:
     t[..., :3] = np.asarray(colour_bgr, np.float32)
     t[..., 3] = 1.0
     return t
+
+
+_PREMUL: dict[int, tuple[weakref.ref, np.ndarray]] = {}
+
+
+def _premultiplied(texture: np.ndarray) -> np.ndarray:
+    """Colour times alpha, so that warping blends edges right; kept for read-only (cached)
+    textures, which are drawn again and again."""
+    if not texture.flags.writeable:
+        hit = _PREMUL.get(id(texture))
+        if hit is not None and hit[0]() is texture:
+            return hit[1]
+    premul = texture.copy()
+    premul[..., :3] *= premul[..., 3:4]
+    if not texture.flags.writeable:
+        if len(_PREMUL) > 512:
+            _PREMUL.clear()
+        _PREMUL[id(texture)] = (weakref.ref(texture), premul)
+    return premul
 
 
 class Canvas:
@@ -73,8 +94,7 @@ class Canvas:
         th, tw = texture.shape[:2]
         src = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float32) - 0.5
         homography = cv2.getPerspectiveTransform(src, (dst - [x0, y0]).astype(np.float32))
-        premul = texture.copy()
-        premul[..., :3] *= premul[..., 3:4]
+        premul = _premultiplied(texture)
         warped = cv2.warpPerspective(
             premul,
             homography,
@@ -146,13 +166,13 @@ class Canvas:
 
 
 def felt_background(camera: Camera, ss: int, colour_bgr, rng: np.random.Generator, *, grain: float = 4.0) -> np.ndarray:
-    """Felt of one plain colour with the faint low-frequency mottling and fibre grain of cloth."""
-    h, w = camera.height * ss, camera.width * ss
-    low = rng.normal(0.0, 1.0, (max(h // 64, 2), max(w // 64, 2))).astype(np.float32)
-    low = cv2.resize(low, (w, h), interpolation=cv2.INTER_CUBIC) * (grain * 0.6)
-    fine = rng.normal(0.0, grain, (max(h // ss, 1), max(w // ss, 1))).astype(np.float32)
-    fine = cv2.resize(fine, (w, h), interpolation=cv2.INTER_LINEAR)
-    base = np.empty((h, w, 3), np.float32)
-    base[:] = np.asarray(colour_bgr, np.float32)
-    base += (low + fine)[..., None]
+    """Felt of one plain colour with the faint low-frequency mottling and fibre grain of cloth
+    (the grain at about a sensor pixel, made at the camera's size and enlarged)."""
+    h, w = camera.height, camera.width
+    low = rng.normal(0.0, 1.0, (max(h // 24, 2), max(w // 24, 2))).astype(np.float32)
+    field = cv2.resize(low, (w, h), interpolation=cv2.INTER_CUBIC) * (grain * 0.6)
+    field += rng.normal(0.0, grain, (h, w)).astype(np.float32)
+    base = field[..., None] + np.asarray(colour_bgr, np.float32)
+    if ss > 1:
+        base = cv2.resize(base, (w * ss, h * ss), interpolation=cv2.INTER_LINEAR)
     return base

@@ -180,7 +180,7 @@ def _visible_fractions(cards: list[PlacedCard], px_per_mm: float = 1.0) -> list[
     return [float((owner == i).sum()) / max(a, 1) for i, a in enumerate(areas)]
 
 
-def _arrange(spec: SeatSpec, zone: Zone, rng: np.random.Generator, first_layer: int) -> list[PlacedCard]:
+def _arrange(spec: SeatSpec, zone: Zone, rng: np.random.Generator, first_layer: int, style) -> list[PlacedCard]:
     """Cards of one seat on the table, lowest first. Placements that break the sheet's limits
     (a face-down card showing less than half its back, a card leaving its zone) are drawn again."""
     inside = zone.corners_mm(-3.0).astype(np.float32)
@@ -218,8 +218,12 @@ def _arrange(spec: SeatSpec, zone: Zone, rng: np.random.Generator, first_layer: 
             cv2.pointPolygonTest(inside, (float(x), float(y)), False) >= 0
             for c in cards for x, y in c.corners_mm()[:, :2]
         )
-        if ok and spec.kind == "down" and spec.row_overlap_mm is None:
+        if ok and spec.kind == "down":
             ok = min(_visible_fractions(cards)) >= 0.5
+        if ok and spec.kind == "up" and spec.row_overlap_mm is None and spec.pair_cover_frac is None:
+            # drawn layouts keep clear of cards that merely graze a code, where the truth
+            # would hang on a fraction of a millimetre
+            ok = not any(_grazed(c, cards, style) for c in cards)
         if ok:
             return cards
     raise ValueError(f"could not lay {spec} inside zone {zone.name}")
@@ -240,6 +244,17 @@ def _grow(poly: np.ndarray, mm: float, centre=None) -> np.ndarray:
         n = np.linalg.norm(d)
         out.append(p + d / n * mm * math.sqrt(2))
     return np.array(out)
+
+
+def _grazed(card: PlacedCard, cards: list[PlacedCard], style) -> bool:
+    """Whether a card above comes near one of this card's codes without clearly covering it."""
+    above = [o.corners_mm()[:, :2] for o in cards if o.layer > card.layer]
+    for poly in code_polygons_mm(card, style):
+        grown, shrunk = _grow(poly, CLEAR_MM + 1.0), _grow(poly, -COVER_MM - 1.0)
+        for o in above:
+            if _overlap_area(grown, o) > 0 and _overlap_area(shrunk, o) <= 0:
+                return True
+    return False
 
 
 def code_polygons_mm(card: PlacedCard, style) -> list[np.ndarray]:
@@ -334,7 +349,7 @@ def build_seat_scene(seats: dict, deck_style_name: str, rng: np.random.Generator
         raise ValueError("a card shows in two seats: one deck holds each card once")
     cards, hands, hand_seats = [], [], []
     for z in zones:
-        placed = _arrange(specs[z.name], z, rng, len(cards))
+        placed = _arrange(specs[z.name], z, rng, len(cards), style)
         for c in placed:
             if c.card is not None:
                 c.qr_text = card_qr_text(c.card, style)
@@ -347,18 +362,24 @@ def build_seat_scene(seats: dict, deck_style_name: str, rng: np.random.Generator
     return SeatScene(zones, centre, specs, cards, hands, hand_seats, felt, line, deck_style_name)
 
 
+@lru_cache(maxsize=1)
+def _card_shadow() -> np.ndarray:
+    tex = np.zeros((88, 63, 4), np.float32)
+    tex[2:-2, 2:-2, 3] = 0.25
+    tex[..., 3] = cv2.GaussianBlur(tex[..., 3], (0, 0), 1.0)
+    tex.setflags(write=False)
+    return tex
+
+
 def draw_seat_scene(scene: SeatScene, camera: Camera, ss: int, rng) -> np.ndarray:
     canvas = Canvas(camera, ss, felt_background(camera, ss, scene.felt_bgr, rng))
     for z in scene.zones:
         draw_zone(canvas, z, scene.line_bgr)
     for c in sorted(scene.cards, key=lambda c: c.layer):
         # a card's own soft shadow first, so the stack reads as paper on cloth
-        shadow = back_texture(scene.style_name).copy()
-        shadow[..., :3] = 0
-        shadow[..., 3] = cv2.GaussianBlur(shadow[..., 3], (0, 0), 8.0) * 0.25
         sc = c.corners_mm(0.0)
         sc[:, :2] += 0.8
-        canvas.quad(shadow, sc)
+        canvas.quad(_card_shadow(), sc)
         tex = back_texture(scene.style_name) if c.card is None else face_texture(c.card, scene.style_name)
         canvas.quad(tex, c.corners_mm(c.z_mm))
     for h in scene.hands:
@@ -445,6 +466,8 @@ def render_two_camera_scene(seats: dict, *, deck_style: str = "red_lattice", see
         if len(zs) > 1:
             d = np.asarray(zs[-1].centre_mm) - np.asarray(zs[0].centre_mm)
             roll = math.degrees(math.atan2(d[1], d[0]))
+            # a camera is mounted the way up that keeps the picture nearest upright
+            roll = (roll + 90.0) % 180.0 - 90.0
         else:
             roll = zs[0].rotation_deg
         # the picture's x axis along the group, so that its long side takes the seats

@@ -19,7 +19,7 @@ from tests.camera.independent import (
     seat_calibration_stills,
     tray_calibration_stills,
 )
-from tests.camera.independent.dice import FACE_NORMALS, Die
+from tests.camera.independent.dice import DIE_MM, FACE_NORMALS, Die
 
 SHOWN = {"S2": {"up": ["7H", "TD", "KS", "AC"]}}
 SEATS = {
@@ -94,7 +94,8 @@ def test_a_card_measures_its_size_at_the_asked_scale():
 
 
 def _die_pixels(tilt_deg, seed=4):
-    common = dict(seed=seed, tilt_deg=tilt_deg, tilt_azimuth_deg=30.0, tray_style="black", felt="green")
+    common = dict(seed=seed, tilt_deg=tilt_deg, tilt_azimuth_deg=30.0, tray_style="black", felt="green",
+                  image_size=(640, 400), ss=2)
     with_die, truth = render_dice_tray("casino_ivory", [5], **common)
     without, _ = render_dice_tray("casino_ivory", [5], draw_dice=False, **common)
     seen = int((np.abs(with_die.astype(int) - without.astype(int)).sum(axis=2) > 40).sum())
@@ -140,7 +141,7 @@ def test_a_die_partly_out_of_the_picture_reads_zero_and_a_hand_covers_the_tray()
     first = truth["dice"][0]
     assert first["in_picture"] and not first["top_in_view"]
     assert sorted(truth["reading"]) == [0, 1]
-    _img, truth = render_dice_tray("big_pips", [3, 3], seed=3, hand=True, ss=2)
+    _img, truth = render_dice_tray("big_pips", [3, 3], seed=3, hand=True, image_size=(640, 400), ss=2)
     assert truth["reading"] is None
 
 
@@ -159,14 +160,15 @@ def test_each_perturbation_changes_the_picture(name):
 
 
 def test_calibration_stills_give_the_zones_in_order():
-    stills = tray_calibration_stills(dice_set="rounded_cool", seed=6, ss=2)
+    stills = tray_calibration_stills(dice_set="rounded_cool", seed=6, image_size=(640, 400), ss=2)
     empty, dice = stills["empty"], stills["dice"]
     assert empty[1]["zones"] == dice[1]["zones"]  # one table, one camera
     assert empty[1]["reading"] == [] and sorted(dice[1]["reading"]) == [3, 5]
     poly = np.asarray(empty[1]["zones"]["DICE"])
     assert poly.shape == (4, 2)
     assert cv2.contourArea(poly.astype(np.float32), oriented=True) > 0  # TL, TR, BR, BL: clockwise on screen
-    seats = seat_calibration_stills(deck_style="red_lattice", seed=6, ss=1)
+    # the geometry only: the whole table at 0.6 mm/px on a 1080p picture
+    seats = seat_calibration_stills(deck_style="red_lattice", seed=6, mm_per_px=0.6, image_size=(1920, 1080), ss=1)
     assert seats["empty"][1]["zones"] == seats["backs"][1]["zones"]
     assert list(seats["empty"][1]["zones"]) == [f"S{i}" for i in range(1, 8)]
     assert seats["backs"][1]["seats"]["S4"] == ["??"] * 4
@@ -176,3 +178,29 @@ def test_the_styles_on_offer():
     assert len(DICE_SETS) >= 6 and len(DECK_STYLES) >= 3
     backs = {s.back for s in DECK_STYLES.values()}
     assert backs == {"flat", "lattice", "logo"}
+
+
+def test_the_batteries_are_the_same_from_the_same_seed_and_cover_everything():
+    from tests.camera.independent.cases import dice_cases, seat_cases
+
+    a, b = dice_cases(42, seed=1), dice_cases(42, seed=1)
+    assert a == b and len({c.name for c in a}) == 42
+    assert {c.dice_set for c in a} == set(DICE_SETS)
+    assert {c.perturbation for c in a} == set(PERTURBATIONS)
+    assert {c.arrangement for c in a} == {"free", "touching", "rim", "outside"}
+    assert any(c.hand for c in a) and any(not c.dice for c in a)
+    seats = seat_cases(12, seed=1)
+    assert [c.name for c in seats] == [c.name for c in seat_cases(12, seed=1)]
+    assert {c.deck_style for c in seats} == set(DECK_STYLES)
+    img, truth = a[2].render(image_size=(480, 270), mm_per_px=1.2, ss=2)
+    assert img.shape == (270, 480, 3) and truth["perturbation"] == a[2].perturbation
+
+
+def test_each_dice_set_is_a_die_a_maker_could_sell():
+    # pips inside the flat of the face, apart from each other, and at least 6 px across at
+    # 0.33 mm/px (the sheet's floor)
+    for ds in DICE_SETS.values():
+        flat_half = DIE_MM / 2 - ds.edge_radius_mm
+        assert ds.pip_offset_mm + ds.pip_mm / 2 <= flat_half + 1e-9, ds.name
+        assert ds.pip_offset_mm - ds.pip_mm >= 0.3, ds.name
+        assert ds.one_pip_mm / 2 <= flat_half and min(ds.pip_mm, ds.one_pip_mm) / 0.33 >= 6, ds.name

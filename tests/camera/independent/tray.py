@@ -9,7 +9,8 @@ import cv2
 import numpy as np
 
 from .camera import Camera
-from .dice import DIE_MM, Die, dice_set, draw_die, draw_die_shadow
+from .dice import DIE_MM, Die, draw_die, draw_die_shadow
+from .dice import dice_set as _dice_set
 from .hand import Hand
 from .raster import Canvas, felt_background
 from .table import FELTS_BGR, LINES_BGR, Zone, draw_zone
@@ -125,7 +126,7 @@ def _fits(dice, tray: Tray) -> bool:
     return True
 
 
-def render_dice_tray(dice_set_name: str, dice=(), *, seed: int = 0, mm_per_px: float = 0.33,
+def render_dice_tray(dice_set: str, dice=(), *, seed: int = 0, mm_per_px: float = 0.33,
                      image_size=(1920, 1080), tilt_deg: float | None = None, tilt_azimuth_deg: float | None = None,
                      arrangement: str = "free", hand: bool = False, tray_offset_mm=(0.0, 0.0),
                      tray_style: str | None = None, ss: int = 3, distance_mm: float = 1600.0,
@@ -141,7 +142,7 @@ def render_dice_tray(dice_set_name: str, dice=(), *, seed: int = 0, mm_per_px: f
         raise ValueError(f"unknown arrangement {arrangement!r}")
     if arrangement == "touching" and len(dice) != 2:
         raise ValueError("touching needs two dice")
-    ds = dice_set(dice_set_name)
+    ds = _dice_set(dice_set)
     # the table (tray, felt, camera, light) and what lies in the tray draw from their own
     # streams, so one seed gives the same table whatever dice are thrown on it
     trng, rng, hrng, noise_rng = (np.random.default_rng([seed, k]) for k in range(4))
@@ -209,7 +210,7 @@ def render_dice_tray(dice_set_name: str, dice=(), *, seed: int = 0, mm_per_px: f
         hand_obj.draw(canvas)
     image = canvas.result()
     truth = _truth(camera, tray, placed, side_areas, hand_obj)
-    truth.update({"dice_set": dice_set_name, "tray_style": style, "arrangement": arrangement,
+    truth.update({"dice_set": dice_set, "tray_style": style, "arrangement": arrangement,
                   "camera": {"image_size": list(image_size), "mm_per_px": mm_per_px, "tilt_deg": tilt_deg,
                              "tilt_azimuth_deg": az, "distance_mm": distance_mm}})
     return image, truth
