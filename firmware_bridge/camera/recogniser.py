@@ -403,9 +403,13 @@ class Recogniser:
             bx, by, bw, bh = (int(stats[i, k]) for k in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
             box = ((x0 + bx) * SHRINK, (y0 + by) * SHRINK, (x0 + bx + bw) * SHRINK, (y0 + by + bh) * SHRINK)
             full_contour = (contour + [x0, y0]) * SHRINK
-            # Print on a face (a red court, pips blurred pink) lies within the face's white;
-            # another deck's back is a card-wide patch of its own. Only the latter is odd.
-            odd_a = self._odd_outside_faces(unexplained & comp, cls.white & comp)
+            # Print on a face (a red court, pips blurred pink) lies within the face's white and
+            # the face carries our codes; another deck's back (a white lattice too) has none: a
+            # blob is faces only when its codes name as many cards as it holds.
+            if cards and odd_a >= 0.4 * self._card_area \
+                    and self._odd_outside_faces(unexplained & comp, cls.white & comp) < 0.4 * self._card_area \
+                    and self._carries_codes(frame, box, self._inside_blob(comp, (x0, y0))) >= cards:
+                odd_a = 0.0
             if cards and odd_a >= 0.4 * self._card_area:
                 # Most of a card here is neither face, nor the calibrated back, nor the cut
                 # card: another deck set (or none calibrated). Never read it as anything.
@@ -472,6 +476,20 @@ class Recogniser:
             return 0 <= qy < grown.shape[0] and 0 <= qx < grown.shape[1] and bool(grown[qy, qx])
 
         return inside
+
+    def _carries_codes(self, frame: np.ndarray, box: tuple[int, int, int, int],
+                       inside: Callable[[QrRead], bool]) -> int:
+        """How many different cards the codes of our notation on this blob name (faces carry
+        them, backs never)."""
+        h, w = frame.shape[:2]
+        x0, y0, x1, y1 = max(0, box[0] - 12), max(0, box[1] - 12), min(w, box[2] + 12), min(h, box[3] + 12)
+        crop = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+        names = set()
+        for r in self.decoder.decode(crop):
+            face = parse_face_text(r.text)
+            if face is not None and inside(r.shifted(x0, y0)):
+                names.add(face.card)
+        return len(names)
 
     def _odd_outside_faces(self, odd: np.ndarray, white: np.ndarray) -> float:
         """Pixels of no known class that do not lie within a face's white (quarter res)."""
