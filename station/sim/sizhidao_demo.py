@@ -139,7 +139,8 @@ class RenderedSeats:
         if self.feed is None:
             return False
         truth = self.scene.snapshot()
-        return all(sorted(self.feed.readings.get(z, ())) == sorted(truth[z]) for z in SEATS)
+        seen = dict(self.feed.readings)  # a zone is there once the camera has reported it
+        return all(z in seen and sorted(seen[z]) == sorted(truth[z]) for z in SEATS)
 
 
 class SiZhiDaoDealer:

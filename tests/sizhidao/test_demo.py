@@ -118,3 +118,27 @@ def test_demo_bots_play_through_the_player_api(tmp_path: Path) -> None:
         assert r.status_code == 401
     finally:
         live.stop()
+
+
+def test_the_rendered_seats_are_seen_only_once_the_camera_reported_every_seat() -> None:
+    """The demo's dealer opens no game before the 4K camera has read the table (its first
+    frame takes seconds): an empty table not yet reported is not seen."""
+    from types import SimpleNamespace
+
+    from firmware_bridge.camera.scene import TableScene
+    from station.games.sizhidao.seats import SEATS
+    from station.sim.sizhidao_demo import RenderedSeats
+
+    scene = TableScene(SEATS, seed=1, seat_zones=SEATS)
+    feed = SimpleNamespace(readings={})  # what the station's camera feed has reported so far
+    seats = RenderedSeats(scene, feed)
+    assert not seats.seen()
+    feed.readings.update({s: () for s in SEATS})
+    assert seats.seen()
+    for card in ("2C", "3C"):
+        seats.dealt("S3", card, 0)
+    assert not seats.seen() and scene.snapshot()["S3"] == ["??", "??"]
+    feed.readings["S3"] = ("??", "??")
+    assert seats.seen()
+    seats.cleared("S3")
+    assert not seats.seen()
