@@ -20,11 +20,13 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from firmware_bridge.camera.calibration import calibrate
+from firmware_bridge.camera.config import CameraConfig
 from firmware_bridge.camera.decks import DeckStyle
-from firmware_bridge.camera.layout import Layout, default_layout
+from firmware_bridge.camera.layout import CARDS, Layout, default_layout
 from firmware_bridge.camera.recogniser import Recogniser
 from firmware_bridge.camera.scene import CUT, FACE_DOWN, UNREADABLE, TableScene
 from firmware_bridge.camera.synthetic import PRESETS, STRESS_PRESETS, SyntheticCamera
@@ -114,9 +116,10 @@ def score_zone(truth: list[str], seen: list[str] | None) -> str:
 def calibration_stills(layout: Layout, style: str | DeckStyle, seed: int = 1) -> tuple[list, list]:
     """What a studio engineer photographs to calibrate a deck: the empty felt, and a still
     with three face-down cards of the deck lying apart (studio light, sensor noise)."""
-    felt = SyntheticCamera(TableScene(), layout, perturbations="noise", style=style, seed=seed).read()
-    scene = TableScene(seed=seed)
-    for zone in ("P1", "P4", "B"):
+    felt = SyntheticCamera(TableScene(layout.zone_names), layout, perturbations="noise", style=style, seed=seed).read()
+    scene = TableScene(layout.zone_names, seed=seed)
+    cards = [z for z in layout.zones if layout.kind_of(z) == CARDS]
+    for zone in cards[:: max(1, len(cards) // 3)][:3]:  # three zones apart
         scene.deal(zone, "2C")
     back = SyntheticCamera(scene, layout, perturbations="noise", style=style, seed=seed + 1).read()
     assert felt is not None and back is not None  # the noise preset drops no frames
@@ -139,19 +142,37 @@ def run(
 ) -> list[PresetScore]:
     """Score every (deck style, perturbation): each style is calibrated from its own stills
     first. Without `styles`: the studio deck with the layout's own calibration."""
-    layout = layout or default_layout()
+    return run_camera(CameraConfig(layout or default_layout()), random_table, presets, frames, seed, decoder, styles)
+
+
+def run_camera(cam: CameraConfig, scene_for: SceneMaker, presets: list[str] | None = None, frames: int = 250,
+               seed: int = 1, decoder: str = "auto", styles: list[str] | None = None) -> list[PresetScore]:
+    """Score the recogniser of camera `cam`, built as the live camera builds it (each zone
+    read by its kind's reader), on tables from `scene_for`, per (deck style, perturbation):
+    each style calibrated from its own stills first; without `styles` the studio deck with
+    the layout's own calibration."""
+    from firmware_bridge.camera.build import build_recogniser
+
+    layout = cam.layout
     results = []
     for style in styles or [None]:
-        if style is None:
-            recogniser = Recogniser(layout, decoder=decoder)
-        else:
-            recogniser = calibrated_recogniser(layout, style, decoder, seed)
-        results.extend(_run_style(recogniser, layout, style, presets, frames, seed))
+        cal = None
+        if style is not None:
+            felt, back = calibration_stills(layout, style, seed)
+            cal = calibrate(felt, back, layout.mm_per_px)
+        recogniser = build_recogniser(cam, decoder=decoder, calibration=cal)
+        results.extend(run_scenes(recogniser, layout, style, presets, frames, seed, scene_for))
     return results
 
 
-def _run_style(recogniser: Recogniser, layout: Layout, style: str | None, presets: list[str] | None,
-               frames: int, seed: int) -> list[PresetScore]:
+#: (random numbers, seed) -> a fresh table to render and score
+SceneMaker = Callable[[random.Random, int], TableScene]
+
+
+def run_scenes(recogniser: Recogniser, layout: Layout, style: str | None, presets: list[str] | None,
+               frames: int, seed: int, scene_for: SceneMaker = random_table) -> list[PresetScore]:
+    """Score `recogniser` (its zones read by their kinds' readers) on `frames` tables from
+    `scene_for` per perturbation preset."""
     results = []
     for preset in presets or list(PRESETS):
         known = sorted({**PRESETS, **STRESS_PRESETS})
@@ -160,10 +181,10 @@ def _run_style(recogniser: Recogniser, layout: Layout, style: str | None, preset
         score = PresetScore(preset, style or "studio")
         base = seed * 1_000_003 + known.index(preset) * 10_007
         # one camera per preset: its felt, card art and noise field are drawn once
-        camera = SyntheticCamera(TableScene(), layout, perturbations=preset, seed=base, style=style)
+        camera = SyntheticCamera(TableScene(layout.zone_names), layout, perturbations=preset, seed=base, style=style)
         for i in range(frames):
             rng = random.Random(base + i)
-            scene = random_table(rng, base + i)
+            scene = scene_for(rng, base + i)
             camera.scene = scene
             camera.new_view()
             got = None

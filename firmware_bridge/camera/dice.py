@@ -98,6 +98,13 @@ class DiceReader:
         if image.ndim != 3 or image.shape[2] != 3:
             raise ValueError("the dice reader takes a BGR colour picture")
         s = self.die_px
+        # Warm or cool light tints the white plastic: scale the channels so that the
+        # brightest things in the picture (the dice, when there are any) are grey again.
+        # Colourless stays colourless; a pip's red stays red.
+        top = np.percentile(image.reshape(-1, 3)[::7], 99.5, axis=0).astype(np.float32)
+        if float(top.min()) > 40 and float(top.max()) / float(top.min()) > 1.05:
+            gains = (float(top.max()) / np.maximum(top, 1.0)).astype(np.float32)
+            image = (image.astype(np.float32) * gains).clip(0, 255).astype(np.uint8)
         b, g, r = cv2.split(image)
         lo8 = cv2.min(cv2.min(b, g), r)
         hi8 = cv2.max(cv2.max(b, g), r)
@@ -112,38 +119,70 @@ class DiceReader:
         background = cv2.resize(background, (wid, hgt), interpolation=cv2.INTER_LINEAR)
         tophat = cv2.subtract(lo8, background)
         peak = _percentile_u8(tophat, 99.7)
-        threshold = max(60.0, 0.45 * peak)
+        threshold = max(20.0, 0.45 * peak)
         chroma = hi8.astype(np.int16) - lo8
         white = ((tophat > threshold) & (chroma < 0.32 * hi8 + 6.0)).astype(np.uint8)
         # join a face across its pips and rounded edge before looking for regions
+        raw = white.astype(bool)
         close = max(3, int(round(s * 0.12)) | 1)
         white = cv2.morphologyEx(white, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close, close)))
-        white = _fill_holes(white)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(white, connectivity=8)
+        # Fill the pips and seams a face encloses, not what a tray's light rim encloses (the
+        # whole tray floor: a die lying there must stay a region of its own).
+        white = _fill_holes(white, max_hole=0.5 * s * s)
         reading = DiceReading()
         area_1 = s * s
         pad = int(round(s * 0.2)) + 2
-        for i in range(1, n):
-            if stats[i, cv2.CC_STAT_AREA] < area_1 / 3:
-                continue  # a speck: glare on a chip, a crumb
-            x, y, w, h = (int(v) for v in stats[i, :4])
-            if not self._die_sized(labels[y:y + h, x:x + w] == i):
-                continue  # a strip of light felt, a light tray: nothing a die could make
-            # work on the region's neighbourhood only; `at_border` says the region reaches
-            # the picture's edge (a die not wholly in view)
+        for x, y, w, h, region in self._candidates(white, lo8):
+            lo = lo8[y:y + h, x:x + w]
+            dark = region & ~raw[y:y + h, x:x + w] & (lo < 0.6 * _percentile_u8(lo[region], 90))
+            if np.count_nonzero(dark) < 0.015 * area_1:
+                continue  # no dark spot in it: glare, a light patch of rim or tray, no die (every face has pips)
+            # work on the region's neighbourhood only
             x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(wid, x + w + pad), min(hgt, y + h + pad)
             if x == 0 or y == 0 or x + w >= wid or y + h >= hgt:
                 # Cut by the zone's edge: the zone is drawn generously round the tray, so
                 # this is light felt beyond the tray's rim, or a die thrown out of the tray,
                 # not a die in it.
                 continue
-            region = labels[y0:y1, x0:x1] == i
-            found = self._read_region(image[y0:y1, x0:x1], lo8[y0:y1, x0:x1], region)
+            full = np.zeros((y1 - y0, x1 - x0), bool)
+            full[y - y0:y - y0 + h, x - x0:x - x0 + w] = region
+            found = self._read_region(image[y0:y1, x0:x1], lo8[y0:y1, x0:x1], full)
             for d in found:
                 d.centre = (d.centre[0] + x0, d.centre[1] + y0)
             reading.dice.extend(found)
         reading.dice.sort(key=lambda d: (d.centre[0], d.centre[1]))
         return reading
+
+    def _candidates(self, white: np.ndarray, lo8: np.ndarray):
+        """(x, y, w, h, mask) of each white region one die or two touching could make. A
+        larger region is a light rim, pad or felt line with whatever touches it: of it only
+        what is nearly as bright as its brightest part is kept (the dice's top faces face
+        the studio's overhead light; a rim or a tray's floor is duller) and looked at again."""
+        s = self.die_px
+        area_1 = s * s
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(white, connectivity=8)
+        for i in range(1, n):
+            if stats[i, cv2.CC_STAT_AREA] < area_1 / 3:
+                continue  # a speck: glare on a chip, a crumb
+            x, y, w, h = (int(v) for v in stats[i, :4])
+            region = labels[y:y + h, x:x + w] == i
+            if self._die_sized(region):
+                yield x, y, w, h, region
+                continue
+            lo = lo8[y:y + h, x:x + w]
+            bright = region & (lo >= 0.9 * _percentile_u8(lo[region], 99.5))
+            k = max(3, int(round(s * 0.12)) | 1)
+            bright = cv2.morphologyEx(bright.astype(np.uint8), cv2.MORPH_CLOSE,
+                                      cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+            bright = _fill_holes(bright, max_hole=0.5 * area_1) & region
+            m, sub, sstats, _ = cv2.connectedComponentsWithStats(bright.astype(np.uint8), connectivity=8)
+            for j in range(1, m):
+                if sstats[j, cv2.CC_STAT_AREA] < area_1 / 3:
+                    continue
+                bx, by, bw, bh = (int(v) for v in sstats[j, :4])
+                piece = sub[by:by + bh, bx:bx + bw] == j
+                if self._die_sized(piece):
+                    yield x + bx, y + by, bw, bh, piece
 
     def _die_sized(self, region: np.ndarray) -> bool:
         """Could one die, or two touching, make this white region? (Dice partly out of view
@@ -194,13 +233,16 @@ class DiceReader:
         return out
 
     def _read_pair(self, img: np.ndarray, mask: np.ndarray, centre: tuple[float, float]) -> list[DieReading]:
-        """Two top faces that touch: split a clean 2:1 rectangle along its middle."""
+        """Two top faces that touch: split across the middle of their long side. Dice that
+        touch face to face lie parallel, side by side or shifted along the face they share,
+        so the pair's rectangle is two dice long and one to two wide, and each half holds one
+        top face; each half must then pass as a die's face on its own."""
         s = self.die_px
         rect = _min_rect(mask)
         (cx, cy), (rw, rh), ang = rect
         long_, short = max(rw, rh), min(rw, rh)
         fill = mask.sum() / max(1.0, rw * rh)
-        if not (1.7 * s <= long_ <= 2.3 * s and 0.85 * s <= short <= 1.15 * s and fill > 0.9):
+        if not (1.7 * s <= long_ <= 2.3 * s and 0.85 * s <= short <= 1.9 * s and fill > 0.5):
             return [DieReading(0, centre, "touching dice"), DieReading(0, centre, "touching dice")]
         theta = np.deg2rad(ang if rw >= rh else ang + 90.0)
         ux, uy = np.cos(theta), np.sin(theta)
@@ -223,12 +265,15 @@ class DiceReader:
         # opening above, may have bitten out of it (a pip lost there could make a 5 a 3).
         hull = _hull(mask)
         (cx, cy), (rw, rh), ang = _min_rect(hull)
-        edge = (rw + rh) / 2
-        if not (0.82 * s <= min(rw, rh) and max(rw, rh) <= 1.15 * s):
+        # The edge away from the light shades like the rounded band, so one side of the bright
+        # part may come out short: the longer side is the face's size, the pips' own centre
+        # (every face's pattern is symmetric about it) puts the face back in place.
+        edge = max(rw, rh)
+        if not (0.78 * s <= min(rw, rh) and 0.85 * s <= edge <= 1.15 * s):
             return DieReading(0, (cx, cy), f"top face {rw:.0f}x{rh:.0f} px, a die is {s:.0f}")
-        if max(rw, rh) / min(rw, rh) > 1.12:
+        if edge / min(rw, rh) > 1.25:
             return DieReading(0, (cx, cy), "top face not square")
-        if hull.sum() / (rw * rh) < 0.9 or len(xs) / (rw * rh) < 0.8:
+        if hull.sum() / (rw * rh) < 0.8 or len(xs) / (rw * rh) < 0.68:
             return DieReading(0, (cx, cy), "top face not filled like a square")
         # upright and scaled: the face's square onto FACE_PX x FACE_PX
         scale = FACE_PX / edge
@@ -264,13 +309,21 @@ class DiceReader:
             a = stats[j, cv2.CC_STAT_AREA]
             x0, y0, w0, h0 = (int(v) for v in stats[j, :4])
             blob = labels[y0:y0 + h0, x0:x0 + w0] == j
-            if (blob & ring[y0:y0 + h0, x0:x0 + w0]).any():
+            tangent = False
+            on_ring = int(np.count_nonzero(blob & ring[y0:y0 + h0, x0:x0 + w0]))
+            if on_ring:
                 # At the face's edge: a line one or two pixels thick is the darker rounded
-                # edge; anything thicker is a pip cut by the edge (or a side strip's).
+                # edge. A whole round pip may just touch the edge where the shaded band
+                # narrowed the face (a few pixels of it on the edge); a pip the edge cuts
+                # (a side strip's, or one half hidden) is flat along a chord of it.
                 thick = cv2.distanceTransform(np.pad(blob, 1).astype(np.uint8), cv2.DIST_L2, 3).max()
                 if thick <= 1.5:
                     continue
-                return DieReading(0, centre, "a pip at the face's edge")
+                diameter = 2.0 * np.sqrt(a / np.pi)
+                tangent = (max(w0, h0) <= 1.3 * min(w0, h0) + 1 and 0.6 <= a / (w0 * h0) <= 0.9
+                           and on_ring <= 0.35 * diameter and a >= 0.5 * pip_area)
+                if not tangent:
+                    return DieReading(0, centre, "a pip at the face's edge")
             if a < 0.08 * pip_area:
                 continue  # sensor noise
             if a < 0.35 * pip_area:
@@ -284,7 +337,7 @@ class DiceReader:
             dark_w = dark[wy0:wy1, wx0:wx1]
             ring_w = ring[wy0:wy1, wx0:wx1]
             core = float(dark_w[pm_w].max())
-            if (_blob_at(pm_w, dark_w, 0.5 * core) & ring_w).any():
+            if not tangent and (_blob_at(pm_w, dark_w, 0.5 * core) & ring_w).any():
                 return DieReading(0, centre, "a pip at the face's edge")
             if max(w0, h0) > 1.6 * min(w0, h0) + 1:
                 return DieReading(0, centre, "a pip that is not round")
@@ -302,6 +355,13 @@ class DiceReader:
             pips.append(((cents[j][0] - n / 2) / (n / 2), (cents[j][1] - n / 2) / (n / 2), a, _pip_colour(colour)))
         if not pips:
             return DieReading(0, centre, "no pips")
+        if len(pips) >= 2:
+            # the pattern is symmetric about the face's centre: its mean is the centre
+            du = float(np.mean([p[0] for p in pips]))
+            dv = float(np.mean([p[1] for p in pips]))
+            if max(abs(du), abs(dv)) > 0.25:
+                return DieReading(0, centre, "pips off the face's centre")
+            pips = [(u - du, v - dv, a, c) for u, v, a, c in pips]
         # the grid: pip offsets from the centre, in half faces
         offs = [abs(v) for u, v_, *_ in pips for v in (u, v_) if abs(v) > 0.25]
         g = float(np.mean(offs)) if offs else 0.56
@@ -378,13 +438,19 @@ def _hull(mask: np.ndarray) -> np.ndarray:
     return out.astype(bool)
 
 
-def _fill_holes(mask: np.ndarray) -> np.ndarray:
-    """The mask with every hole (pips, seams enclosed) filled."""
+def _fill_holes(mask: np.ndarray, max_hole: float | None = None) -> np.ndarray:
+    """The mask with its holes (pips, seams enclosed) filled; with `max_hole`, only holes of
+    at most that many pixels."""
     h, w = mask.shape
     pad = np.zeros((h + 2, w + 2), np.uint8)
     pad[1:-1, 1:-1] = mask
     flood = pad.copy()
     ff = np.zeros((h + 4, w + 4), np.uint8)
     cv2.floodFill(flood, ff, (0, 0), 1)
-    holes = flood == 0
-    return (pad | holes.astype(np.uint8))[1:-1, 1:-1]
+    holes = (flood == 0).astype(np.uint8)
+    if max_hole is not None:
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(holes, connectivity=4)
+        small = np.zeros(n, np.uint8)
+        small[1:] = stats[1:, cv2.CC_STAT_AREA] <= max_hole
+        holes = small[labels]
+    return (pad | holes)[1:-1, 1:-1]

@@ -67,6 +67,23 @@ def random_look(rng: random.Random) -> DiceLook:
     )
 
 
+#: named die sets for the accuracy suite, each within the sheet (white plastic, round pips, 1
+#: and 4 red) and each unlike the others in what the sheet leaves open
+DICE_SETS: dict[str, DiceLook] = {
+    "studio": DiceLook(),
+    "ivory": DiceLook(face_bgr=(214, 232, 242), red_bgr=(38, 28, 168), black_bgr=(42, 38, 36), pip_frac=0.17,
+                      one_frac=0.30, spacing=0.27, corner_frac=0.12, edge_frac=0.05, edge_shade=0.80),
+    "casino": DiceLook(face_bgr=(250, 250, 250), red_bgr=(30, 20, 215), black_bgr=(20, 20, 20), pip_frac=0.16,
+                       one_frac=0.26, spacing=0.26, corner_frac=0.07, edge_frac=0.03, edge_shade=0.86),
+    "big_pips": DiceLook(face_bgr=(236, 240, 240), red_bgr=(55, 45, 190), black_bgr=(30, 30, 30), pip_frac=0.20,
+                         one_frac=0.36, spacing=0.29, corner_frac=0.14, edge_frac=0.06, edge_shade=0.75),
+    "rounded": DiceLook(face_bgr=(240, 242, 246), red_bgr=(48, 36, 196), black_bgr=(36, 34, 32), pip_frac=0.18,
+                        one_frac=0.32, spacing=0.27, corner_frac=0.18, edge_frac=0.08, edge_shade=0.68),
+    "pale_red": DiceLook(face_bgr=(232, 238, 244), red_bgr=(72, 62, 205), black_bgr=(58, 54, 52), pip_frac=0.18,
+                         one_frac=0.30, spacing=0.28, corner_frac=0.11, edge_frac=0.05, edge_shade=0.82),
+}
+
+
 @dataclass(frozen=True)
 class PlacedDie:
     """One die as it lies: centre in tray millimetres (from the tray's centre), turn, the view's

@@ -62,6 +62,9 @@ class Game(ABC):
     zone_kinds: Mapping[str, str] = MappingProxyType({})
     #: the game's name in messages ("a Wenzhou Pai Gow layout needs ..."); empty: its `name`
     title: str = ""
+    #: the game's camera accuracy suite, "module:function" (station camera accuracy --game):
+    #: function(firmware_bridge.camera.suite.AccuracyOptions) -> list of AccuracyTable
+    camera_accuracy: str | None = None
     #: every spot a bet may name
     spots: frozenset[str] = frozenset()
 

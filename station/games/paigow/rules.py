@@ -51,6 +51,7 @@ def deal_plan_for(dice: Sequence[int]) -> tuple[str, ...]:
 class PaiGow(Game):
     name = "paigow"
     title = "Wenzhou Pai Gow"
+    camera_accuracy = "station.games.paigow.camera_accuracy:suite"
     table_prefix = "WZ-"
     positions = POSITIONS
     zones = (*POSITIONS, DICE_ZONE)

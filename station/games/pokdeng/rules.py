@@ -120,6 +120,7 @@ def results_for(hands: Mapping[str, Sequence[Card]]) -> dict[str, PositionResult
 class PokDeng(Game):
     name = "pokdeng"
     title = "Pok Deng"
+    camera_accuracy = "station.games.pokdeng.camera_accuracy:suite"
     table_prefix = "PD-"
     positions = POSITIONS
     zones = (*POSITIONS, BURN)

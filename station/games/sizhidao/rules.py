@@ -16,6 +16,7 @@ from station.games.sizhidao.seats import SEATS
 class SiZhiDao(Game):
     name = "sizhidao"
     title = "Si Zhi Dao"
+    camera_accuracy = "station.games.sizhidao.camera_accuracy:suite"
     table_prefix = "SZ-"
     positions = SEATS
     zones = SEATS
