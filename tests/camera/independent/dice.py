@@ -119,7 +119,7 @@ class Die:
         return hull.astype(np.float64)
 
 
-def face_texture(ds: DiceSet, value: int, normal, tex_x, tex_y, neighbours, light, rng, ambient=0.42):
+def face_texture(ds: DiceSet, value: int, normal, tex_x, tex_y, light, rng, ambient=0.42):
     """The face as lit: BGRA, alpha rounding the corners of the cube."""
     n_px = int(DIE_MM * FACE_PX_PER_MM)
     k = FACE_PX_PER_MM
@@ -177,7 +177,7 @@ def draw_die(canvas: Canvas, die: Die, ds: DiceSet, light, rng) -> dict[int, flo
     for v, n, c, corners, tx, ty in die.faces():
         if not canvas.camera.faces_camera(c, n):
             continue
-        tex = face_texture(ds, v, n, tx, ty, None, light, rng)
+        tex = face_texture(ds, v, n, tx, ty, light, rng)
         canvas.quad(tex, corners, depth_test=True, depth_write=True)
         p = canvas.camera.project(corners)
         areas[v] = float(abs(cv2.contourArea(p.astype(np.float32))))

@@ -24,13 +24,6 @@ def rgba(texture_bgr: np.ndarray, alpha: np.ndarray | None = None) -> np.ndarray
     return np.dstack([t, alpha.astype(np.float32)])
 
 
-def flat(colour_bgr, size_px: int = 8) -> np.ndarray:
-    t = np.empty((size_px, size_px, 4), np.float32)
-    t[..., :3] = np.asarray(colour_bgr, np.float32)
-    t[..., 3] = 1.0
-    return t
-
-
 _PREMUL: dict[int, tuple[weakref.ref, np.ndarray]] = {}
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from pyzbar import pyzbar
 
 from tests.camera.independent import (
     DECK_STYLES,
@@ -38,13 +39,17 @@ def seat_scene():
     return render_seat_scene(SEATS, deck_style="emerald_logo", seed=5, tilt_deg=0.0)
 
 
-def _decode(image, polygon_px, pad_px=24):
+def _decode(image, polygon_px, pad_px=24) -> set[str]:
+    """What OpenCV's and ZBar's QR decoders read round one code (each misses a clean code now
+    and then, on a crop's context; between them they read every one)."""
     p = np.asarray(polygon_px)
     x0, y0 = np.floor(p.min(axis=0)).astype(int) - pad_px
     x1, y1 = np.ceil(p.max(axis=0)).astype(int) + pad_px
     crop = image[max(y0, 0):y1, max(x0, 0):x1]
     text, _pts, _ = cv2.QRCodeDetector().detectAndDecode(crop)
-    return text
+    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    zbar = {r.data.decode("utf-8") for r in pyzbar.decode(gray, symbols=[pyzbar.ZBarSymbol.QRCODE])}
+    return ({text} if text else set()) | zbar
 
 
 def test_every_code_in_full_view_decodes_to_the_truth(seat_scene):
@@ -56,7 +61,8 @@ def test_every_code_in_full_view_decodes_to_the_truth(seat_scene):
                 continue
             for code in card["codes"]:
                 if code["in_view"]:
-                    assert _decode(image, code["polygon_px"]) == card["qr_text"], (seat, card["card"])
+                    # among what the decoders read (a crop may also hold a neighbour's code)
+                    assert card["qr_text"] in _decode(image, code["polygon_px"]), (seat, card["card"])
                     decoded += 1
     assert decoded >= 5
     assert all("/" in c["qr_text"] for c in truth["cards"]["S2"])  # a serialized deck
