@@ -176,8 +176,14 @@ def paigow_tray_section(reps: int) -> bool:
     return statistics.median(steady_ms) <= 10 and statistics.median(thrown_ms) <= 33
 
 
+def sizhidao_seats_section(reps: int) -> bool:
+    from bench.camera_seats import report
+
+    return report(max(5, reps // 3), _row)
+
+
 #: each table the bench shows, in order
-SECTIONS = (pokdeng_section, paigow_tray_section)
+SECTIONS = (pokdeng_section, paigow_tray_section, sizhidao_seats_section)
 
 
 def main(argv: list[str]) -> int:

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from firmware_bridge.camera import colours
+from firmware_bridge.camera import back_count, colours
 from firmware_bridge.camera.calibration import Calibration
 from firmware_bridge.camera.decoders import QrDecoder, QrRead, make_decoder
 from firmware_bridge.camera.faces import parse_face_text
@@ -403,6 +403,13 @@ class Recogniser:
             bx, by, bw, bh = (int(stats[i, k]) for k in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
             box = ((x0 + bx) * SHRINK, (y0 + by) * SHRINK, (x0 + bx + bw) * SHRINK, (y0 + by + bh) * SHRINK)
             full_contour = (contour + [x0, y0]) * SHRINK
+            # Print on a face (a red court, pips blurred pink) lies within the face's white and
+            # the face carries our codes; another deck's back (a white lattice too) has none: a
+            # blob is faces only when its codes name as many cards as it holds.
+            if cards and odd_a >= 0.4 * self._card_area \
+                    and self._odd_outside_faces(unexplained & comp, cls.white & comp) < 0.4 * self._card_area \
+                    and self._carries_codes(frame, box, self._inside_blob(comp, (x0, y0))) >= cards:
+                odd_a = 0.0
             if cards and odd_a >= 0.4 * self._card_area:
                 # Most of a card here is neither face, nor the calibrated back, nor the cut
                 # card: another deck set (or none calibrated). Never read it as anything.
@@ -417,6 +424,9 @@ class Recogniser:
                 has_face = face_white >= 0.12 * self._card_area
                 if cards == 1:
                     face_up = 1 if (has_face and back_a < face_white) else 0
+                elif not has_face and not cut and self._back_lut is not None:
+                    # backs only: a row or fan of one to four, counted by their visible backs
+                    cards = self._count_backs(frame, comp, (x0, y0), gains, rest, cards)
                 else:
                     face_up = cards if not has_back else (0 if not has_face else max(1, min(cards - 1, round(face_white / (0.7 * self._card_area)))))
             blobs.append(BlobView(box, full_contour, cards, face_up, cut))
@@ -434,7 +444,19 @@ class Recogniser:
                     win = _occ[max(0, sy0) : sy1, max(0, sx0) : sx1]
                     return float(np.count_nonzero(win)) / win.size if win.size else -1.0
 
-                names, reads = self._identify(frame, box, face_up, covered_at)
+                inside_blob = self._inside_blob(comp, (x0, y0))
+                if face_up == cards and cards >= 2 and not cut:
+                    # Face-up cards only (a showdown's two pairs): each shows a whole code, so
+                    # the codes count them, within what the blob's area allows.
+                    lo = max(2, math.ceil(rest / (1.08 * self._card_area)))
+                    hi = max(lo, math.floor(rest / (0.6 * self._card_area)))
+                    names, reads, found = self._identify(frame, box, hi, covered_at, inside_blob)
+                    face_up = min(hi, max(lo, found))
+                    named = [n for n in names if n != UNREADABLE]
+                    names = named + [UNREADABLE] * (face_up - len(named)) if len(named) <= face_up else [UNREADABLE] * face_up
+                    blobs[-1].cards = blobs[-1].face_up = face_up
+                else:
+                    names, reads, _ = self._identify(frame, box, face_up, covered_at, inside_blob)
                 items.extend(names)
                 qr_all.extend(reads)
         if unknown_zone:
@@ -442,6 +464,57 @@ class Recogniser:
             return ZoneView(reading=None, blobs=blobs, qr=qr_all, unknown_back=True)
         self.unknown_back_zones.discard(name)
         return ZoneView(reading=canonical(items), blobs=blobs, qr=qr_all)
+
+    def _inside_blob(self, comp: np.ndarray, origin: tuple[int, int]) -> Callable[[QrRead], bool]:
+        """Does a code (full-resolution centre) lie on this blob (quarter-resolution mask,
+        its zone box at `origin`)? A code's centre is well inside its card."""
+        grown = cv2.dilate(comp.astype(np.uint8), np.ones((3, 3), np.uint8))
+        ox, oy = origin
+
+        def inside(r: QrRead) -> bool:
+            qx, qy = int(r.centre[0] / SHRINK) - ox, int(r.centre[1] / SHRINK) - oy
+            return 0 <= qy < grown.shape[0] and 0 <= qx < grown.shape[1] and bool(grown[qy, qx])
+
+        return inside
+
+    def _carries_codes(self, frame: np.ndarray, box: tuple[int, int, int, int],
+                       inside: Callable[[QrRead], bool]) -> int:
+        """How many different cards the codes of our notation on this blob name (faces carry
+        them, backs never)."""
+        h, w = frame.shape[:2]
+        x0, y0, x1, y1 = max(0, box[0] - 12), max(0, box[1] - 12), min(w, box[2] + 12), min(h, box[3] + 12)
+        crop = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+        names = set()
+        for r in self.decoder.decode(crop):
+            face = parse_face_text(r.text)
+            if face is not None and inside(r.shifted(x0, y0)):
+                names.add(face.card)
+        return len(names)
+
+    def _odd_outside_faces(self, odd: np.ndarray, white: np.ndarray) -> float:
+        """Pixels of no known class that do not lie within a face's white (quarter res)."""
+        if not odd.any():
+            return 0.0
+        k = max(3, int(round(self._card_w / 4)) | 1)
+        face = cv2.morphologyEx(white.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((k, k), np.uint8)) > 0
+        return float(np.count_nonzero(odd & ~face))
+
+    def _count_backs(self, frame: np.ndarray, comp: np.ndarray, origin: tuple[int, int], gains: np.ndarray,
+                     area: float, estimate: int) -> int:
+        """A blob of backs bigger than one card: count its cards by their visible backs at full
+        resolution (back_count); keep the area's estimate when the pieces do not fit it."""
+        ys, xs = np.nonzero(comp)
+        ox, oy = origin
+        qx0, qy0, qx1, qy1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
+        fx0, fy0 = (ox + qx0) * SHRINK, (oy + qy0) * SHRINK
+        crop = frame[fy0 : (oy + qy1) * SHRINK, fx0 : (ox + qx1) * SHRINK]
+        mask = cv2.resize(comp[qy0:qy1, qx0:qx1].astype(np.uint8), (crop.shape[1], crop.shape[0]),
+                          interpolation=cv2.INTER_NEAREST)
+        assert self._back_lut is not None
+        counts = back_count.count_backs(crop, mask, gains, self._back_lut, self._card_area * SHRINK * SHRINK,
+                                        self.layout.mm_per_px, self._back_level)
+        fits = [n for n in counts if back_count.plausible(n, area, self._card_area)]
+        return max(fits) if fits else estimate
 
     @staticmethod
     def _contour(comp: np.ndarray) -> np.ndarray:
@@ -473,12 +546,20 @@ class Recogniser:
 
     # ---- identities ---------------------------------------------------------------
     def _identify(self, frame: np.ndarray, box: tuple[int, int, int, int], face_up: int,
-                  covered_at: Callable[[float, float, float], float] | None = None) -> tuple[list[str], list[QrRead]]:
+                  covered_at: Callable[[float, float, float], float] | None = None,
+                  inside: Callable[[QrRead], bool] | None = None) -> tuple[list[str], list[QrRead], int]:
+        """(names, reads, cards found): `face_up` names (XX where not sure), the codes read,
+        and how many cards the codes showed. `inside` keeps only codes of this blob: its box
+        may take in a code of a neighbouring blob's card."""
         h, w = frame.shape[:2]
         m = 12
         x0, y0, x1, y1 = max(0, box[0] - m), max(0, box[1] - m), min(w, box[2] + m), min(h, box[3] + m)
         crop = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
-        reads = [r.shifted(x0, y0) for r in self.decoder.decode(crop)]
+
+        def own(rs: list[QrRead]) -> list[QrRead]:
+            return rs if inside is None else [r for r in rs if inside(r)]
+
+        reads = own([r.shifted(x0, y0) for r in self.decoder.decode(crop)])
         instances = self._group(reads, covered_at, (w, h))
         # Most symbols read at once. When fewer cards are named than lie face up, look
         # again harder: enlarged and sharpened (blur, JPEG), then binarised (glare, dim).
@@ -486,15 +567,15 @@ class Recogniser:
             if len([n for n, _ in instances if n != UNREADABLE]) >= face_up:
                 break
             view, scale = make_view()  # drawn only when needed
-            more = [r.scaled(1.0 / scale).shifted(x0, y0) for r in self.decoder.decode(view)]
+            more = own([r.scaled(1.0 / scale).shifted(x0, y0) for r in self.decoder.decode(view)])
             reads = _merge_reads(reads, more)
             instances = self._group(reads, covered_at, (w, h))
         names = [n for n, _ in instances]
         if len(names) > face_up:
             # More cards named than face-up cards seen: something is off (a foreign QR, a
             # miscount). Never pick among them.
-            return [UNREADABLE] * face_up, reads
-        return names + [UNREADABLE] * (face_up - len(names)), reads
+            return [UNREADABLE] * face_up, reads, len(names)
+        return names + [UNREADABLE] * (face_up - len(names)), reads, len(names)
 
     @staticmethod
     def _harder_views(crop: np.ndarray):
@@ -602,12 +683,34 @@ class Recogniser:
                     return True  # (partly) outside the picture
             if covered_at is not None and covered_at(px, py, 0.8 * half) >= 0.1:
                 return True  # under a back or the cut card
-            for i, j in whole:
-                a, b = reads[i], reads[j]
-                centre = (np.array(a.centre) + np.array(b.centre)) / 2
-                right, down = _axes(a.orientation)
+            for centre, right, down, shrink in self._bodies(r, reads, whole):
                 d = np.array([px, py]) - centre
-                # within a face-up card whose two codes were read: that card lies on top
-                if abs(float(d @ right)) < cw / 2 + 0.5 * half and abs(float(d @ down)) < ch / 2 + 0.5 * half:
+                # any of the code's square under another face-up card: that card lies on it
+                # (in a seat's pair the right card covers the left card's second code, in
+                # part or whole; the front pair may lie on the back pair's lower codes)
+                reach = 0.8 * half - shrink
+                if abs(float(d @ right)) < cw / 2 + reach and abs(float(d @ down)) < ch / 2 + reach:
                     return True
         return False
+
+    def _bodies(self, r: QrRead, reads: list[QrRead], whole: list[tuple[int, int]]):
+        """Where the other face-up cards lie (centre, axes, uncertainty in px): each card whose
+        two codes were read, and each other card seen by one code (its place known up to the
+        code's margin of 2-6 mm: taken at 4 mm, its edges drawn 2 mm in)."""
+        paired = set()
+        for i, j in whole:
+            a, b = reads[i], reads[j]
+            paired.update((i, j))
+            if r is a or r is b:
+                continue
+            right, down = _axes(a.orientation)
+            yield (np.array(a.centre) + np.array(b.centre)) / 2, right, down, 0.0
+        cw, ch = self.layout.card_px
+        mm = self.layout.mm_per_px
+        inset = (sum(QR_MARGIN_RANGE_MM) / 2) / mm + self._qr_side / 2
+        for k, o in enumerate(reads):
+            if k in paired or o is r or o.orientation is None or o.text == r.text:
+                continue
+            right, down = _axes(o.orientation)
+            centre = np.array(o.centre) + right * (cw / 2 - inset) + down * (ch / 2 - inset)
+            yield centre, right, down, 2.0 / mm

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from firmware_bridge.camera.dice_render import DicePerturbations, PlacedDie, Tray, place_dice
 from firmware_bridge.camera.faces import face_text
 from firmware_bridge.camera.layout import POKDENG_ZONES
+from firmware_bridge.camera.seat_poses import SeatPlan, dealt_pose, new_plan, shown_poses
 from firmware_bridge.cards import parse_card
 
 FACE_DOWN = "??"
@@ -36,6 +37,8 @@ class PlacedCard:
     dy_mm: float
     turn: float  # -1..1: fraction of the camera's allowed rotation (perturbation data)
     misprint: str | None = None  # a faulty print: the other symbol says this
+    angle_deg: float = 0.0  # the card's own turn as laid (a seat's fan), before `turn`
+    seat_turn: float | None = None  # a seat's card: the group's turn (-1..1), no hand spread
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +58,15 @@ class TableScene:
     """The table's contents. Thread-safe; `snapshot()` is the truth as an observation."""
 
     def __init__(self, zones: tuple[str, ...] | list[str] = POKDENG_ZONES, seed: int = 0, *,
-                 throws: DicePerturbations = TABLE_THROWS, tray: Tray | None = None) -> None:
+                 throws: DicePerturbations = TABLE_THROWS, tray: Tray | None = None,
+                 seat_zones: tuple[str, ...] | list[str] = ()) -> None:
         self._zones = tuple(zones)
+        # zones whose cards are laid as a seat's (CARD_FACES.md "Seats": a row or fan, then two pairs)
+        self._seat_zones = frozenset(seat_zones)
+        unknown = self._seat_zones - set(self._zones)
+        if unknown:
+            raise ValueError(f"seat zone(s) {sorted(unknown)} are not zones of this table")
+        self._seat_plans: dict[str, tuple[SeatPlan, float]] = {}
         self.throws = throws
         self.tray = tray or Tray()
         self._dice: tuple[PlacedDie, ...] = ()
@@ -95,8 +105,41 @@ class TableScene:
         canonical = str(parse_card(card))
         face_text(canonical, code)  # validates the code early, with a clear error
         with self._lock:
+            if zone in self._seat_zones:
+                self._cards[zone].append(self._seat_card(zone, canonical, bool(face_up), code, misprint))
+                return
             dx, dy, turn = self._placement(len(self._cards[zone]))
             self._cards[zone].append(PlacedCard(canonical, bool(face_up), code, dx, dy, turn, misprint))
+
+    def _seat_card(self, zone: str, card: str, face_up: bool, code: str | None, misprint: str | None) -> PlacedCard:
+        if not self._cards[zone] or zone not in self._seat_plans:
+            self._seat_plans[zone] = (new_plan(self._rng), self._rng.uniform(-1.0, 1.0))
+        plan, group_turn = self._seat_plans[zone]
+        dx, dy, ang = dealt_pose(plan, len(self._cards[zone]))
+        return PlacedCard(card, face_up, code, dx, dy, self._rng.uniform(-1.0, 1.0), misprint,
+                          angle_deg=ang, seat_turn=group_turn)
+
+    def show_down(self, zone: str, front: Sequence[str], back: Sequence[str]) -> None:
+        """The dealer turns a seat's four cards face up and lays them as the player arranged
+        them: `front` (two cards) nearer the dealer, `back` behind (CARD_FACES.md, "Seats").
+        The cards must be the ones lying in the seat."""
+        self._check_zone(zone)
+        if zone not in self._seat_zones:
+            raise ValueError(f"{zone} is not a seat zone: cards are turned in place there (reveal)")
+        if len(front) != 2 or len(back) != 2:
+            raise ValueError("a seat is shown down as two pairs: two front cards and two back cards")
+        wanted = [str(parse_card(c)) for c in (*back, *front)]
+        with self._lock:
+            lying = {c.card: c for c in self._cards[zone]}
+            if sorted(lying) != sorted(wanted) or len(lying) != len(self._cards[zone]):
+                raise ValueError(f"{zone} holds {sorted(lying)}, not the shown-down {sorted(wanted)}")
+            group_turn = self._seat_plans.get(zone, (None, 0.0))[1]
+            laid = []
+            for name, (dx, dy, ang) in zip(wanted, shown_poses(self._rng), strict=True):
+                c = lying[name]
+                laid.append(replace(c, face_up=True, dx_mm=dx, dy_mm=dy, angle_deg=ang, seat_turn=group_turn,
+                                    turn=self._rng.uniform(-1.0, 1.0)))
+            self._cards[zone] = laid
 
     def reveal(self, zone: str) -> None:
         """The dealer turns that zone's cards face up (in place)."""
@@ -115,6 +158,7 @@ class TableScene:
         self._check_zone(zone)
         with self._lock:
             self._cards[zone] = []
+            self._seat_plans.pop(zone, None)
             if self._cut_zone == zone:
                 self._cut_visible = False
 
@@ -122,6 +166,7 @@ class TableScene:
         with self._lock:
             for z in self._cards:
                 self._cards[z] = []
+            self._seat_plans.clear()
             self._cut_visible = False
             self._hand_zone = None
             self._dice = ()

@@ -102,6 +102,11 @@ def perturbations_from(spec: str | dict | Perturbations | None) -> Perturbations
     raise TypeError(f"perturbations must be a preset name, a dict or Perturbations, not {type(spec).__name__}")
 
 
+# A seat's group of four cards fills most of its zone: it turns by a quarter of the allowed
+# card rotation as a whole, each card by a tenth more on its own.
+SEAT_GROUP_TURN = 0.25
+SEAT_CARD_TURN = 0.1
+
 SKIN_TONES = ((118, 158, 212), (96, 136, 190), (80, 115, 165), (105, 150, 205))
 FELT_LINE = 34  # markings are the felt printed a little lighter
 
@@ -207,6 +212,14 @@ class TableRenderer:
     def card_pose(self, zone: str, card: PlacedCard, p: Perturbations) -> tuple[float, float, float]:
         cx, cy = self.layout.zones[zone].centre
         k = 1.0 / self.layout.mm_per_px
+        if card.seat_turn is not None:
+            # a seat's cards are laid as a group (seat_poses); the group lies a little turned
+            # in its zone and each card a degree or two on its own
+            group = math.radians(card.seat_turn * SEAT_GROUP_TURN * p.card_rotation_deg)
+            c, s = math.cos(group), math.sin(group)
+            gx, gy = c * card.dx_mm + s * card.dy_mm, -s * card.dx_mm + c * card.dy_mm
+            angle = card.angle_deg + math.degrees(group) + card.turn * SEAT_CARD_TURN * p.card_rotation_deg
+            return cx + gx * k, cy + gy * k, self._flip(card, angle)
         angle = card.turn * p.card_rotation_deg
         # A dealer spreads a hand so the first card's corner code shows: a deck whose codes
         # sit further in from the edge is spread further (the scene's steps suit 2 mm).

@@ -20,7 +20,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                               "round is dealt again; default: run on)")
     p.add_argument("--shoes", type=int, help="stop after this many shoes")
     p.add_argument("--no-camera", action="store_true", help="degraded mode: no camera")
-    p.add_argument("--betting-seconds", type=float, default=15.0)
+    p.add_argument("--betting-seconds", type=float, default=None,
+                   help="seconds the betting stays open (default 15; not for sizhidao, whose "
+                        "players bet in turns)")
     p.add_argument("--decide-after", type=float, default=20.0,
                    help="seconds a paused table waits for you at the console before the "
                         "simulated floor supervisor decides")
@@ -41,9 +43,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.game == "sizhidao":
-        from station.sim.sizhidao_demo import run_demo
+        from station.sim.sizhidao_demo import refused_options, run_demo
 
+        refused = refused_options(args)
+        if refused:
+            print(f"station demo: {refused}", file=sys.stderr)
+            return 2
         return run_demo(args)
+    if args.betting_seconds is None:
+        args.betting_seconds = 15.0
     from station.sim.dealer import DealerMistakes
     from station.sim.studio import TABLES, Studio, StudioOptions
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import random
 import secrets
 import signal
@@ -39,6 +40,9 @@ GUEST = "guest"
 DEAL_GAP_S = 0.7  # the dealer's pace: a card about every 0.7 s
 CAMERA_LAG_S = 0.3  # the camera reports a zone this long after the dealer's hand left it
 CAMERA_HEARTBEAT_S = 0.8  # the camera reports at least this often ("seen, nothing changed")
+#: the rendered camera: the 4K seat layout, calibrated like a table's, at a pace this machine keeps
+SEAT_CAMERA = Path(__file__).resolve().parents[2] / "config" / "camera_sizhidao_4k.toml"
+CAMERA_FPS = 4.0
 
 
 class Stopped(Exception):
@@ -76,6 +80,16 @@ class SimulatedCamera:
         with self._lock:
             return not self._pending
 
+    # what the dealer does in a seat, as this camera reports it
+    def dealt(self, zone: str, card: str, count: int) -> None:
+        self.put(zone, ["??"] * count)
+
+    def shown(self, zone: str, front: list[str], back: list[str]) -> None:
+        self.put(zone, [*front, *back])
+
+    def cleared(self, zone: str) -> None:
+        self.put(zone, [])
+
     def _run(self) -> None:
         last = 0.0
         while not self._stop.wait(0.05):
@@ -94,10 +108,45 @@ class SimulatedCamera:
                 self.reports += 1
 
 
+class RenderedSeats:
+    """The seats as the synthetic overhead camera renders them for the real recogniser (the
+    station's camera feed): the dealer's hand over a seat while a card lands, the cards face
+    down in a row or fan, turned and laid as the player's two pairs at the showdown."""
+
+    def __init__(self, scene: Any, feed: Any = None) -> None:
+        self.scene = scene
+        self.feed = feed  # the runtime's CameraFeed, set once the station runs
+
+    def start(self) -> None:
+        pass  # the station's camera feed reads the scene
+
+    def stop(self) -> None:
+        pass
+
+    def dealt(self, zone: str, card: str, count: int) -> None:
+        self.scene.hand_over(zone)
+        self.scene.deal(zone, card)
+        self.scene.hand_over(None)
+
+    def shown(self, zone: str, front: list[str], back: list[str]) -> None:
+        self.scene.show_down(zone, front, back)
+
+    def cleared(self, zone: str) -> None:
+        self.scene.clear(zone)
+
+    def seen(self) -> bool:
+        """The camera reports what lies in every seat."""
+        if self.feed is None:
+            return False
+        truth = self.scene.snapshot()
+        seen = dict(self.feed.readings)  # a zone is there once the camera has reported it
+        return all(z in seen and sorted(seen[z]) == sorted(truth[z]) for z in SEATS)
+
+
 class SiZhiDaoDealer:
     """The dealer (and, when the table pauses, a floor supervisor who decides after a while)."""
 
-    def __init__(self, station: Any, shoe: Any, camera: SimulatedCamera, *, speed: float,
+    def __init__(self, station: Any, shoe: Any, camera: SimulatedCamera | RenderedSeats, *, speed: float,
                  games: int | None, decide_after_s: float) -> None:
         self.station, self.shoe, self.camera = station, shoe, camera
         self.speed = speed
@@ -180,7 +229,7 @@ class SiZhiDaoDealer:
 
     def _clear_table(self) -> None:
         for s in SEATS:
-            self.camera.put(s, [])
+            self.camera.cleared(s)
 
     # ---- the dealer's work
     def _guarded(self) -> None:
@@ -198,11 +247,13 @@ class SiZhiDaoDealer:
         while not self.finish.is_set():
             if self.games is not None and self.games_opened >= self.games:
                 return
+            # ... and a camera that sees the seats (a 4K camera takes a while to start)
             self._wait(lambda v: len(self._sz(v).get("seats", {})) >= 3
-                       and self._sz(v).get("game") is None, "three players", 3600)
-            # between games the players sit down, leave, come back: a pause they can see
-            if self._stop.wait(max(1.2, 5.0 / self.speed)):
-                raise Stopped
+                       and self._sz(v).get("game") is None and self.camera.seen(), "three players", 3600)
+            # between games the players sit down, leave, come back: a pause they can see.
+            # Told to finish during it (Ctrl-C), the dealer opens no new game.
+            if self.finish.wait(max(1.2, 5.0 / self.speed)):
+                return
             recs = self._act("dealer", "open_betting")
             if not any(r["type"] == "game_open" for r in recs):
                 self._sleep(2.0)  # refused (not enough players could pay): try again later
@@ -244,7 +295,7 @@ class SiZhiDaoDealer:
             if card is None:
                 return  # the game was cancelled under the dealer's hands
             hands[seat].append(card)
-            self.camera.put(seat, ["??"] * len(hands[seat]))
+            self.camera.dealt(seat, card, len(hands[seat]))
             self._sleep(DEAL_GAP_S)
         # betting and arranging are the players'; then the hands are turned up
         v = self._wait(lambda v: not self._game_on(v, game_id)
@@ -253,8 +304,9 @@ class SiZhiDaoDealer:
         deal = (self._sz(v).get("game") or {}).get("deal") or {}
         if self._game_on(v, game_id) and deal.get("phase") == "showdown":
             self._sleep(1.0)
-            for seat in (deal.get("showdown") or {}):
-                self.camera.put(seat, list(hands[seat]))
+            for seat, shown in (deal.get("showdown") or {}).items():
+                # the player's two pairs: front nearer the dealer, back behind
+                self.camera.shown(seat, list(shown["front"]), list(shown["back"]))
                 self._sleep(0.8)
             self._wait(lambda v: not self._game_on(v, game_id)
                        or ((self._sz(v)["game"].get("deal") or {}).get("deal_id") == deal_id
@@ -320,6 +372,34 @@ def pot_accounts(ledger: Path) -> dict[str, int]:
     return dict(rows)
 
 
+def refused_options(args: argparse.Namespace) -> str | None:
+    """Options of `station demo` that a Si Zhi Dao table does not take, said plainly (it
+    has no timed betting window, no shoes to count, and its dealer makes no mistakes on
+    purpose yet): None when all given options apply."""
+    why = []
+    if getattr(args, "faults", ""):
+        why.append("--faults (the Si Zhi Dao dealer makes no mistakes on purpose)")
+    if getattr(args, "betting_seconds", None) is not None:
+        why.append("--betting-seconds (players bet in turns, each with decision_seconds)")
+    if getattr(args, "shoes", None) is not None:
+        why.append("--shoes (every deal is a fresh deck: count games with --rounds)")
+    if not why:
+        return None
+    return "--game sizhidao does not take " + "; ".join(why)
+
+
+def platform_key() -> tuple[str, str]:
+    """(key, platform): the demo's player-API key, the first of STATION_BET_API_KEYS
+    (`key=platform`, as for `station run`) when it is set, else a new random one."""
+    from station.runtime import parse_api_keys
+
+    given = parse_api_keys(os.environ.get("STATION_BET_API_KEYS"))
+    if given:
+        key, platform = next(iter(given.items()))
+        return key, platform
+    return secrets.token_urlsafe(18), "demo-platform"
+
+
 def run_demo(args: argparse.Namespace) -> int:
     from firmware_bridge.shoe.simulator import ShoeSimulator
     from station.console import UserStore
@@ -331,10 +411,9 @@ def run_demo(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if getattr(args, "no_camera", False):
-        print("station demo: a Si Zhi Dao table runs with its camera (PROCEDURE.md §7: no "
-              "degraded mode for this game); drop --no-camera", file=sys.stderr)
-        return 2
+    # --no-camera: the camera's observations are simulated, not rendered and read (the table
+    # still runs with its camera: PROCEDURE.md §7 offers no degraded mode for this game)
+    rendered = not getattr(args, "no_camera", False)
     speed = max(0.1, float(getattr(args, "speed", 1.0) or 1.0))
     seed = args.seed if getattr(args, "seed", None) is not None else int(time.time()) % 100000
     rng = random.Random(seed)
@@ -350,7 +429,8 @@ def run_demo(args: argparse.Namespace) -> int:
     shoe = ShoeSimulator(deck=[str(c) for c in ALL_CARDS], cut_at=None, seed=seed)
     url = shoe.serve_pty()
     cfg = StationConfig(table=settings, data_dir=data, shoe=ShoeConfig(url=url),
-                        camera=CameraConfig(enabled=True, source="simulated"),
+                        camera=CameraConfig(enabled=True, source="synthetic" if rendered else "simulated",
+                                            layout=str(SEAT_CAMERA) if rendered else None),
                         console=HttpConfig(host, port),
                         bet_api=HttpConfig(host, port + 1 if port else 0),
                         source="station demo --game sizhidao")
@@ -360,9 +440,16 @@ def run_demo(args: argparse.Namespace) -> int:
         if any(u.name == name for u in users.users()):
             users.remove(name)
         users.add(name, role, password)
-    key = secrets.token_urlsafe(18)
+    key, platform = platform_key()
+    camera_factory = None
+    if rendered:
+        from firmware_bridge.camera.scene import TableScene
+        from station.live.camera_feed import camera_factory_for
+
+        scene = TableScene(SEATS, seed=seed, seat_zones=SEATS)
+        camera_factory = camera_factory_for(cfg, scene, fps=CAMERA_FPS, perturbations={})
     try:
-        rt = start_runtime(cfg, users=users, api_keys={key: "demo-platform"})
+        rt = start_runtime(cfg, users=users, api_keys={key: platform}, camera_factory=camera_factory)
     except OSError as e:
         print(f"station demo: {e} (is another demo using port {port}? try --port)", file=sys.stderr)
         shoe.close()
@@ -370,7 +457,8 @@ def run_demo(args: argparse.Namespace) -> int:
     station = rt.station
     tally = Tally()
     station.add_listener(tally)
-    camera = SimulatedCamera(station, speed)
+    camera: SimulatedCamera | RenderedSeats
+    camera = RenderedSeats(scene, rt.camera) if rendered else SimulatedCamera(station, speed)
     camera.start()
     client = PlatformClient(rt.bet_api_url, key)
     n_bots = max(3, int(getattr(args, "bettors", 6) or 6))
@@ -393,9 +481,14 @@ def run_demo(args: argparse.Namespace) -> int:
           flush=True)
     print(f"  seat page: {seat_link}", flush=True)
     print(f"             (a seat for the account '{GUEST}': sit at a free seat and play)", flush=True)
-    print(f"  player API: {rt.bet_api_url}/v1/players/actions", flush=True)
+    print(f"  player API: {rt.bet_api_url}/v1/players/actions   (Authorization: Bearer {key};"
+          " set STATION_BET_API_KEYS=<key>=<platform> to choose it)", flush=True)
     print(f"  shoe:      one-deck simulator on the serial port {url}", flush=True)
-    print("  camera:    simulated observations of the seat zones S1-S7", flush=True)
+    if rendered:
+        print(f"  camera:    the synthetic 4K camera ({SEAT_CAMERA.name}) rendering seats S1-S7 for "
+              "the real recogniser", flush=True)
+    else:
+        print("  camera:    simulated observations of the seat zones S1-S7 (--no-camera)", flush=True)
     print(f"  data:      {data} (journal, ledger, traces)", flush=True)
     print("Ctrl-C stops it (the game in progress is played out first).", flush=True)
     for bot in bots:
@@ -414,11 +507,11 @@ def run_demo(args: argparse.Namespace) -> int:
             if (station.view.get("sizhidao") or {}).get("game") is None \
                     or time.monotonic() > give_up_at:
                 break
-    # a game still open when the dealer stops (told to) is cancelled: everything refunded
+    # The dealer is stopped first (its thread joined), so no game can open after the check
+    # below; a game still open then is cancelled: everything refunded.
+    dealer.stop()
     if (station.view.get("sizhidao") or {}).get("game") is not None and station.fatal is None:
         station.submit("supervisor", "cancel_round", "auto-supervisor")
-    time.sleep(0.5)
-    dealer.stop()
     for bot in bots:
         bot.stop()
     camera.stop()

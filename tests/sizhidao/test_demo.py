@@ -6,6 +6,7 @@ pot account at zero; the seat page's link is printed for a person to join."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,10 +20,13 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.mark.slow
 def test_the_demo_plays_games_to_a_clean_ledger(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "station", "demo", "--game", "sizhidao", "--rounds", "3",
-           "--speed", "10", "--port", "0", "--seed", "11", "--bettors", "6",
+           "--speed", "10", "--port", "0", "--seed", "11", "--bettors", "6", "--no-camera",
            "--data", str(tmp_path / "demo"), "--password", "demo-password"]
-    out = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=400)
+    env = {**os.environ, "STATION_BET_API_KEYS": "k-demo-outside=outside-platform"}
+    out = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=400, env=env)
     text = out.stdout
+    # the platform key is printed, so someone outside can play beside the bots
+    assert "Bearer k-demo-outside" in text, text[:2000]
     assert "{\n" in text, (text, out.stderr[-3000:])
     summary = json.loads(text[text.index("{\n"):])
     assert out.returncode == 0, (summary, out.stderr[-3000:])
@@ -49,11 +53,38 @@ def test_the_demo_plays_games_to_a_clean_ledger(tmp_path: Path) -> None:
         st.journal.close()
 
 
-def test_the_demo_refuses_degraded_mode(tmp_path: Path) -> None:
-    out = subprocess.run([sys.executable, "-m", "station", "demo", "--game", "sizhidao",
-                          "--no-camera", "--port", "0", "--data", str(tmp_path / "d")],
+@pytest.mark.parametrize("option", [["--faults", "misplace"], ["--betting-seconds", "5"], ["--shoes", "2"]])
+def test_the_demo_refuses_options_its_game_does_not_take(tmp_path: Path, option: list[str]) -> None:
+    out = subprocess.run([sys.executable, "-m", "station", "demo", "--game", "sizhidao", *option,
+                          "--port", "0", "--data", str(tmp_path / "d")],
                          cwd=REPO, capture_output=True, text=True, timeout=60)
-    assert out.returncode == 2 and "camera" in out.stderr
+    assert out.returncode == 2, out.stderr
+    assert f"does not take {option[0]}" in out.stderr
+    assert not (tmp_path / "d").exists()  # refused before anything started
+
+
+def test_the_demos_platform_key_comes_from_the_environment(monkeypatch) -> None:
+    from station.sim.sizhidao_demo import platform_key
+
+    monkeypatch.setenv("STATION_BET_API_KEYS", "k-outside=studio-platform,k-two=other")
+    assert platform_key() == ("k-outside", "studio-platform")
+    monkeypatch.delenv("STATION_BET_API_KEYS")
+    key, platform = platform_key()
+    assert len(key) >= 20 and platform == "demo-platform" and key != platform_key()[0]
+
+
+def test_no_camera_is_not_offered_as_degraded_mode(capsys) -> None:
+    """--no-camera keeps the simulated camera observations; the table still runs with a camera
+    (PROCEDURE.md §7 offers no degraded mode): the flag is no refusal any more."""
+    from station.commands.demo import add_arguments
+    from station.sim.sizhidao_demo import refused_options
+
+    import argparse
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    assert refused_options(p.parse_args(["--game", "sizhidao", "--no-camera"])) is None
+    assert "--faults" in (refused_options(p.parse_args(["--game", "sizhidao", "--faults", "noise"])) or "")
 
 
 def test_demo_bots_play_through_the_player_api(tmp_path: Path) -> None:
@@ -87,3 +118,27 @@ def test_demo_bots_play_through_the_player_api(tmp_path: Path) -> None:
         assert r.status_code == 401
     finally:
         live.stop()
+
+
+def test_the_rendered_seats_are_seen_only_once_the_camera_reported_every_seat() -> None:
+    """The demo's dealer opens no game before the 4K camera has read the table (its first
+    frame takes seconds): an empty table not yet reported is not seen."""
+    from types import SimpleNamespace
+
+    from firmware_bridge.camera.scene import TableScene
+    from station.games.sizhidao.seats import SEATS
+    from station.sim.sizhidao_demo import RenderedSeats
+
+    scene = TableScene(SEATS, seed=1, seat_zones=SEATS)
+    feed = SimpleNamespace(readings={})  # what the station's camera feed has reported so far
+    seats = RenderedSeats(scene, feed)
+    assert not seats.seen()
+    feed.readings.update({s: () for s in SEATS})
+    assert seats.seen()
+    for card in ("2C", "3C"):
+        seats.dealt("S3", card, 0)
+    assert not seats.seen() and scene.snapshot()["S3"] == ["??", "??"]
+    feed.readings["S3"] = ("??", "??")
+    assert seats.seen()
+    seats.cleared("S3")
+    assert not seats.seen()

@@ -1,0 +1,166 @@
+"""Seats of four on a 4K camera (CARD_FACES.md, "Seats"): one to four backs in a row or a fan
+counted one `??` each, four face-up cards laid as two pairs named by the one-code rule, a
+covered seat not read. The recogniser is calibrated through `station camera calibrate` on
+stills of the table, as a studio engineer does, never from the renderer's parameters."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+import cv2
+import pytest
+
+from firmware_bridge.camera.accuracy import score_zone
+from firmware_bridge.camera.config import load_camera_config
+from firmware_bridge.camera.layout import CARD_H_MM, CARD_W_MM
+from firmware_bridge.camera.recogniser import Recogniser
+from firmware_bridge.camera.scene import FACE_DOWN, TableScene
+from firmware_bridge.camera.seat_accuracy import random_seats, seat_stills
+from firmware_bridge.camera.seat_poses import dealt_pose, new_plan
+from firmware_bridge.camera.synthetic import SyntheticCamera
+from firmware_bridge.cards import ALL_CARDS
+from station.cli import main
+
+CONFIG = Path(__file__).resolve().parents[2] / "config" / "camera_sizhidao_4k.toml"
+
+
+@pytest.fixture(scope="module")
+def calibrated(tmp_path_factory):
+    """The 4K config without its calibration, calibrated by the CLI from rendered stills."""
+    d = tmp_path_factory.mktemp("seats4k")
+    cfg = d / "camera.toml"
+    cfg.write_text(CONFIG.read_text().split("# Learned by `station camera calibrate`")[0])
+    layout = load_camera_config(cfg).layout
+    felt, backs = seat_stills(layout, "studio", seed=7)
+    cv2.imwrite(str(d / "felt.png"), felt[0])
+    cv2.imwrite(str(d / "back.png"), backs[0])
+    assert main(["camera", "calibrate", "--config", str(cfg), "--felt", str(d / "felt.png"),
+                 "--back", str(d / "back.png")]) == 0
+    cam = load_camera_config(cfg)
+    assert cam.layout.calibration is not None
+    return cam.layout
+
+
+_CAMERAS: dict[tuple[int, str], SyntheticCamera] = {}
+
+
+def _frame(scene: TableScene, layout, seed: int, perturbations="clean"):
+    """One frame of `scene` (a camera per layout and perturbation: its felt and noise field
+    are drawn once, a 4K one takes seconds)."""
+    cam = _CAMERAS.get((id(layout), perturbations))
+    if cam is None:
+        cam = _CAMERAS[(id(layout), perturbations)] = SyntheticCamera(scene, layout, perturbations=perturbations, seed=seed)
+    cam.scene = scene
+    cam.new_view()
+    got = None
+    while got is None:
+        got = cam.read()
+    return got[1]
+
+
+def test_the_4k_config_meets_the_seats_section():
+    cfg = load_camera_config(CONFIG)
+    lay = cfg.layout
+    assert (lay.width, lay.height) == (3840, 2160)
+    assert lay.mm_per_px <= 0.33
+    assert sorted(lay.zones) == [f"S{i}" for i in range(1, 8)]
+    for zone in lay.zones.values():
+        x0, y0, x1, y1 = zone.bbox
+        assert (x1 - x0) * lay.mm_per_px >= 200 and (y1 - y0) * lay.mm_per_px >= 160
+        assert 0 <= x0 and x1 <= lay.width and 0 <= y0 and y1 <= lay.height
+    assert lay.calibration is not None  # learned by station camera calibrate
+
+
+def test_a_seats_dealt_cards_each_show_half_their_back_and_stay_in_the_zone():
+    # the scene lays cards as the sheet lets a dealer: what the tests read is within it
+    rng = random.Random(3)
+    for _ in range(200):
+        plan = new_plan(rng)
+        poses = [dealt_pose(plan, i) for i in range(4)]
+        for dx, dy, angle in poses:
+            t = math.radians(angle)
+            for sx in (-CARD_W_MM / 2, CARD_W_MM / 2):
+                for sy in (-CARD_H_MM / 2, CARD_H_MM / 2):
+                    x = dx + sx * math.cos(t) + sy * math.sin(t)
+                    y = dy - sx * math.sin(t) + sy * math.cos(t)
+                    assert abs(x) <= 103.5 and abs(y) <= 103.5  # the 207 mm zones of the 4K config
+        for (ax, ay, _), (bx, by, _) in zip(poses, poses[1:]):
+            # neighbours' centres at least half a card's width apart
+            assert ((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5 >= 0.5 * CARD_W_MM - 1.0
+
+
+def test_one_to_four_backs_in_a_row_or_fan_read_one_each(calibrated):
+    rec = Recogniser(calibrated)
+    zones = tuple(calibrated.zones)
+    right = total = 0
+    for seed in range(3):
+        scene = TableScene(zones, seed=100 + seed, seat_zones=zones)
+        for i, zone in enumerate(zones):
+            for j in range(1 + (i + seed) % 4):
+                scene.deal(zone, str(ALL_CARDS[(7 * i + j + seed) % 52]))
+        seen, _ = rec.read_still(_frame(scene, calibrated, seed))
+        truth = scene.snapshot()
+        for zone in zones:
+            assert seen[zone] is not None and set(seen[zone]) == {FACE_DOWN}, (zone, seen[zone])
+            total += 1
+            right += len(seen[zone]) == len(truth[zone])
+    assert right >= 0.9 * total, f"{right} of {total} seats counted right"
+
+
+def test_a_showdown_of_two_pairs_names_every_card(calibrated):
+    rec = Recogniser(calibrated)
+    zones = tuple(calibrated.zones)
+    deck = [str(c) for c in ALL_CARDS]
+    random.Random(5).shuffle(deck)
+    scene = TableScene(zones, seed=9, seat_zones=zones)
+    for zone in zones:
+        cards = [deck.pop() for _ in range(4)]
+        for c in cards:
+            scene.deal(zone, c)
+        scene.show_down(zone, cards[:2], cards[2:])
+    seen, _ = rec.read_still(_frame(scene, calibrated, 4))
+    truth = scene.snapshot()
+    verdicts = [score_zone(truth[z], seen[z]) for z in zones]
+    assert "wrong_identity" not in verdicts
+    assert all(len(seen[z]) == 4 for z in zones), seen
+    assert verdicts.count("correct") >= 6, json.dumps({z: [truth[z], seen[z]] for z in zones})
+
+
+def test_random_seats_never_a_wrong_card_and_mostly_right(calibrated):
+    rec = Recogniser(calibrated)
+    zones = tuple(calibrated.zones)
+    counts: dict[str, int] = {}
+    for i in range(3):
+        scene = random_seats(random.Random(40 + i), 40 + i, zones)
+        seen, _ = rec.read_still(_frame(scene, calibrated, 40 + i, "blur"))
+        truth = scene.snapshot()
+        for z in zones:
+            v = score_zone(truth[z], seen[z])
+            counts[v] = counts.get(v, 0) + 1
+    assert counts.get("wrong_identity", 0) == 0
+    assert counts.get("correct", 0) >= 0.8 * sum(counts.values()), counts
+
+
+def test_a_seat_under_the_dealers_hand_is_not_read(calibrated):
+    rec = Recogniser(calibrated)
+    zones = tuple(calibrated.zones)
+    scene = TableScene(zones, seed=2, seat_zones=zones)
+    for c in ("2C", "3C", "4C"):
+        scene.deal("S4", c)
+    scene.hand_over("S4")
+    seen, _ = rec.read_still(_frame(scene, calibrated, 2))
+    assert seen["S4"] is None
+    assert seen["S1"] == []
+
+
+def test_show_down_refuses_cards_not_in_the_seat():
+    scene = TableScene(("S1", "S2"), seat_zones=("S1", "S2"))
+    for c in ("2C", "3C", "4C", "5C"):
+        scene.deal("S1", c)
+    with pytest.raises(ValueError, match="not the shown-down"):
+        scene.show_down("S1", ["2C", "3C"], ["4C", "6C"])
+    with pytest.raises(ValueError, match="two pairs"):
+        scene.show_down("S1", ["2C"], ["3C", "4C", "5C"])
