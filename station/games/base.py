@@ -91,11 +91,6 @@ class Game(ABC):
         game whose bets on one spot add up for the limits returns the spot's new total."""
         return amount
 
-    def road_entry(self, hand: Mapping[str, Any]) -> dict[str, Any]:
-        """What a validated hand (its `hand` record) puts on the game's road or results
-        history, for the console: by default its results."""
-        return {"round_id": hand.get("round_id"), "results": hand.get("results")}
-
     # ------------------------------------------------------------------ table procedure
     #: the procedure run at a table of this game: the class, or where it is as
     #: "module:Class" (imported only when a table needs it, so settlement and the rules
@@ -191,7 +186,9 @@ class Procedure(ABC):
 
     # ---- handler tables the kernel dispatches through
     def dealer_handlers(self) -> Mapping[str, Callable[[Any], None]]:
-        """dealer action -> handler(input); `new_shoe` is the kernel's own."""
+        """dealer action -> handler(input), `new_shoe` and `open_betting` included: the
+        kernel has no dealer action of its own (it starts the shoe's link watch when the
+        game's `new_shoe` calls `begin_shoe`), so an action missing here is refused."""
         return {}
 
     def timer_handlers(self) -> Mapping[str, Callable[[], None]]:
@@ -233,9 +230,18 @@ class Procedure(ABC):
         """In a cards-due state, whether a card is due now (the gate opens only then)."""
         return True
 
+    def shuffle_refusal(self) -> str | None:
+        """Why no shuffle can be confirmed now (None: `confirm_shuffle` takes it), the pause
+        aside; reading facts only. The kernel refuses with it and the decisions offered say
+        it (station/core/refusals.py)."""
+        if self.table.phase != "shuffling":
+            return "no new shoe is waiting for its shuffle check"
+        return None
+
     def confirm_shuffle(self) -> str | None:
-        """The supervisor confirms the shuffle; the refusal reason, or None when taken."""
-        return "no new shoe is waiting for its shuffle check"
+        """The supervisor confirms the shuffle (`shuffle_refusal` has let it); a refusal
+        reason still, or None when taken."""
+        return self.shuffle_refusal()
 
     def shoe_must_end(self) -> bool:
         """After a cancel: the shoe cannot go on (it is empty)."""
@@ -284,9 +290,6 @@ class Procedure(ABC):
     def end_shoe(self) -> None:
         """The shoe ends (supervisor's end_shoe, close_table, or the procedure itself)."""
 
-    def shoe_ended(self) -> bool:
-        return True
-
     def last_round(self) -> bool:
         """The current round (in progress or just ended) is the shoe's last."""
         return False
@@ -333,7 +336,7 @@ class Procedure(ABC):
         opens = {s for trig, sources, _ in self.dealer_transitions if trig == "open_betting"
                  for s in sources}
         out = supervisor_decisions(
-            self, shuffle_waiting=t.phase == "shuffling", shoe_label=None,
+            self, shoe_label=None,
             cancel_effect=f"void {self.round_word} {self.round_id()} and refund every bet of it")
         out.append(decision("new_shoe", "paused: the supervisor must decide first" if paused
                             else None if t.phase in self.new_shoe_sources

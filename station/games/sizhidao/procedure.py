@@ -312,12 +312,17 @@ class SiZhiDaoProcedure(Procedure):
         assert self.deck is not None
         self.deck.loaded = True
 
-    def confirm_shuffle(self) -> str | None:
+    def shuffle_refusal(self) -> str | None:
         deck = self.deck
         if deck is None or deck.ended or deck.used or deck.confirmed:
             return "no new shoe is waiting for its shuffle check"
-        deck.confirmed = True
         return None
+
+    def confirm_shuffle(self) -> str | None:
+        reason = self.shuffle_refusal()
+        if reason is None:
+            self.deck.confirmed = True
+        return reason
 
     # ------------------------------------------------------------------ the shoe's cards
     def on_card(self, card: Card | None, code: str | None) -> None:
@@ -614,8 +619,7 @@ class SiZhiDaoProcedure(Procedure):
             cancel = (f"void game {g.game_id}{healthy}: every ante, bet and buy-in refunded "
                       f"({pot} in the pot); the leader stays")
         out += supervisor_decisions(
-            self, shuffle_waiting=deck is not None and not deck.ended and not deck.used
-            and not deck.confirmed, cancel_effect=cancel,
+            self, cancel_effect=cancel,
             shoe_label=f"shoe {deck.number}" if deck is not None and not deck.ended else None)
         return ordered(out)
 
