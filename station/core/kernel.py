@@ -33,7 +33,7 @@ from firmware_bridge.shoe.events import (
 from station.cards import parse_card
 from station.core import refusals
 from station.core.bets import Bet, Purse
-from station.core.faults import KERNEL_FAULT_KINDS, STATION_ERROR, ActiveFault
+from station.core.faults import KERNEL_FAULT_KINDS, STATION_ERROR, ActiveFault, fault_words
 from station.core.inputs import US, Input, to_s
 from station.core.machine import build_machine
 from station.core.settings import TableSettings
@@ -76,9 +76,10 @@ class TableKernel:
         self.rounds_settled = 0
         self.history: list[dict[str, Any]] = []  # settled / cancelled rounds, newest last
         self.proc = self.game.procedure(self)
-        #: every kind a fault may have here, with its words: the game's and the kernel's own
-        self.fault_kinds: dict[str, tuple[str, str]] = {**KERNEL_FAULT_KINDS,
-                                                         **self.proc.fault_kinds}
+        #: every kind a fault may have here, with its words: the game's and the kernel's own,
+        #: with this table's settings in them
+        self.fault_kinds: dict[str, tuple[str, str]] = fault_words(
+            {**KERNEL_FAULT_KINDS, **self.proc.fault_kinds}, self.settings)
         missing = [t for t in KERNEL_TIMERS if t not in self.proc.timer_order]
         if missing:
             raise ValueError(f"{self.game.name}: timer_order must place {missing}")

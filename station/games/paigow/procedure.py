@@ -29,7 +29,9 @@ if TYPE_CHECKING:
 ROUNDS_PER_SHUFFLE = 2
 FAULTS = {k: v for k, v in FAULT_KINDS.items()
           if k not in ("burn_count", "cut_card_early", "premature_reveal")}
-FAULTS["dice_mismatch"] = ("the dealer's dice entry and the dice tray disagree for 5 s",
+FAULTS["extra_card"] = ("A 9th card was drawn in this round.", "cancel")
+FAULTS["dice_mismatch"] = ("the dealer's dice entry and the dice tray disagree for "
+                           "{dice_mismatch_seconds:g} s",
                            "resume after correcting (enter the dice again, or the camera sees "
                            "them right), cancel")
 

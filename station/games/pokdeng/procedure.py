@@ -63,7 +63,7 @@ class PokDengProcedure(HouseRound):
     round_phases = ("betting", "dealing", "revealing")
     closable = ("idle", "between_rounds", "shuffling", "ready", "burning")
     cards_due_states = frozenset({"ready", "burning", "betting", "dealing"})
-    fault_kinds = FAULT_KINDS
+    fault_kinds = {**FAULT_KINDS, "extra_card": ("A 14th card was drawn in this round.", "cancel")}
     cancel_only = frozenset({"extra_card", "premature_reveal", "foreign_card", "shoe_exhausted"})
     timer_order = ("betting_close", "link", "camera", "placement", "reveal")
     settings_used = ("betting_seconds", "placement_timeout_seconds", "reveal_timeout_seconds",
