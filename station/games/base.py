@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from station.cards import ALL_CARDS, Card
+from station.core.actions import Action
 from station.core.skeleton import BURN, SKELETON_STATES
 from station.games.decisions import decision, ordered, supervisor_decisions
 
@@ -177,8 +178,20 @@ class Procedure(ABC):
     #: the table settings this game's procedure reads (written into journals and traces)
     settings_used: tuple[str, ...] = ()
 
-    #: the actions the dealer may send (TRACES.md `dealer` lines) at this game's table
+    #: the actions the table takes besides the supervisor's decisions (TRACES.md `dealer`
+    #: lines): who sends each, what its line carries, what it does. Each needs its handler
+    #: in `dealer_handlers`
+    actions: Mapping[str, Action] = {
+        "new_shoe": Action("start a new shoe: the supervisor then confirms the shuffle"),
+        "open_betting": Action("open the next round for bets"),
+    }
+    #: the names of the dealer's actions (derived from `actions`)
     dealer_actions: frozenset[str] = frozenset({"new_shoe", "open_betting"})
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "actions" in cls.__dict__:
+            cls.dealer_actions = frozenset(n for n, a in cls.actions.items() if a.role == "dealer")
 
     def __init__(self, table: TableKernel, game: Game) -> None:
         self.table = table

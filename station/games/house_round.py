@@ -15,8 +15,8 @@ from typing import Any
 
 from station.cards import ShoeContents
 from station.core.bets import refund_lines
-from station.core.skeleton import BURN
 from station.core.inputs import Input, to_s
+from station.core.skeleton import BURN
 from station.games.base import Procedure
 from station.games.dealt_rounds import DealtRounds
 from station.games.decisions import PAUSED, decision, ordered, supervisor_decisions

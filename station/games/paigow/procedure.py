@@ -13,7 +13,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from station.cards import Card, ShoeContents
+from station.cards import Card
+from station.core.actions import Action
 from station.core.bets import Bet
 from station.core.deal import DealTracker
 from station.core.faults import FAULT_KINDS
@@ -67,7 +68,9 @@ class PaiGowProcedure(HouseRound):
         ("dice", "dealing"): "dice_known",
         **HouseRound.round_follow("confirming"),
     }
-    dealer_actions = frozenset({"new_shoe", "open_betting", "dice"})
+    actions = {**HouseRound.actions,
+               "dice": Action("enter the two faces thrown (the dice tray must show the same)",
+                              payload=("dice",))}
     round_phases = ("betting", "dice", "dealing", "confirming")
     closable = ("idle", "between_rounds", "shuffling")
     cards_due_states = frozenset({"dealing"})
@@ -329,8 +332,7 @@ class PaiGowProcedure(HouseRound):
 
     # ------------------------------------------------------------------ decisions offered
     def dealer_decisions(self) -> list[dict[str, Any]]:
-        return [decision("dice", self.dice_words(self.dice_refusal()),
-                         "enter the two faces thrown (the dice tray must show the same)")]
+        return [decision("dice", self.dice_words(self.dice_refusal()), self.actions["dice"].help)]
 
     def cancel_note(self) -> str:
         r = self.round

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from station.cards import Card, ShoeContents
+from station.cards import Card
 from station.core.bets import Bet
 from station.core.deal import CUT_CARD, FACE_DOWN, DealTracker, dealt_cards, faces
 from station.core.faults import FAULT_KINDS
