@@ -31,6 +31,9 @@ class CameraPicture:
     #: what the recogniser says is wrong with its picture (a deck back not calibrated, an
     #: unknown back in a zone, a felt unlike the calibrated one), or None
     warning: str | None = None
+    #: the fixed controls the camera config asked for and what the camera reports it applied
+    #: (firmware_bridge/camera/controls.py): {"exposure": {"asked": .., "reported": .., ...}}
+    controls: dict[str, dict[str, object]] = field(default_factory=dict)
 
     def age_s(self) -> float:
         return max(0.0, time.monotonic() - self.taken_at)

@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "journal": ("station.commands.journal", "a table's journal: migrate one from before the kernel"),
     "settlement": ("station.commands.settlement", "run the settlement service"),
     "run": ("station.commands.run", "run the station at a table from a config file"),
+    "doctor": ("station.commands.doctor", "check a table before its first shoe: shoe, cameras, disk, clock, settlement"),
     "demo": ("station.commands.demo", "a whole simulated studio table on this machine"),
     "diagram": ("station.commands.diagram", "print the table procedure as a mermaid diagram"),
     "studio": ("station.commands.studio", "a simulated studio: many tables, one settlement on PostgreSQL and NATS"),

@@ -152,6 +152,7 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
     rt.worker = DeliveryWorker(config.journal_path, rt.transport,
                                on_error=lambda e, key: log.warning("settlement delivery %s: %s", key, e))
     station.on_outbox = rt.worker.wake
+    _count_backlog(rt)
 
     if config.record_traces:
         rt.recorder = attach_recorder(station, config.traces_dir)
@@ -181,7 +182,8 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
             def set_wallet(account: str, balance: int) -> None:
                 station.submit("wallet", {"account": account, "balance": balance})
 
-            app = make_bet_app(station.place_bets, keys, set_wallet=set_wallet)
+            app = make_bet_app(station.place_bets, keys, set_wallet=set_wallet,
+                               table=config.table.table)
             if station.core.proc.player_handler() is not None:
                 # players act at this table (Si Zhi Dao): the player API and the seat page
                 # share the table's API and its keys
@@ -209,14 +211,28 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
         _publish_state(rt)
 
 
+def _count_backlog(rt: Runtime) -> None:
+    """/metrics: the outbox messages settlement has not acknowledged yet, asked at each scrape
+    (docs/ops/prometheus-alerts.yml: settlement backlog)."""
+    from station.metrics import REGISTRY, SETTLEMENT_PENDING
+
+    gauge = REGISTRY.gauge(SETTLEMENT_PENDING, "outbox messages settlement has not acknowledged")
+    table = rt.config.table.table
+    gauge.set_function(rt.worker.pending, table=table)
+    rt.extra_stops.append(lambda: gauge.remove(table=table))
+
+
 def _reserve_bets(rt: Runtime) -> None:
     """Shared wallets: the bet intake reserves each bet in the studio ledger as it accepts
     it, the answer journaled as an input of the table (docs/studio.md)."""
+    from station.live.reservations import ReservationHealth
     from station.settlement.bus import Reserver
 
     reserver = Reserver(rt.config.settlement.url, rt.config.table.table)
     timeout_s = rt.config.settlement.reserve_timeout_s
     rt.station.reserve_bet = lambda bet: reserver.reserve(bet, timeout_s=timeout_s)
+    rt.station.reservation_health = ReservationHealth(rt.config.table.table,
+                                                      rt.config.settlement.reserve_when_down)
     rt.extra_stops.append(reserver.close)
 
 
@@ -238,6 +254,16 @@ def _publish_state(rt: Runtime) -> None:
     rt.extra_stops.append(stop)
 
 
+def _attach_setup(app: Any, rt: Runtime) -> None:
+    """The console's table setup for the technician: this table's camera and its config file."""
+    from station.console.setup import SetupTarget, attach
+    from station.games import get_game
+
+    layout = rt.config.camera.layout
+    attach(app, SetupTarget(rt.config.table.table, rt.camera, Path(layout) if layout else None,
+                            rt.config.data_dir / "setup", tuple(get_game(rt.config.table.game).zones)))
+
+
 def _start_console(rt: Runtime, users: Any, secret: str | None) -> ServedApp:
     import secrets as _secrets
 
@@ -254,6 +280,8 @@ def _start_console(rt: Runtime, users: Any, secret: str | None) -> ServedApp:
             path.write_text(_secrets.token_hex(32))
         secret = path.read_text().strip()
     app = make_console_app([rt.station], users=users, secret=secret, frames_dir=frames_dir)
+    if rt.camera is not None:
+        _attach_setup(app, rt)
     served = serve_app(app, rt.config.console.host, rt.config.console.port, name="console",
                        lifespan="on")
     served.stopper = lambda: stop_console(served.server, served.thread)

@@ -8,6 +8,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from firmware_bridge.camera.controls import parse_controls
 from firmware_bridge.camera.layout import Layout, LayoutError, default_layout, layout_from_dict
 
 
@@ -20,6 +21,8 @@ class CameraConfig:
     heartbeat: float = 0.5
     source_given: bool = False  # the file has a [source] (else the default synthetic camera)
     die_mm: float = 16.0  # [dice] die_mm: the edge of the table's dice (a dice tray zone)
+    #: [controls]: exposure, gain, white balance, focus fixed on the camera (controls.py)
+    controls: dict[str, float] = field(default_factory=dict)
 
 
 def load_camera_config(path: str | Path | None) -> CameraConfig:
@@ -67,4 +70,6 @@ def load_camera_config(path: str | Path | None) -> CameraConfig:
     die_mm = dice.get("die_mm", 16.0)
     if isinstance(die_mm, bool) or not isinstance(die_mm, int | float) or not 8.0 <= die_mm <= 30.0:
         raise LayoutError(f"{p}: [dice] die_mm {die_mm!r}: the dice's edge in millimetres, 8 to 30")
-    return CameraConfig(layout, dict(source), stable, decoder, heartbeat, source_given, float(die_mm))
+    controls = parse_controls(data.get("controls"), source=str(p))
+    return CameraConfig(layout, dict(source), stable, decoder, heartbeat, source_given, float(die_mm),
+                        controls)

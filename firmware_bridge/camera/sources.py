@@ -13,6 +13,10 @@
 | any other path | a video file |
 | `synthetic`, `{"kind": "synthetic", "perturbations": "dim", "fps": 5}` | the synthetic camera |
 
+A device or a stream spec may carry `"controls": {"exposure": 156, ...}` (a camera config's
+`[controls]`, `controls.py`): set when the camera opens (and reopens), read back into
+`controls_applied`.
+
 A live source that loses its camera reopens it (and returns None meanwhile): the table core
 notices missing observations (`camera_lost`) from the absence of heartbeats, so a source
 never invents frames.
@@ -29,6 +33,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
+from firmware_bridge.camera.controls import Applied, apply_controls
 from firmware_bridge.camera.layout import Layout, default_layout
 from firmware_bridge.camera.scene import TableScene
 from firmware_bridge.camera.synthetic import SyntheticCamera
@@ -50,8 +55,11 @@ class _Capture:
     """An OpenCV VideoCapture (device, file or stream)."""
 
     def __init__(self, target: int | str, *, what: str, width: int | None = None, height: int | None = None,
-                 fps: float | None = None, reopen: bool = True, clock: Callable[[], float] = time.monotonic) -> None:
+                 fps: float | None = None, reopen: bool = True, clock: Callable[[], float] = time.monotonic,
+                 controls: dict[str, float] | None = None) -> None:
         self.target = target
+        self.controls = dict(controls or {})
+        self.controls_applied: dict[str, Applied] = {}
         self.what = what
         self._size = (width, height)
         self._fps = fps
@@ -71,7 +79,14 @@ class _Capture:
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, h)
         if self._fps and self.what == "camera device":
             cap.set(cv2.CAP_PROP_FPS, self._fps)
+        if self.controls and cap.isOpened():
+            # after every (re)open: a replugged camera comes back on its automatic modes
+            self.controls_applied = apply_controls(cap, self.controls)
         return cap
+
+    def property(self, prop: int) -> float:
+        """An OpenCV capture property as the camera reports it now (0 when it has none)."""
+        return float(self._cap.get(prop))
 
     def read(self) -> tuple[float, np.ndarray] | None:
         ok, frame = self._cap.read()
@@ -161,6 +176,7 @@ def open_source(
     """Open the frame source a config names (see the module doc for the forms)."""
     if isinstance(spec, int):
         spec = {"kind": "device", "device": spec}
+    controls = spec.get("controls") if isinstance(spec, dict) else None
     if isinstance(spec, dict) and "kind" not in spec and "spec" in spec:
         spec = spec["spec"]  # `source = "rtsp://…"` in a camera config
     if isinstance(spec, str):
@@ -177,6 +193,7 @@ def open_source(
             spec = {"kind": "file", "path": s}
     if not isinstance(spec, dict):
         raise SourceError(f"a frame source is a string or a table, not {type(spec).__name__}")
+    controls = controls or spec.get("controls")
     kind = spec.get("kind")
     if kind == "synthetic":
         return SyntheticCamera(
@@ -192,12 +209,13 @@ def open_source(
         dev = spec.get("device", 0)
         lay = layout or default_layout()
         return _Capture(dev, what="camera device", width=int(spec.get("width", lay.width)),
-                        height=int(spec.get("height", lay.height)), fps=spec.get("fps"), clock=clock)
+                        height=int(spec.get("height", lay.height)), fps=spec.get("fps"), clock=clock,
+                        controls=controls)
     if kind == "stream":
         url = spec.get("url")
         if not isinstance(url, str) or "://" not in url:
             raise SourceError(f"stream source needs a url such as rtsp://camera/stream, got {url!r}")
-        return _Capture(url, what="stream", clock=clock)
+        return _Capture(url, what="stream", clock=clock, controls=controls)
     if kind == "folder":
         return ImageFolderSource(spec["path"], fps=float(spec.get("fps", 10.0)), loop=bool(spec.get("loop", False)))
     if kind == "file":

@@ -37,7 +37,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--ledger-env", metavar="VAR", help="environment variable holding the ledger URL")
     consume.add_argument("--bus", required=True, help="the NATS server, e.g. nats://127.0.0.1:4222")
     consume.add_argument("--durable", default="settlement", help="the durable consumer's name")
-    consume.add_argument("--tables", help="only these tables (comma-separated): one partition")
+    part = consume.add_mutually_exclusive_group()
+    part.add_argument("--tables", help="only these tables (comma-separated): one partition")
+    part.add_argument("--partition", metavar="K/N",
+                      help="the tables whose name hashes to K of N partitions (e.g. 0/4)")
+    consume.add_argument("--lease", type=float, default=10.0,
+                         help="seconds a standby waits for a silent owner before taking over")
     consume.add_argument("--batch", type=int, default=256, help="messages fetched at a time")
     consume.add_argument("--ack-wait", type=float, default=30.0,
                          help="seconds before the bus redelivers a message not acknowledged")
@@ -69,8 +74,15 @@ def _consume(args: argparse.Namespace) -> int:
         print(f"station settlement consume: {exc}", file=sys.stderr)
         return 2
     tables = [t for t in (args.tables or "").split(",") if t] or None
+    from station.settlement.partitions import Partition
+
+    try:
+        partition = Partition.parse(args.partition) if args.partition else None
+    except ValueError as exc:
+        print(f"station settlement consume: --partition: {exc}", file=sys.stderr)
+        return 2
     consumer = BusConsumer(core, args.bus, durable=args.durable, tables=tables, batch=args.batch,
-                           ack_wait_s=args.ack_wait)
+                           ack_wait_s=args.ack_wait, partition=partition, lease_s=args.lease)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: consumer.stop())
     print(f"settlement consumer {args.durable}: ledger {core.ledger_path}, bus {args.bus}",

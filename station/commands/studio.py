@@ -28,6 +28,10 @@ UNTIL_STOPPED_ROUNDS = 400
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", nargs="?", choices=("status",),
+                        help="status: how far settlement is with each table (--ledger, and"
+                             " --bus for the consumers' lag), then exit")
+    parser.add_argument("--json", action="store_true", help="status: as JSON")
     parser.add_argument("--tables", type=int, default=6, help="how many tables (6)")
     parser.add_argument("--games", default="pokdeng",
                         help="games of the tables, comma-separated, dealt round-robin (pokdeng)")
@@ -42,6 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.action == "status":
+        return _status(args)
     from station.games import GAMES, get_game
     from station.live.http import serve_app
     from station.settlement.bus import BusConsumer
@@ -75,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         consumer = BusConsumer(core, bus)
         consumer_thread = threading.Thread(target=consumer.run, name="settlement", daemon=True)
         consumer_thread.start()
-        view = StudioView(bus)
+        view = StudioView(bus, core.store)  # with how far settlement is, from the ledger
         console = serve_app(make_studio_app(view), "127.0.0.1", args.port, name="studio console")
         rounds = args.rounds or UNTIL_STOPPED_ROUNDS
         for i in range(args.tables):
@@ -154,3 +160,27 @@ def _settle_and_check(core, consumer, tables) -> dict:
         "tables_failed": {t.name: repr(t.failed) for t in tables if t.failed is not None},
         "figures": report.figures,
     }
+
+
+def _status(args: argparse.Namespace) -> int:
+    import os
+
+    from station.settlement.ledger import LedgerError, open_store
+    from station.studio.status import format_status, status
+
+    ledger = args.ledger or os.environ.get("STATION_LEDGER_URL", "")
+    if not ledger:
+        print("station studio status: --ledger URL (or STATION_LEDGER_URL) is needed",
+              file=sys.stderr)
+        return 2
+    try:
+        store = open_store(ledger, pool_size=1)
+    except LedgerError as exc:
+        print(f"station studio status: {exc}", file=sys.stderr)
+        return 2
+    try:
+        report = status(store, args.bus)
+    finally:
+        store.close()
+    print(json.dumps(report, indent=2) if args.json else format_status(report))
+    return 0

@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from station.console import auth, routes, streams
+from station.console import auth, routes, setup, streams
 from station.console.errors import ApiError
 from station.console.model import Console
 from station.console.users import UserStore
@@ -70,6 +70,8 @@ def make_console_app(stations: Mapping[str, TableStation] | Iterable[TableStatio
         Route("/api/tables/{table}/camera", routes.api_camera),
         Route("/api/tables/{table}/camera.jpg", routes.api_camera_jpeg),
         Route("/metrics", routes.metrics),
+        Route("/games/{game}/{name}", routes.game_file),
+        *setup.routes(),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=table_routes, lifespan=lifespan,

@@ -1,7 +1,7 @@
 """Request bodies of the console, read within bounds (`station.bounded_json`).
 
-A console request is small: a login, or an action name (the Pai Gow dealer's `dice` entry
-also carries the two faces). Anything larger, deeper or longer than these bounds is refused
+A console request is small: a login, or an action name (a game's action may carry a few
+fields of its own, read by its presentation). Anything larger, deeper or longer than these bounds is refused
 with a 4xx before a field of it is looked at.
 """
 
@@ -37,22 +37,3 @@ async def json_object(request: Request, bounds: Bounds = CONSOLE_BOUNDS) -> dict
     if not isinstance(body, dict):
         raise ApiError(400, "the request body must be a JSON object", reason="bad_request")
     return body
-
-
-#: the faces of one die (PROCEDURE.md §6.2.4: two integers 1-6)
-DIE_FACES = range(1, 7)
-
-
-def dice_faces(body: dict[str, Any]) -> list[int]:
-    """The `dice` field of a dice entry: exactly two integers 1-6, or ApiError (400) naming
-    the field. The table refuses other faces `bad_dice` too; the console sends none."""
-    if "dice" not in body:
-        raise ApiError(400, 'the dice entry needs the field "dice": the two faces, '
-                            'e.g. {"action": "dice", "dice": [4, 5]}', reason="bad_dice")
-    faces = body["dice"]
-    if (not isinstance(faces, list) or len(faces) != 2
-            or not all(type(f) is int and f in DIE_FACES for f in faces)):
-        shown = repr(faces)[:40]
-        raise ApiError(400, f'the field "dice" must be two integers 1 to 6, not {shown}',
-                       reason="bad_dice")
-    return list(faces)

@@ -5,22 +5,25 @@ carries `decisions`, made on the table's own thread with the same checks the tab
 when the action arrives, so the console offers a button only when the table would take it,
 says what it does (Cancel round on a healthy round voids it and refunds every bet), and
 gives the reason for every other one (no End shoe inside a round). This module only adds
-who may press each one; the Pai Gow dealer's `dice` entry carries the two faces, so the
-console takes it from the dice control of the Pai Gow panel, not from a plain button.
+who may press each one (the kernel's roles, and the actions the table's game adds to them:
+station/console/panels.py); an action that carries more than its name is sent from its
+game's panel, not from a plain button.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from station.console.users import ROLE_ACTIONS
+from station.console.panels import role_actions
 
 
-def role_of(action: str) -> str | None:
-    return next((r for r, acts in ROLE_ACTIONS.items() if action in acts), None)
+def role_of(action: str, roles: Mapping[str, frozenset[str]]) -> str | None:
+    return next((r for r, acts in roles.items() if action in acts), None)
 
 
 def decisions(view: dict[str, Any]) -> list[dict[str, Any]]:
     """Every decision of the game's list, in its order: `action`, `role` (None: not sent from
     the console), `allowed`, `effect`, `reason` (why it is not allowed now, or None)."""
-    return [{**d, "role": role_of(d["action"])} for d in view.get("decisions") or []]
+    roles = role_actions([str(view["game"])] if view.get("game") else [])
+    return [{**d, "role": role_of(d["action"], roles)} for d in view.get("decisions") or []]

@@ -24,26 +24,20 @@ from station.console.audit import AuditLog
 from station.console.auth import LoginGuard, RefusalAudit
 from station.console.decisions import decisions
 from station.console.errors import ApiError
-from station.console.panels import panel_of
+from station.console.panels import presentation, role_actions
 from station.console.sessions import Sessions
 from station.console.streams import Hub
-from station.console.users import ROLE_ACTIONS, UserStore
+from station.console.users import UserStore
 from station.core.inputs import US
+from station.games.presentation import RecallError
 from station.live.table_station import TableStation
 from station.metrics import CAMERA_FPS, RECOGNITION_LATENCY, REGISTRY, Registry
 
-DEALER_ACTIONS = ROLE_ACTIONS["dealer"]
-SUPERVISOR_ACTIONS = ROLE_ACTIONS["supervisor"]
 #: shoe link counters that mean a frame was lost or spoiled on the way
 DROP_COUNTERS = ("bad_crc", "malformed", "truncated", "too_long", "gap", "duplicate", "noise_bytes",
                  "unknown_type")
+#: a dealt round of a shoe: `<table>-S<shoe>-R<round>` (a game's own recall may know others)
 ROUND_ID = re.compile(r"^[A-Za-z0-9_.\-]+-S\d+-R\d+$")
-#: a Si Zhi Dao game: `SZ-01-G3` (its deals are `SZ-01-G3-D1`...)
-GAME_ID = re.compile(r"^[A-Za-z0-9_.\-]+-G\d+$")
-#: the records of a Si Zhi Dao game a recall shows (all public: a seat's cards are named
-#: only in `private` records, which the console never reads, and in the showdown)
-GAME_RECALL_TYPES = ("game_open", "deal_open", "showdown", "layers", "buy_in", "game_settled",
-                     "round_cancelled", "fault", "resumed", "warning")
 #: record types that belong to a round and may be recalled once it is over
 RECALL_TYPES = ("round_open", "betting_closed", "hand", "settlement", "round_cancelled", "fault",
                 "resumed", "warning")
@@ -77,11 +71,6 @@ def _summary(items: list[str]) -> str:
     if cut:
         parts.append("cut card")
     return ", ".join(parts)
-
-
-def _sz_deal(view: dict[str, Any]) -> dict[str, Any]:
-    """The deal in progress of a pot game's view (Si Zhi Dao), or {}."""
-    return ((((view.get("sizhidao") or {}).get("game")) or {}).get("deal")) or {}
 
 
 class Console:
@@ -118,6 +107,8 @@ class Console:
         self.hub = Hub()
         self.logins = LoginGuard()
         self.refusals = RefusalAudit(self.audit)
+        #: role -> what it may send here: the kernel's decisions and these tables' games'
+        self.role_actions = role_actions(self.game_of(n) for n in self.tables)
 
 
     # ------------------------------------------------------------------ tables
@@ -182,11 +173,11 @@ class Console:
         r = v.get("round")
         hist = v.get("history") or []
         v["result"] = None
-        v["panel"] = panel_of(str(v.get("game")))
+        v["panel"] = presentation(self.game_of(name)).panel
         if r and r.get("finished") and hist and hist[-1].get("round_id") == r.get("round_id"):
             v["result"] = hist[-1]
         elif r and r.get("finished") and r.get("round_id"):
-            # a game whose view keeps no history (Pai Gow): the round's own record
+            # a round the view's history does not hold (yet): the round's own record
             v["result"] = self._outcome(name, str(r["round_id"]))
         return v
 
@@ -199,8 +190,9 @@ class Console:
             if rec is None:
                 return None
             if rec["type"] == "hand":
-                got = {k: rec.get(k) for k in ("round_id", "cards", "results", "dice",
-                                                "first_door", "validated_by")}
+                extra = presentation(self.game_of(name)).outcome_fields
+                got = {k: rec.get(k) for k in ("round_id", "cards", "results", *extra,
+                                                "validated_by")}
             else:
                 got = {"round_id": round_id, "cancelled": rec.get("reason")}
             t.outcomes[round_id] = got
@@ -215,9 +207,7 @@ class Console:
         f = dict(fault)
         if f.get("kind") != "order":
             return f
-        r = v.get("round") or {}
-        dealt = r.get("dealt") or _sz_deal(v).get("cards") or {}
-        expected = {p: int(n) for p, n in dealt.items()}
+        expected = presentation(self.game_of(name)).dealt(v)
         if not expected:
             return f
         pic = LATEST.get(name)
@@ -256,19 +246,14 @@ class Console:
         pic = LATEST.get(name)
         if pic is None:
             return {"available": False, "reason": "no picture from the camera yet"}
-        r = view.get("round") or {}
-        revealed = dict(r.get("revealed") or {})
-        dealt = r.get("dealt") or {}
-        sz = _sz_deal(view)
-        if sz:
-            # a pot game: the seats shown down are public from the showdown's start
-            dealt = sz.get("cards") or {}
-            revealed = {s: a["cards"] for s, a in (sz.get("showdown") or {}).items()}
+        pres = presentation(self.game_of(name))
+        revealed = pres.shown(view)
+        dealt = pres.dealt(view)
         zones = []
         for zone, polygon in pic.zones.items():
             items = list(pic.readings.get(zone, ()))
             shown = revealed.get(zone)
-            if zone == "DICE":  # the dice tray: faces thrown, public (0: a die not read)
+            if zone in pres.public_zones:  # read in public (0: a die not read, say)
                 shown = [str(x) for x in items]
             zones.append({"name": zone, "polygon": [list(p) for p in polygon],
                           "count": sum(1 for x in items if x != "CUT"),
@@ -279,7 +264,9 @@ class Console:
                 "height": pic.height, "zones": zones,
                 "frame": f"/api/tables/{name}/camera.jpg",
                 # e.g. "deck back not calibrated": said, never read through (docs/camera.md)
-                "warning": pic.warning}
+                "warning": pic.warning,
+                # what the camera reports for the config's fixed exposure, gain, white balance, focus
+                "controls": dict(pic.controls)}
 
     @staticmethod
     def _sample(t: _Table, v: dict[str, Any]) -> None:
@@ -343,8 +330,17 @@ class Console:
         return [h for h in self._records(name, ("hand",)) if shoe is None or h.get("shoe") == shoe]
 
     def recall(self, name: str, round_id: str) -> dict[str, Any]:
-        if panel_of(self.game_of(name)) == "sizhidao":
-            return self.recall_game(name, round_id)
+        """A round (or a game) that is over, as its game recalls it, with its faults,
+        warnings, decisions and audit entries."""
+        pres = presentation(self.game_of(name))
+        try:
+            own = pres.recall(lambda types: self._records(name, types), name, round_id)
+        except RecallError as e:
+            raise ApiError(e.status, str(e)) from None
+        if own is not None:
+            recs = own.pop("records", [])
+            return {**own, **_round_events(recs),
+                    "audit": self.audit.entries(table=name, round_id=round_id)}
         if not ROUND_ID.match(round_id) or not round_id.startswith(f"{name}-S"):
             raise ApiError(400, f"{round_id!r} is not a round id of table {name} "
                                 f"(they look like {name}-S1-R7)")
@@ -373,9 +369,8 @@ class Console:
             "validated_by": hand.get("validated_by") if hand else None,
             "last_round": hand.get("last_round") if hand else None,
             "validated_at": hand.get("t") if hand else None,
-            # a Pai Gow hand's dice and first door (other games have none)
-            "dice": hand.get("dice") if hand else None,
-            "first_door": hand.get("first_door") if hand else None,
+            # what the game's hands carry beside cards and results (dice, say)
+            **{k: hand.get(k) if hand else None for k in pres.outcome_fields},
             "cancelled": _cancelled(cancelled),
             "bets": bets,
             "totals": {"bets": len(bets), "staked": sum(b["amount"] for b in bets),
@@ -389,50 +384,6 @@ class Console:
         if self.frame_path(round_id) is not None:
             out["frame"] = f"/api/tables/{name}/rounds/{round_id}/frame.png"
         return out
-
-    def recall_game(self, name: str, game_id: str) -> dict[str, Any]:
-        """A Si Zhi Dao game that is over: its players, each deal's contestants, showdown
-        (the hands shown down, public from the showdown), layers and buy-ins, the payouts
-        or the refunds, its faults and the decisions taken."""
-        if not GAME_ID.match(game_id) or not game_id.startswith(f"{name}-G"):
-            raise ApiError(400, f"{game_id!r} is not a game id of table {name} "
-                                f"(they look like {name}-G3)")
-        done = self.finished_rounds(name)
-        if game_id not in done:
-            raise ApiError(404, f"game {game_id} is not over (or never existed): only settled "
-                                "or cancelled games can be recalled")
-
-        def of_game(r: dict[str, Any]) -> bool:
-            key = r.get("game_id") or r.get("round_id") or r.get("deal_id") or ""
-            return key == game_id or str(key).startswith(game_id + "-D")
-
-        recs = [r for r in self._records(name, GAME_RECALL_TYPES) if of_game(r)]
-        opened = next((r for r in recs if r["type"] == "game_open"), {})
-        settled = next((r for r in recs if r["type"] == "game_settled"), None)
-        cancelled = next((r for r in recs if r["type"] == "round_cancelled"), None)
-        deals = []
-        for d in (r for r in recs if r["type"] == "deal_open"):
-            did = d["deal_id"]
-            show = next((r for r in recs if r["type"] == "showdown" and r["deal_id"] == did), None)
-            layers = next((r for r in recs if r["type"] == "layers" and r["deal_id"] == did), None)
-            deals.append({"deal_id": did, "contestants": d["contestants"],
-                          "showdown": show["seats"] if show else None,
-                          "layers": layers["layers"] if layers else None,
-                          "buy_ins": [{k: v for k, v in r.items() if k not in ("type",)}
-                                      for r in recs if r["type"] == "buy_in" and r["deal_id"] == did]})
-        return {
-            "table": name, "round_id": game_id, "game_id": game_id,
-            "status": "settled" if settled else "cancelled",
-            "leader": opened.get("leader"), "players": opened.get("players"),
-            "ante": opened.get("ante"), "opened_at": opened.get("t"),
-            "deals": deals, "tie_rounds": max(len(deals) - 1, 0),
-            "pot": settled["pot"] if settled else None,
-            "payouts": settled["payouts"] if settled else None,
-            "bets": (settled or {}).get("bets") or (cancelled or {}).get("refunds") or [],
-            "cancelled": _cancelled(cancelled),
-            **_round_events(recs),
-            "audit": self.audit.entries(table=name, round_id=game_id),
-        }
 
     def frame_path(self, round_id: str) -> Path | None:
         """The camera's frame at validation: `<frames_dir>/<round_id>.png`, when present."""

@@ -24,13 +24,12 @@ from starlette.responses import (
 
 from station.camera_view import LATEST
 from station.console.auth import client_address, console_of, need_csrf, need_session, session_of
-from station.console.bodies import dice_faces, json_object
+from station.console.bodies import json_object
 from station.console.diagram import diagrams
 from station.console.errors import ApiError
-from station.console.model import DEALER_ACTIONS, SUPERVISOR_ACTIONS
 from station.console.pages import page, security_headers
-from station.console.panels import panel_of, roads
-from station.console.users import ROLE_ACTIONS
+from station.console.panels import page_parts, panel_file, presentation, roads
+from station.games.presentation import ActionBodyError
 from station.live.table_station import StationStopped
 from station.metrics import render_tables
 
@@ -40,14 +39,23 @@ async def index(request: Request) -> Response:
         return RedirectResponse("/login", status_code=303)
     c = console_of(request)
     games = [c.game_of(n) for n in c.tables]
-    return page("console.html", trusted={"diagram": diagrams(games)})
+    return page("console.html", trusted={"diagram": diagrams(games), **page_parts(games)})
+
+
+async def game_file(request: Request) -> Response:
+    """A file of a game's console panel, from the game's package (its script, styles)."""
+    found = panel_file(request.path_params["game"], request.path_params["name"])
+    if found is None:
+        raise HTTPException(404, "no such file of a game's panel")
+    path, media = found
+    return FileResponse(path, media_type=media)
 
 
 async def api_session(request: Request) -> Response:
     s = need_session(request)
     c = console_of(request)
     return JSONResponse({"user": s.user, "role": s.role, "csrf": s.csrf, "expires": s.expires,
-                         "actions": sorted(ROLE_ACTIONS[s.role]), "tables": list(c.tables)})
+                         "actions": sorted(c.role_actions.get(s.role, ())), "tables": list(c.tables)})
 
 
 async def api_tables(request: Request) -> Response:
@@ -69,32 +77,26 @@ async def api_action(request: Request) -> Response:
     t = c.table(name)
     body = await json_object(request)
     action = body.get("action")
-    if not isinstance(action, str) or action not in DEALER_ACTIONS | SUPERVISOR_ACTIONS:
+    every = frozenset().union(*c.role_actions.values())
+    if not isinstance(action, str) or action not in every:
         shown = repr(action)[:80] if isinstance(action, str) else type(action).__name__
-        raise ApiError(400, f"unknown action {shown}: one of "
-                            f"{', '.join(sorted(DEALER_ACTIONS | SUPERVISOR_ACTIONS))}")
-    # the dice entry alone carries more than its name: the two faces (PROCEDURE.md §6.2.4)
-    allowed_fields = {"action", "dice"} if action == "dice" else {"action"}
-    unknown = set(body) - allowed_fields
-    if unknown:
-        raise ApiError(400, f"unknown fields {sorted(unknown)[:5]} for {action}: send "
-                            + ('{"action": "dice", "dice": [4, 5]}' if action == "dice"
-                               else '{"action": "..."}'))
-    extra = {"dice": dice_faces(body)} if action == "dice" else None
-    view = t.station.view
-    r = view.get("round") or {}
-    round_id = r.get("round_id") if r and not r.get("finished") else None
-    if round_id is None:  # a pot game: the game in progress
-        round_id = (((view.get("sizhidao") or {}).get("game")) or {}).get("game_id")
+        raise ApiError(400, f"unknown action {shown}: one of {', '.join(sorted(every))}")
+    pres = presentation(c.game_of(name))
+    try:
+        # what the action carries beside its name, as its game reads it (a dice entry's faces)
+        extra = pres.action_body(action, body)
+    except ActionBodyError as e:
+        raise ApiError(400, str(e), **({"reason": e.reason} if e.reason else {})) from None
+    round_id = pres.round_in_view(t.station.view)
     decided = c.own.counter("station_console_actions_total", "console actions by outcome")
-    if action not in ROLE_ACTIONS[s.role]:
-        who = "a supervisor" if action in SUPERVISOR_ACTIONS else "the dealer"
+    if action not in c.role_actions.get(s.role, ()):
+        who = "a supervisor" if action in c.role_actions.get("supervisor", ()) else "the dealer"
         reason = f"{action} is for {who}; you are logged in as {s.role}"
         c.refusals.write(client_address(request), user=s.user, role=s.role, table=name,
                          action=action, round_id=round_id, outcome="forbidden", reason=reason)
         decided.inc(table=name, action=action, outcome="forbidden")
         raise ApiError(403, reason, outcome="forbidden")
-    kind = "supervisor" if action in SUPERVISOR_ACTIONS else "dealer"
+    kind = "supervisor" if action in c.role_actions.get("supervisor", ()) else "dealer"
     # supervisor lines carry the user (TRACES.md); dealer lines do not — the audit log names
     # the dealer who pressed the button
     user = s.user if kind == "supervisor" else None
@@ -130,7 +132,7 @@ async def api_rounds(request: Request) -> Response:
                                 "status": "cancelled" if rec["type"] == "round_cancelled" else "settled"}
         if rec["type"] == "hand":
             item["shoe"], item["round"] = rec["shoe"], rec["round"]
-            # a door's outcome against the banker, the banker's hand (Pai Gow)
+            # each position's outcome, or the hand of a position that has none
             item["results"] = {p: x.get("outcome") or x.get("hand")
                                for p, x in rec["results"].items()}
         elif rec["type"] == "game_settled":
@@ -182,8 +184,8 @@ async def api_camera_jpeg(request: Request) -> Response:
 
 
 async def api_roads(request: Request) -> Response:
-    """The table's roads: a bead road per position (Pok Deng, per shoe) or per door with the
-    banker's hand history (Pai Gow), or the results history of a pot game (Si Zhi Dao)."""
+    """The table's road or results history, as its game draws it (its presentation's
+    `Road`); a game that declares none answers an empty one."""
     need_session(request)
     c = console_of(request)
     name = request.path_params["table"]
@@ -197,7 +199,7 @@ async def api_roads(request: Request) -> Response:
     current = (view.get("shoe") or {}).get("number")
     body = roads(c.game_of(name), lambda types: c.records(name, types),
                  list(view.get("positions", [])), shoe, current)
-    return JSONResponse({"table": name, "panel": panel_of(c.game_of(name)), **body})
+    return JSONResponse({"table": name, "panel": presentation(c.game_of(name)).panel, **body})
 
 
 async def api_audit(request: Request) -> Response:
@@ -218,8 +220,7 @@ async def api_audit(request: Request) -> Response:
 async def metrics(request: Request) -> Response:
     c = console_of(request)
     views = [t.station.view for t in c.tables.values() if t.station.view]
-    lat = {n: list(t.station.latencies_us[-1000:]) for n, t in c.tables.items()}
-    text = render_tables(views, lat) + c.registry.render() + c.own.render()
+    text = render_tables(views) + c.registry.render() + c.own.render()
     return PlainTextResponse(text, media_type="text/plain; version=0.0.4")
 
 

@@ -1,8 +1,10 @@
 """Console users: who may watch a table and who may decide for it.
 
-Two roles. The **supervisor** takes the procedure's supervisor decisions (confirm_shuffle,
+Three roles. The **supervisor** takes the procedure's supervisor decisions (confirm_shuffle,
 resume, cancel_round, end_shoe, close_table); the **dealer** takes the dealer's actions
-(new_shoe, open_betting). Both may watch. Passwords are never stored: only an scrypt hash
+(new_shoe, open_betting, and the actions its game adds). Both may watch. The **technician**
+takes no decision at the table: they set it up (the console's table setup: camera zones,
+calibration; station/console/setup.py) and may watch. Passwords are never stored: only an scrypt hash
 (`hashlib.scrypt`, standard library) with a per-user salt, in a small SQLite file.
 """
 
@@ -21,12 +23,14 @@ from pathlib import Path
 
 from station.private_files import private_file
 
-ROLES = ("supervisor", "dealer")
-#: which inputs each role may send to the table (PROCEDURE.md §1)
+ROLES = ("supervisor", "dealer", "technician")
+#: which of the kernel's inputs each role may send to the table (PROCEDURE.md §1); a game
+#: adds its own per role (`Presentation.role_actions`, station/console/panels.py)
 ROLE_ACTIONS: dict[str, frozenset[str]] = {
     "supervisor": frozenset({"confirm_shuffle", "resume", "cancel_round", "end_shoe", "close_table"}),
-    # `dice`: the Pai Gow dealer's entry of the two faces thrown (PROCEDURE.md §6.2.4)
-    "dealer": frozenset({"new_shoe", "open_betting", "dice"}),
+    "dealer": frozenset({"new_shoe", "open_betting"}),
+    # the table's setup (station/console/setup.py) is no input to the table
+    "technician": frozenset(),
 }
 
 # scrypt cost: n=2**14, r=8 needs 16 MiB and about 50 ms: slow enough to make guessing costly,

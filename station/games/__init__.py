@@ -54,6 +54,8 @@ class GameRegistry(MutableMapping[str, "type[Game]"]):
         self._specs: dict[str, str] = {}
         self._loaded: dict[str, type[Game]] = {}
         self._found = False
+        #: names registered directly (`GAMES[name] = cls`), kept across a rescan
+        self._direct: set[str] = set()
 
     def _find(self) -> None:
         if self._found:
@@ -63,6 +65,13 @@ class GameRegistry(MutableMapping[str, "type[Game]"]):
             self._specs.setdefault(ep.name, ep.value)
         for name, spec in BUILT_IN.items():
             self._specs.setdefault(name, spec)
+
+    def rescan(self) -> None:
+        """Look for installed games again at the next lookup (a package installed or removed
+        while the station runs); the built-in games and those registered directly stay."""
+        self._specs = {n: s for n, s in self._specs.items() if n in self._direct}
+        self._loaded = {n: c for n, c in self._loaded.items() if n in self._direct}
+        self._found = False
 
     def __getitem__(self, name: str) -> type[Game]:
         if name in self._loaded:
@@ -81,9 +90,11 @@ class GameRegistry(MutableMapping[str, "type[Game]"]):
         self._find()
         self._specs[name] = f"{game.__module__}:{game.__qualname__}"
         self._loaded[name] = game
+        self._direct.add(name)
 
     def __delitem__(self, name: str) -> None:
         self._find()
+        self._direct.discard(name)
         del self._specs[name]
         self._loaded.pop(name, None)
 

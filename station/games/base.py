@@ -92,6 +92,11 @@ class Game(ABC):
         game whose bets on one spot add up for the limits returns the spot's new total."""
         return amount
 
+    #: how the console and the player API present this game: "module:Class" of a
+    #: `station.games.presentation.Presentation` in the game's package (None: the base one,
+    #: no panel and no road)
+    presentation: str | None = None
+
     # ------------------------------------------------------------------ table procedure
     #: the procedure run at a table of this game: the class, or where it is as
     #: "module:Class" (imported only when a table needs it, so settlement and the rules

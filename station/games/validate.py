@@ -31,6 +31,7 @@ def validate_game(name: str, cls: Any) -> None:
     if inspect.isabstract(cls):
         missing = ", ".join(sorted(cls.__abstractmethods__))
         _fail(name, f"the rules do not implement {missing}")
+    _check_presentation(name, cls)
     proc = cls.procedure_class
     if proc is None:
         return  # rules only: settlement and the rules tools, no table yet
@@ -130,3 +131,42 @@ def _check_hooks(name: str, proc: type, base: type) -> None:
         if required > want or (allowed is not None and allowed < want):
             _fail(name, f"{proc.__name__}.{attr}{inspect.signature(mine)} does not take what "
                         f"the kernel passes: {attr}{inspect.signature(fn)}")
+
+
+def _check_presentation(name: str, cls: Any) -> None:
+    """The presentation the game declares is there: its class, the panel files it names
+    (the fragment marks its sections with the panel's name, the script registers the
+    panel), its road class, and each hook it overrides with the contract's arguments."""
+    from station.games.presentation import Presentation, Road, presentation_class
+
+    spec = getattr(cls, "presentation", None)
+    if spec is None:
+        return
+    try:
+        pres = presentation_class(name, spec)
+    except ValueError as e:
+        _fail(name, str(e).removeprefix(f"game {name!r}: "))
+    if pres.files and not pres.panel:
+        _fail(name, f"{pres.__name__} ships panel files but names no panel")
+    folder = pres.folder()
+    for kind, file in pres.files.items():
+        path = folder / file
+        if not path.is_file():
+            _fail(name, f"{pres.__name__}'s panel file {kind} = {file!r} is missing "
+                        f"(looked in {folder})")
+        text = path.read_text(encoding="utf-8")
+        if file.endswith(".html") and f'data-panel="{pres.panel}"' not in text:
+            _fail(name, f"{file} marks no section data-panel=\"{pres.panel}\"")
+        if kind == "js" and not ("stationPanels" in text and pres.panel in text):
+            _fail(name, f"{file} does not register window.stationPanels.{pres.panel}")
+    if pres.player_page is not None:
+        for file in ("index.html", *pres.player_files):
+            if not (folder / pres.player_page / file).is_file():
+                _fail(name, f"{pres.__name__}'s player page lacks {pres.player_page}/{file} "
+                            f"(looked in {folder})")
+    road = pres.road_class
+    if not (isinstance(road, type) and issubclass(road, Road)):
+        _fail(name, f"{pres.__name__}.road_class {road!r} is not a "
+                    "station.games.presentation.Road")
+    _check_hooks(name, road, Road)
+    _check_hooks(name, pres, Presentation)

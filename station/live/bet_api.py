@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -163,6 +164,7 @@ def make_bet_app(
     max_batch: int = 1000,
     max_body: int = 1_000_000,
     set_wallet: Callable[[str, int], None] | None = None,
+    table: str = "",
 ) -> Starlette:
     """The bet API over `place_bets` (the station's input path); `api_keys` maps key → platform.
 
@@ -173,6 +175,9 @@ def make_bet_app(
     """
     keys = [(k.encode(), name) for k, name in api_keys.items() if k]
     coalescer = _Coalescer(place_bets, max(max_batch, 1))
+    from station.metrics import BET_INTAKE_LATENCY, REGISTRY
+
+    intake = REGISTRY.histogram(BET_INTAKE_LATENCY, "a bet request to the table's answer, journaled")
 
     def platform_of(request: Request) -> str:
         header = request.headers.get("authorization", "")
@@ -199,8 +204,11 @@ def make_bet_app(
     async def place(bets: list[dict[str, Any]], platform: str) -> list[dict[str, Any]]:
         for bet in bets:
             bet["platform"] = platform
+        started = time.perf_counter()
         try:
-            return await coalescer.submit(bets)
+            placed = await coalescer.submit(bets)
+            intake.observe(time.perf_counter() - started, table=table)
+            return placed
         except Exception as exc:  # noqa: BLE001 - the platform must hear "not placed", not a 500 page
             raise _BadRequest(503, "unavailable", f"the station could not record the bets: {exc}") from exc
 

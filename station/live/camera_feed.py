@@ -39,7 +39,7 @@ class _Watched:
         self._fps_gauge = REGISTRY.gauge(CAMERA_FPS, "frames the recogniser read per second")
         self._back_gauge = REGISTRY.gauge(BACK_CALIBRATED, "1 when the deck's back is calibrated and known")
         self._warned: str | None = None
-        self._latency = REGISTRY.summary(RECOGNITION_LATENCY, "recognition time per frame")
+        self._latency = REGISTRY.histogram(RECOGNITION_LATENCY, "a camera frame to every zone's reading")
         self.last_frame = None
         self.latencies_ms: list[float] = []
         self.frame_times: list[float] = []
@@ -54,7 +54,22 @@ class _Watched:
     def close(self) -> None:
         self.source.close()
 
+    #: a recogniser waiting to replace this one (a camera config saved at the table's setup),
+    #: and when it may: `swap_when()` is true (no round in play)
+    next_recogniser: Any = None
+    swap_when: Any = None
+    on_swap: Any = None
+
+    def _maybe_swap(self) -> None:
+        nxt = self.next_recogniser
+        if nxt is None or (self.swap_when is not None and not self.swap_when()):
+            return
+        self.recogniser, self.next_recogniser = nxt, None
+        if self.on_swap is not None:
+            self.on_swap(nxt)
+
     def process(self, t: float, frame: Any) -> Any:
+        self._maybe_swap()
         started = time.perf_counter()
         out = self.recogniser.process(t, frame)
         now = time.perf_counter()
@@ -160,7 +175,44 @@ class CameraFeed:
                  for n, z in lay.zones.items()}
         LATEST.put(self.table, CameraPicture(jpeg.tobytes(), small.shape[1], small.shape[0], zones,
                                              dict(self.readings),
-                                             warning=self.watched.status.get("message") or None))
+                                             warning=self.watched.status.get("message") or None,
+                                             controls=self.controls_applied))
+
+    def reload(self, cam: Any) -> None:
+        """Read with this camera config from the next frame on which no round is in play (a
+        round's zones never change under it): its zones, calibration and recogniser tuning.
+        The frame source stays open as it is (its controls are set when it opens)."""
+        from firmware_bridge.camera.recogniser import Recogniser
+
+        rec = Recogniser(cam.layout, stable_frames=cam.stable_frames, decoder=cam.decoder,
+                         zone_readers=zone_readers_for(cam))
+        self.watched.swap_when = self._no_round_in_play
+        self.watched.on_swap = self._swapped
+        self.watched.next_recogniser = rec
+
+    def _no_round_in_play(self) -> bool:
+        r = (self.station.view or {}).get("round")
+        return not r or bool(r.get("finished"))
+
+    def _swapped(self, rec: Any) -> None:
+        self.layout = rec.layout
+        self.readings = {}
+        self.config_version += 1
+        log.info("camera: table %s reads with its new camera config (version %d)", self.table,
+                 self.config_version)
+
+    #: how many camera configs the feed has taken since it started (0: the one it started with)
+    config_version = 0
+
+    @property
+    def pending_reload(self) -> bool:
+        return self.watched.next_recogniser is not None
+
+    @property
+    def controls_applied(self) -> dict[str, dict[str, Any]]:
+        """The camera config's [controls] as the camera took them (asked, reported, holds)."""
+        applied = getattr(self.watched.source, "controls_applied", None) or {}
+        return {k: v.as_dict() for k, v in applied.items()}
 
     def start(self) -> CameraFeed:
         self.observer.start()
@@ -229,8 +281,10 @@ def camera_source_spec(cfg: Any, cam: Any, *, perturbations: Any = None,
     file's `[source]` is used as written (its fps, perturbations, style, seed), the station's
     fps filling in only when the file gives none. `fps` (the demo's pace) overrides a
     synthetic camera's."""
+    controls = getattr(cam, "controls", None)
     if cfg.camera.source != "synthetic":
-        return cfg.camera.source
+        # the camera config's [controls] are the table camera's, whichever way it is named
+        return {"spec": cfg.camera.source, "controls": controls} if controls else cfg.camera.source
     if cam.source_given:
         spec: Any = dict(cam.source)
         if spec.get("kind") == "synthetic":
@@ -239,6 +293,8 @@ def camera_source_spec(cfg: Any, cam: Any, *, perturbations: Any = None,
                 spec["fps"] = fps
             if perturbations is not None:
                 spec["perturbations"] = perturbations
+        elif controls:
+            spec["controls"] = controls
         return spec
     spec = {"kind": "synthetic", "fps": fps if fps is not None else cfg.camera.fps}
     if perturbations is not None:

@@ -47,6 +47,8 @@ class SettlementConfig:
     #: wallets across tables; docs/studio.md), waiting at most `reserve_timeout_s`
     reserve: bool = False
     reserve_timeout_s: float = 0.3
+    #: what the bet intake does while the studio ledger does not answer (station/live/reservations.py)
+    reserve_when_down: str = "refuse"
 
 
 SETTLEMENT_MODES = ("embedded", "remote", "bus")
@@ -214,6 +216,7 @@ def _settlement(se: dict[str, Any], table: str, base: Path) -> SettlementConfig:
         publish_state=_take(se, "settlement", "publish_state", bool, True),
         reserve=_take(se, "settlement", "reserve", bool, False),
         reserve_timeout_s=float(_take(se, "settlement", "reserve_timeout_s", (int, float), 0.3)),
+        reserve_when_down=_take(se, "settlement", "reserve_when_down", str, "refuse"),
     )
     _leftover(se, "settlement")
     mode = settlement.mode
@@ -234,6 +237,11 @@ def _settlement(se: dict[str, Any], table: str, base: Path) -> SettlementConfig:
         if not _BUS_TABLE.match(table):
             raise ConfigError(f"table.name: on the studio bus a table's name is 1-64 letters, "
                               f"digits, '-' or '_' (it names the table's subjects), got {table!r}")
+        from station.live.reservations import POLICIES
+
+        if settlement.reserve_when_down not in POLICIES:
+            raise ConfigError(f"settlement.reserve_when_down: one of {', '.join(POLICIES)}, got "
+                              f"{settlement.reserve_when_down!r}")
         if not 0.01 <= settlement.reserve_timeout_s <= 10:
             raise ConfigError(f"settlement.reserve_timeout_s: between 0.01 and 10 seconds, got "
                               f"{settlement.reserve_timeout_s}")

@@ -1,5 +1,8 @@
-"""The player API of a Si Zhi Dao table: the betting platform's players act through the live
-station (PROCEDURE.md §7.1, §7.10), and a seat page lets a person play one seat.
+"""The player API of a table where players act: the betting platform's players act through
+the live station (PROCEDURE.md §7.1, §7.10), and a seat page lets a person play one seat.
+What an action may hold and which part of the view is the game's come from the table's game
+(its presentation: `check_player_action`, `view_key`, station/games/presentation.py); this
+module names no game.
 
 For the platform, authenticated with its API key like the bet API (`Authorization: Bearer
 <key>`), one account per action:
@@ -23,7 +26,7 @@ lets A see — the public ones and A's own `private` records, never another acco
 `view` event after each batch; the view of A is the table's public view plus A's own part
 (its seat, its cards from the read on). Nothing here serves the console or the dealer.
 
-The seat page (`GET /seat/`, files in station/live/seat_page/) is for a person playing one
+The seat page (`GET /seat/`, its game's `player_page`) is for a person playing one
 seat. It never holds the platform's key: the platform asks for a seat token for one account
 (`seat-token` above) and hands the person a link with the token in its fragment
 (`/seat/#t=<token>`, so it is in no server's access log). With `Authorization: Seat <token>`
@@ -44,7 +47,6 @@ import json
 import secrets
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
-from pathlib import Path
 from typing import Any, Protocol
 
 from starlette.applications import Starlette
@@ -56,11 +58,10 @@ from starlette.routing import Route
 from station import bounded_json
 from station.bounded_json import BodyError, Bounds
 from station.core.view import record_visible
-from station.games.sizhidao.actions import ActionShapeError, check_action
+from station.games import get_game
+from station.games.presentation import PlayerActionError, Presentation, load_presentation
 from station.money import MAX_ACCOUNT_CHARS
 
-SEAT_PAGE_DIR = Path(__file__).with_name("seat_page")
-SEAT_PAGE_FILES = {"seat.js": "text/javascript", "seat.css": "text/css"}
 BOUNDS = Bounds(max_bytes=4096, max_depth=3, max_string_chars=256, max_items=32)
 
 
@@ -72,15 +73,25 @@ class PlayerTable(Protocol):
     def add_listener(self, fn: Callable[[list[dict[str, Any]]], None]) -> None: ...
     def now_us(self) -> int: ...
 
+    @property
+    def settings(self) -> Any: ...
+
 
 def viewer_of(account: str) -> str:
     return f"account:{account}"
 
 
-def account_view(table: PlayerTable, account: str) -> dict[str, Any]:
+def presentation_of(table: Any) -> Presentation:
+    """The presentation of the table's game (its settings name it)."""
+    return load_presentation(get_game(table.settings.game))
+
+
+def account_view(table: PlayerTable, account: str,
+                 game_part: Presentation | None = None) -> dict[str, Any]:
     """The table as this account may see it: the public view's game part, and its own part."""
     view, own = table.own_view(account)
-    game = dict(view.get("sizhidao") or {})
+    key = (game_part or presentation_of(table)).view_key
+    game = dict(view.get(key) or {}) if key else {}
     return {
         "table": view.get("table"),
         "t": view.get("t"),
@@ -180,6 +191,10 @@ def make_player_app(
 ) -> Starlette:
     """The player API and the seat page over `table`; `api_keys` maps key → platform."""
     keys = [(k.encode(), name) for k, name in api_keys.items() if k]
+    game = presentation_of(table)
+    # the game's seat page: its folder and files (none: /seat/ answers 404)
+    seat_dir = game.folder() / game.player_page if game.player_page else None
+    seat_files = dict(game.player_files)
     streams = PlayerStreams()
     table.add_listener(streams.publish)
     closing = threading.Event()  # set when the server stops: open streams end
@@ -216,8 +231,8 @@ def make_player_app(
         except BodyError as e:
             raise _Bad(e.status, e.error, e.reason) from None
         try:
-            value = check_action(data, account=account)
-        except ActionShapeError as e:
+            value = game.check_player_action(data, account)
+        except PlayerActionError as e:
             raise _Bad(422, "bad_action", e.reason, **({"field": e.field} if e.field else {})) from None
         try:
             answer = await run_in_threadpool(table.player_action, value)
@@ -236,7 +251,7 @@ def make_player_app(
         async def events() -> AsyncIterator[bytes]:
             try:
                 yield b"retry: 1000\n\n"
-                yield _sse("view", account_view(table, account))
+                yield _sse("view", account_view(table, account, game))
                 while not closing.is_set():
                     try:
                         batch = await asyncio.wait_for(queue.get(), timeout=min(heartbeat_s, 1.0))
@@ -247,7 +262,7 @@ def make_player_app(
                         batch = batch + queue.get_nowait()
                     for rec in batch:
                         yield _sse("record", rec)
-                    yield _sse("view", account_view(table, account))
+                    yield _sse("view", account_view(table, account, game))
             finally:
                 streams.unsubscribe(queue)
 
@@ -270,7 +285,7 @@ def make_player_app(
             account = path_account(request)
         except _Bad as bad:
             return bad.response()
-        return JSONResponse(account_view(table, account), headers={"cache-control": "no-store"})
+        return JSONResponse(account_view(table, account, game), headers={"cache-control": "no-store"})
 
     async def platform_stream(request: Request) -> Any:
         try:
@@ -303,7 +318,7 @@ def make_player_app(
             account = seat_account(request)
         except _Bad as bad:
             return bad.response()
-        return JSONResponse(account_view(table, account), headers={"cache-control": "no-store"})
+        return JSONResponse(account_view(table, account, game), headers={"cache-control": "no-store"})
 
     async def seat_stream(request: Request) -> Any:
         try:
@@ -321,14 +336,17 @@ def make_player_app(
     }
 
     async def seat_page(request: Request) -> Any:
-        return FileResponse(SEAT_PAGE_DIR / "index.html", media_type="text/html",
+        if seat_dir is None:
+            return JSONResponse({"error": "not_found", "reason": "no seat page at this table"},
+                                status_code=404)
+        return FileResponse(seat_dir / "index.html", media_type="text/html",
                             headers=page_headers)
 
     async def seat_file(request: Request) -> Any:
         name = request.path_params["name"]
-        if name not in SEAT_PAGE_FILES:
+        if seat_dir is None or name not in seat_files:
             return JSONResponse({"error": "not_found", "reason": "no such file"}, status_code=404)
-        return FileResponse(SEAT_PAGE_DIR / name, media_type=SEAT_PAGE_FILES[name],
+        return FileResponse(seat_dir / name, media_type=seat_files[name],
                             headers=page_headers)
 
     async def seat_root(request: Request) -> Any:

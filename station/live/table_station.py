@@ -97,6 +97,9 @@ class TableStation:
         self.fatal: BaseException | None = None
         self.inputs_applied = 0
         self.latencies_us: list[int] = []  # input received -> committed, for the benchmark
+        from station.metrics import INPUT_LATENCY, REGISTRY
+
+        self._input_latency = REGISTRY.histogram(INPUT_LATENCY, "input received to journaled and applied")
         self.on_outbox: Callable[[], None] | None = None
         #: called after each durable input with the records it made (trace recording)
         self.on_input: Callable[[Input, list[dict[str, Any]]], None] | None = None
@@ -104,6 +107,8 @@ class TableStation:
         #: bet message and returns its answer ({"answer": "reserved", "result": {...}} or
         #: {"answer": reason, "detail": ...}); None: the table decides funds on its own
         self.reserve_bet: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+        #: with reserve_bet: whether the studio ledger answers (station/live/reservations.py)
+        self.reservation_health: Any = None
 
     # ---------------------------------------------------------------- lifecycle
     def add_listener(self, fn: RecordListener) -> None:
@@ -336,11 +341,18 @@ class TableStation:
                     decisions: list[dict[str, Any] | None] = []
                     for i, v in enumerate(value):
                         t_us = self._now_us()
-                        if self.reserve_bet is not None:
-                            self._reserve(t_us, v, done)
+                        answer = (self._reserve(t_us, v, done) if self.reserve_bet is not None
+                                  else None)
                         inp = Input(t_us, "bet", v)
                         records, messages, commands = self._apply_one(inp)
-                        decisions.append(self.core.last_bet_decision)
+                        decision = self.core.last_bet_decision
+                        if (answer is not None and answer["answer"] != "reserved"
+                                and decision is not None
+                                and decision.get("type") == "bet_rejected"):
+                            # the record says insufficient_funds (TRACES.md); the player
+                            # hears what the studio ledger said, e.g. unavailable
+                            decision = dict(decision, ledger=answer["answer"])
+                        decisions.append(decision)
                         last = i == len(value) - 1  # the caller hears once all are decided
                         done.append((inp, fut if last else None, records, messages, commands,
                                      decisions))
@@ -365,10 +377,13 @@ class TableStation:
         self._after_commit(done)
         lat = (time.perf_counter_ns() - received) // 1000
         self.latencies_us.extend([lat] * len(batch))
+        for _ in batch:
+            self._input_latency.observe(lat / 1e6, table=self.settings.table)
         if len(self.latencies_us) > 100_000:
             del self.latencies_us[:50_000]
 
-    def _reserve(self, t_us: int, bet: dict[str, Any], done: list[tuple[Any, ...]]) -> None:
+    def _reserve(self, t_us: int, bet: dict[str, Any],
+                 done: list[tuple[Any, ...]]) -> dict[str, Any] | None:
         """A studio table: if the core would accept this bet but for its funds, ask the studio
         ledger to reserve the very bet message the outbox would then carry, and journal its
         answer as an input just before the bet, at the same time, in the same transaction (a
@@ -390,7 +405,7 @@ class TableStation:
         _records, messages, _commands = probe.take_outputs()
         request = next((m for m in messages if m.get("kind") == "bet"), None)
         if request is None:
-            return  # refused for the table's own reasons (or a retried ref): nothing to ask
+            return None  # refused for the table's own reasons (or a retried ref): nothing to ask
         try:
             reply = self.reserve_bet(request)
         except Exception as exc:  # noqa: BLE001 - no answer is an answer
@@ -407,9 +422,12 @@ class TableStation:
                 value["balance"] = balance
         elif reply.get("detail"):
             value["detail"] = str(reply["detail"])[:300]
+        if self.reservation_health is not None:
+            self.reservation_health.note(value)
         inp = Input(t_us, "reservation_answer", value)
         records, messages, commands = self._apply_one(inp)
         done.append((inp, None, records, messages, commands, records))
+        return value
 
     def _apply_one(self, inp: Input) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[tuple[str, ...]]]:
         seq = self.journal.add_input(inp)

@@ -38,15 +38,20 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import re
+import secrets
+import socket
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from station.settlement.core import BatchOutcome, SettlementCore, SettlementRefused
 from station.settlement.outbox import TransportError
+from station.settlement.partitions import Partition
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +70,18 @@ DUPLICATE_WINDOW_S = 600.0
 #: how long the settlement messages are kept in the stream after they were stored, seconds
 SETTLE_MAX_AGE_S = 7 * 24 * 3600.0
 MSG_ID_HEADER = "Nats-Msg-Id"
+#: the message's sequence in its table's outbox: the ledger applies a table's messages in it
+OUTBOX_SEQ_HEADER = "Studio-Outbox-Seq"
+#: on a settle message the bus would not carry (too large), put there in its place: the reason
+REFUSED_HEADER = "Studio-Refused"
+#: request/reply: a station asks how far the ledger has applied its outbox (reconciliation)
+APPLIED_PREFIX = "studio.applied."
+#: the fewest messages one durable's fetch takes when a round's `batch` is shared out
+MIN_SHARE = 16
+#: how long a settlement process's lease on a durable lasts without renewal, seconds
+LEASE_S = 10.0
+#: how long a message after a gap waits before it is offered again, seconds
+GAP_WAIT_S = 1.0
 #: after the first message of a fetch, how long the consumer waits for more, seconds
 FOLLOW_UP_S = 0.001
 _TABLE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -170,6 +187,8 @@ class NatsTransport:
         self._loop = _LoopThread(f"bus-{table}")
         self._nc: Any = None
         self._js: Any = None
+        self._again = 0
+        self._again_upto = 0
 
     async def _ensure(self) -> Any:
         if self._nc is None or self._nc.is_closed:
@@ -189,7 +208,13 @@ class NatsTransport:
             return False
         return True
 
-    async def _publish(self, messages: list[dict[str, Any]]) -> BatchOutcome:
+    #: the delivery worker passes each message's outbox sequence (`deliver(..., seqs=)`)
+    numbered = True
+    #: publishes in flight at once: a burst is not a round trip per message
+    WINDOW = 128
+
+    async def _publish(self, messages: list[dict[str, Any]],
+                       seqs: list[int] | None = None) -> BatchOutcome:
         outcome = BatchOutcome()
         try:
             js = await self._ensure()
@@ -197,31 +222,56 @@ class NatsTransport:
             raise
         except Exception as exc:  # noqa: BLE001 - whatever nats raises, the bus is not there
             raise TransportError(f"the studio bus at {self.url} is not reachable: {exc!r}") from exc
-        for message in messages:
-            body = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
-            key = message.get("key")
-            limit = self._nc.max_payload
-            if limit and len(body) > limit:
+        limit = self._nc.max_payload
+        bodies = [json.dumps(m, separators=(",", ":"), ensure_ascii=False).encode()
+                  for m in messages]
+        for start in range(0, len(messages), self.WINDOW):
+            chunk = range(start, min(len(messages), start + self.WINDOW))
+            big = next((i for i in chunk if limit and len(bodies[i]) > limit), None)
+            if big == start:
                 # the bus will never carry it: refused for good, alarmed on the table's alarm
                 # subject as settlement alarms, and the messages behind it flow
                 if outcome.results:
                     return outcome
-                return await self._too_large(js, message, len(body), limit)
-            try:
-                ack = await js.publish(self.subject, body, timeout=self.publish_timeout_s,
-                                       stream=SETTLE_STREAM,
-                                       headers={MSG_ID_HEADER: f"{self.table}:{key}"})
-            except Exception as exc:  # noqa: BLE001 - the prefix before it stands
-                if outcome.results:
-                    return outcome
-                raise TransportError(f"publishing {key} to the studio bus failed: {exc!r}") from exc
-            outcome.results.append({"key": key, "kind": message.get("kind"),
-                                    "bus": {"stream": ack.stream, "seq": ack.seq,
-                                            "duplicate": bool(ack.duplicate)}})
+                return await self._too_large(js, messages[big], len(bodies[big]), limit,
+                                             None if seqs is None else seqs[big])
+            if big is not None:
+                chunk = range(start, big)
+            # Published together, acknowledged each on its own: the connection carries them
+            # in order, so the stream stores them in order; should one fail and a later one
+            # be stored, the later one carries its outbox sequence and the ledger holds it
+            # until the missing one comes again (the prefix confirmed here is what is marked).
+            acks = await asyncio.gather(*(self._publish_one(js, messages[i], bodies[i],
+                                                           None if seqs is None else seqs[i])
+                                          for i in chunk), return_exceptions=True)
+            for i, ack in zip(chunk, acks, strict=True):
+                key = messages[i].get("key")
+                if isinstance(ack, BaseException):
+                    if outcome.results:
+                        return outcome
+                    raise TransportError(f"publishing {key} to the studio bus failed: {ack!r}")
+                outcome.results.append({"key": key, "kind": messages[i].get("kind"),
+                                        "bus": {"stream": ack.stream, "seq": ack.seq,
+                                                "duplicate": bool(ack.duplicate)}})
+            if big is not None:
+                return outcome  # the large one heads the next delivery
         return outcome
 
+    async def _publish_one(self, js: Any, message: dict[str, Any], body: bytes,
+                           seq: int | None) -> Any:
+        msg_id = f"{self.table}:{message.get('key')}"
+        if seq is not None and seq <= self._again_upto:
+            # sent again because the ledger lacks it: the stream may still remember the id of
+            # a copy it lost, and would drop this one (the ledger's keys answer any repeat)
+            msg_id += f":again{self._again}"
+        headers = {MSG_ID_HEADER: msg_id}
+        if seq is not None:
+            headers[OUTBOX_SEQ_HEADER] = str(seq)
+        return await js.publish(self.subject, body, timeout=self.publish_timeout_s,
+                                stream=SETTLE_STREAM, headers=headers)
+
     async def _too_large(self, js: Any, message: dict[str, Any], size: int,
-                         limit: int) -> BatchOutcome:
+                         limit: int, seq: int | None = None) -> BatchOutcome:
         key = message.get("key") if isinstance(message.get("key"), str) else ""
         refused = SettlementRefused(key, "too_large", f"the message is {size} bytes; the studio "
                                     f"bus carries at most {limit} (nats-server max_payload)")
@@ -230,16 +280,46 @@ class NatsTransport:
         try:
             await js.publish(ALARM_PREFIX + self.table, json.dumps(alarm).encode(),
                              timeout=self.publish_timeout_s, stream=ALARM_STREAM)
+            if seq is not None:
+                # in its place on the table's subject, so the ledger records the refusal and
+                # its outbox sequence counts as answered (the ledger waits for no gap)
+                stub = {"key": key, "kind": message.get("kind"), "bytes": size,
+                        "refused_at": "bus", "detail": refused.detail}
+                await js.publish(self.subject, json.dumps(stub).encode(),
+                                 timeout=self.publish_timeout_s, stream=SETTLE_STREAM,
+                                 headers={MSG_ID_HEADER: f"{self.table}:{key}",
+                                          OUTBOX_SEQ_HEADER: str(seq), REFUSED_HEADER: "too_large"})
         except Exception as exc:  # noqa: BLE001 - not alarmed yet: hold and retry
             raise TransportError(f"alarming the refusal of {key} failed: {exc!r}") from exc
         return BatchOutcome(results=[], refused=refused)
 
-    def deliver(self, messages: list[dict[str, Any]]) -> BatchOutcome:
+    def deliver(self, messages: list[dict[str, Any]], *,
+                seqs: list[int] | None = None) -> BatchOutcome:
         try:
-            return self._loop.run(self._publish(messages),
-                                  self.publish_timeout_s * (len(messages) + 2))
+            return self._loop.run(self._publish(messages, seqs),
+                                  self.publish_timeout_s * (len(messages) // self.WINDOW + 3))
         except FutureTimeout:
             raise TransportError(f"the studio bus at {self.url} did not answer in time") from None
+
+    def sending_again(self, up_to_seq: int) -> None:
+        """The delivery worker sends the outbox again up to `up_to_seq` (reconciliation)."""
+        self._again += 1
+        self._again_upto = up_to_seq
+
+    def applied_up_to(self, timeout_s: float = 2.0) -> int | None:
+        """How far the studio ledger has answered this table's outbox (its highest outbox
+        sequence), or None when no settlement process answered or it never heard of the table.
+        Raises TransportError when the bus is not there."""
+        async def ask() -> Any:
+            await self._ensure()
+            reply = await self._nc.request(APPLIED_PREFIX + self.table, b"", timeout=timeout_s)
+            return json.loads(reply.data).get("outbox_seq")
+
+        try:
+            seq = self._loop.run(ask(), timeout_s + 2.0)
+        except Exception as exc:  # noqa: BLE001 - no answer: nothing to reconcile now
+            raise TransportError(f"the ledger's progress of {self.table} is unknown: {exc!r}") from exc
+        return seq if isinstance(seq, int) else None
 
     def close(self) -> None:
         async def shut() -> None:
@@ -358,8 +438,44 @@ class Reserver:
 CommitHandler = Callable[[list[tuple[str, dict[str, Any]]], float], None]
 
 
+def _header_int(headers: Any, name: str) -> int | None:
+    value = (headers or {}).get(name)
+    try:
+        return int(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+class _Item:
+    """One message of a table to apply: from a fetch (`msg`) or read from the stream (None)."""
+
+    __slots__ = ("table", "data", "msg", "outbox_seq", "stream_seq", "refused_at_bus")
+
+    def __init__(self, table: str, data: bytes, msg: Any, headers: Any, stream_seq: int | None):
+        self.table = table
+        self.data = data
+        self.msg = msg
+        self.outbox_seq = _header_int(headers, OUTBOX_SEQ_HEADER)
+        self.stream_seq = stream_seq
+        self.refused_at_bus = (headers or {}).get(REFUSED_HEADER)
+
+
 class BusConsumer:
-    """The settlement service on the bus: a durable consumer applying to one ledger.
+    """The settlement service on the bus: durable consumers applying to one ledger.
+
+    Without `tables` or `partition`, one durable (`durable`) takes every table's messages.
+    With either, this process owns a partition: a durable per table (``<durable>-<table>``),
+    the tables named, or (`partition`) every table on the bus whose name hashes to it, found as
+    they appear. Each durable is leased in the ledger (`station.settlement.ledger.progress`): a
+    second process on it waits as a standby and takes over when the lease runs out (the owner
+    died) or is released (it stopped, or the partitions were re-drawn).
+
+    Each round of fetches (all the durables' at once) is applied in one transaction, grouped
+    by table (each table's messages in its order; across tables nothing is ordered) so runs of
+    a table's bets take the core's fast path, and acknowledged after the commit. A message
+    carrying its outbox sequence is applied only in that order: one after a gap waits
+    (negatively acknowledged, redelivered later) for the missing one, which the station
+    re-sends when it sees the ledger's progress behind what it published.
 
     `run()` blocks until `stop()`; `on_commit(applied, t)` gets the (table, result) pairs of
     each commit and the time just after it (for the studio benchmark's latency figures).
@@ -369,26 +485,69 @@ class BusConsumer:
                  tables: Sequence[str] | None = None, batch: int = 256,
                  ack_wait_s: float = 30.0, on_commit: CommitHandler | None = None,
                  on_refused: Callable[[str, SettlementRefused], None] | None = None,
-                 serve_reservations: bool = True) -> None:
+                 serve_reservations: bool = True, partition: Partition | None = None,
+                 lease_s: float = LEASE_S, owner: str | None = None,
+                 gap_wait_s: float = GAP_WAIT_S) -> None:
+        from station.settlement.ledger import progress
+
         self.core = core
         self.serve_reservations = serve_reservations
         self.url = url
         self.durable = durable
+        if tables and partition is not None:
+            raise ValueError("a partition is by hash or by a list of tables, not both")
         self.tables = [check_table_name(t) for t in tables] if tables else None
+        self.partition = partition
         self.batch = batch
         self.ack_wait_s = ack_wait_s
         self.on_commit = on_commit
         self.on_refused = on_refused
+        self.lease_s = lease_s
+        self.gap_wait_s = gap_wait_s
+        self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
         self.applied = 0
         self.refused = 0
         self.redelivered = 0
+        #: messages held back because one before them (by outbox sequence) was missing
+        self.held = 0
+        #: gaps seen: (table, expected outbox seq, seq that came)
+        self.gaps: list[tuple[str, int, int]] = []
+        #: when the last commit was (time.time()), for the status
+        self.last_commit_at: float | None = None
+        self._progress = progress
+        progress.ensure_progress_tables(core.store)
         self._stopping = threading.Event()
         self._reconnected = threading.Event()
-        self._durables: list[tuple[str, str]] = []
+        #: durable -> (subject, table or None for the all-tables durable)
+        self._durables: dict[str, tuple[str, str | None]] = {}
+        self._subs: dict[str, Any] = {}
+        #: next outbox sequence expected per table (from the ledger's progress)
+        self._next_seq: dict[str, int] = {}
+        #: gaps seen per table, not yet counted in the ledger's table_progress
+        self._gap_counts: Counter = Counter()
         self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def partitioned(self) -> bool:
+        return self.tables is not None or self.partition is not None
+
+    def owned_durables(self) -> list[str]:
+        return sorted(self._subs)
 
     def stop(self) -> None:
         self._stopping.set()
+
+    def reassign(self, *, tables: Sequence[str] | None = None,
+                 partition: Partition | None = None) -> None:
+        """Re-draw this process's partition while it runs: within a couple of seconds it
+        releases the tables it no longer owns (their next owner then takes them, first
+        applying what this one left unacknowledged) and takes the new ones when free."""
+        if not self.partitioned:
+            raise ValueError("only a partitioned consumer (tables or partition) is re-drawn")
+        if (tables is None) == (partition is None):
+            raise ValueError("a partition is by hash or by a list of tables: give one")
+        self.tables = [check_table_name(t) for t in tables] if tables is not None else None
+        self.partition = partition
 
     def run(self) -> None:
         asyncio.run(self._main())
@@ -405,14 +564,18 @@ class BusConsumer:
                 await asyncio.sleep(1.0)
         if nc is None:
             return
+        fetches: dict[str, asyncio.Task] = {}
         try:
             js = nc.jetstream(timeout=10)
             if self.serve_reservations:
-                # a queue group: every settlement process may answer; each bet is row-locked
-                # on its wallet and keyed by (table, key), so answering twice is harmless
-                await nc.subscribe(RESERVE_PREFIX + "*", queue=RESERVE_QUEUE,
-                                   cb=self._reserve)
-            subs = await self._subscribe(js)
+                # a queue group: every settlement process may answer, standbys too; each bet
+                # is row-locked on its wallet and keyed by (table, key), so answering twice is
+                # harmless
+                await nc.subscribe(RESERVE_PREFIX + "*", queue=RESERVE_QUEUE, cb=self._reserve)
+            # a station asks how far the ledger is with its table (reconciliation)
+            await nc.subscribe(APPLIED_PREFIX + "*", queue=RESERVE_QUEUE, cb=self._applied)
+            await self._ensure_streams(js)
+            next_upkeep = 0.0
             while not self._stopping.is_set():
                 if self._reconnected.is_set():
                     # messages in flight to us when the connection dropped are delivered in
@@ -420,57 +583,135 @@ class BusConsumer:
                     # newer ones: apply them first, as at start-up
                     self._reconnected.clear()
                     try:
-                        for durable, subject in self._durables:
-                            await self._recover_pending(js, durable, subject)
+                        for durable in list(self._subs):
+                            await self._recover_pending(js, durable)
+                    except self._progress.LeaseLost as exc:
+                        log.warning("settlement: %s", exc)
+                        self._drop(fetches, list(self._subs))
                     except Exception as exc:  # noqa: BLE001 - the bus is flaky still: again
                         log.warning("settlement: recovering after a reconnect failed: %s", exc)
                         self._reconnected.set()
                         await asyncio.sleep(0.5)
                         continue
-                got = False
-                for sub in subs:
-                    msgs = await self._fetch(sub)
-                    if msgs:
-                        got = True
-                        await self._apply(js, [(m.subject[len(SETTLE_PREFIX):], m.data, m)
-                                               for m in msgs])
-                if not got:
-                    await asyncio.sleep(0)
+                if time.monotonic() >= next_upkeep:
+                    await self._upkeep(js, fetches)
+                    next_upkeep = time.monotonic() + min(2.0, self.lease_s / 4)
+                for durable, sub in self._subs.items():
+                    if durable not in fetches:
+                        fetches[durable] = asyncio.ensure_future(self._fetch(sub))
+                if not fetches:
+                    await asyncio.sleep(0.2)  # a standby, or no table of ours on the bus yet
+                    continue
+                done, _ = await asyncio.wait(fetches.values(), timeout=0.5,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if not done:
+                    continue
+                items: list[_Item] = []
+                for durable in [d for d, task in fetches.items() if task.done()]:
+                    msgs = fetches.pop(durable).result()
+                    items += [_Item(m.subject[len(SETTLE_PREFIX):], m.data or b"", m, m.headers,
+                                    m.metadata.sequence.stream) for m in msgs]
+                if items:
+                    try:
+                        await self._apply(js, items)
+                    except self._progress.LeaseLost as exc:
+                        log.warning("settlement: %s; stopping those tables", exc)
+                        self._drop(fetches, list(self._subs))
         finally:
+            for task in fetches.values():
+                task.cancel()
+            with contextlib.suppress(Exception):
+                await asyncio.get_running_loop().run_in_executor(
+                    None, self._progress.release, self.core.store, list(self._subs), self.owner)
             with contextlib.suppress(Exception):
                 await nc.close()
 
-    async def _subscribe(self, js: Any) -> list[Any]:
-        from nats.js import api
-
+    async def _ensure_streams(self, js: Any) -> None:
         while True:
             try:
                 await ensure_streams(js)
-                subjects = ([SETTLE_PREFIX + t for t in self.tables] if self.tables
-                            else [SETTLE_PREFIX + "*"])
-                subs = []
-                self._durables = []
-                for subject in subjects:
-                    # with --tables, a durable per table: the same table always resumes the
-                    # same consumer, whatever else the list holds
-                    durable = (f"{self.durable}-{subject[len(SETTLE_PREFIX):]}" if self.tables
-                               else self.durable)
-                    config = api.ConsumerConfig(
-                        durable_name=durable, ack_policy=api.AckPolicy.EXPLICIT,
-                        deliver_policy=api.DeliverPolicy.ALL, ack_wait=self.ack_wait_s,
-                        max_ack_pending=max(1000, 4 * self.batch), filter_subject=subject,
-                        max_deliver=-1)
-                    sub = await js.pull_subscribe(subject, durable=durable,
-                                                  stream=SETTLE_STREAM, config=config)
-                    await self._recover_pending(js, durable, subject)
-                    subs.append(sub)
-                    self._durables.append((durable, subject))
-                return subs
+                return
             except Exception as exc:  # noqa: BLE001 - retried until the bus answers
                 if self._stopping.is_set():
                     raise
-                log.warning("settlement: cannot subscribe to the studio bus: %s", exc)
+                log.warning("settlement: cannot reach the studio streams: %s", exc)
                 await asyncio.sleep(1.0)
+
+    def _drop(self, fetches: dict[str, asyncio.Task], durables: list[str]) -> None:
+        """Stop applying these durables (their lease is another's now): what we fetched and did
+        not acknowledge comes to the new owner."""
+        for durable in durables:
+            task = fetches.pop(durable, None)
+            if task is not None:
+                task.cancel()
+            self._subs.pop(durable, None)
+            _, table = self._durables.get(durable, ("", None))
+            if table is not None:
+                self._next_seq.pop(table, None)
+            else:
+                self._next_seq.clear()
+
+    async def _wanted(self, js: Any) -> dict[str, tuple[str, str | None]]:
+        """The durables this process should apply: durable -> (subject, table or None)."""
+        if not self.partitioned:
+            return {self.durable: (SETTLE_PREFIX + "*", None)}
+        if self.tables is not None:
+            names = list(self.tables)
+        else:
+            info = await js.stream_info(SETTLE_STREAM, subjects_filter=SETTLE_PREFIX + "*")
+            names = [s[len(SETTLE_PREFIX):] for s in (info.state.subjects or {})]
+            names = [t for t in names if _TABLE_NAME.match(t) and self.partition.owns(t)]
+        return {f"{self.durable}-{t}": (SETTLE_PREFIX + t, t) for t in sorted(names)}
+
+    async def _upkeep(self, js: Any, fetches: dict[str, asyncio.Task]) -> None:
+        """Renew our leases, take the free ones we should own, and subscribe to them."""
+        loop = asyncio.get_running_loop()
+        try:
+            wanted = await self._wanted(js)
+        except Exception as exc:  # noqa: BLE001 - the bus is away: next time
+            log.debug("settlement: listing the tables failed: %s", exc)
+            wanted = {d: self._durables[d] for d in self._subs}
+        store = self.core.store
+        for durable in list(self._subs):
+            if durable not in wanted:  # re-drawn partitions: hand it over
+                self._drop(fetches, [durable])
+                with contextlib.suppress(Exception):
+                    await loop.run_in_executor(None, self._progress.release, store, [durable],
+                                               self.owner)
+        try:
+            leased = await loop.run_in_executor(None, self._progress.acquire_many, store,
+                                                list(wanted), self.owner, self.lease_s)
+        except Exception as exc:  # noqa: BLE001 - the ledger is away: nothing is applied
+            log.warning("settlement: the ledger is not reachable for the leases: %s", exc)
+            return
+        for durable, (subject, table) in wanted.items():
+            if durable not in leased:
+                if durable in self._subs:
+                    log.warning("settlement: the lease of %s is another process's now", durable)
+                    self._drop(fetches, [durable])
+                continue
+            if durable in self._subs:
+                continue
+            self._durables[durable] = (subject, table)
+            try:
+                self._subs[durable] = await self._subscribe(js, durable, subject)
+                # what the previous owner was given and did not acknowledge, first
+                await self._recover_pending(js, durable)
+            except self._progress.LeaseLost:
+                self._drop(fetches, [durable])
+            except Exception as exc:  # noqa: BLE001 - the bus is away: next time
+                log.warning("settlement: cannot take %s: %s", durable, exc)
+                self._drop(fetches, [durable])
+
+    async def _subscribe(self, js: Any, durable: str, subject: str) -> Any:
+        from nats.js import api
+
+        config = api.ConsumerConfig(
+            durable_name=durable, ack_policy=api.AckPolicy.EXPLICIT,
+            deliver_policy=api.DeliverPolicy.ALL, ack_wait=self.ack_wait_s,
+            max_ack_pending=max(1000, 4 * self.batch), filter_subject=subject, max_deliver=-1)
+        return await js.pull_subscribe(subject, durable=durable, stream=SETTLE_STREAM,
+                                       config=config)
 
     async def _reserve(self, msg: Any) -> None:
         table = msg.subject[len(RESERVE_PREFIX):]
@@ -493,33 +734,53 @@ class BusConsumer:
             with contextlib.suppress(Exception):
                 await msg.respond(json.dumps(answer, separators=(",", ":")).encode())
 
-    async def _recover_pending(self, js: Any, durable: str, subject: str) -> None:
+    async def _applied(self, msg: Any) -> None:
+        """A station asks how far the ledger is with its table: {"outbox_seq": N or null}."""
+        table = msg.subject[len(APPLIED_PREFIX):]
+        loop = asyncio.get_running_loop()
+        try:
+            up_to = await loop.run_in_executor(None, self._progress.applied_up_to,
+                                               self.core.store, [table])
+        except Exception as exc:  # noqa: BLE001 - the ledger is away: no answer is the answer
+            log.debug("settlement: progress of %s not read: %s", table, exc)
+            return
+        if msg.reply:
+            with contextlib.suppress(Exception):
+                await msg.respond(json.dumps({"table": table,
+                                              "outbox_seq": up_to.get(table)}).encode())
+
+    async def _recover_pending(self, js: Any, durable: str) -> None:
         """Apply, in stream order, what a previous consumer process was given and did not
-        acknowledge (it died), or what was in flight to this one when its connection dropped,
-        before anything newer.
+        acknowledge (it died, or it handed the table over), or what was in flight to this one
+        when its connection dropped, before anything newer.
 
         JetStream would redeliver those only when their ack wait runs out, after newer
         messages of the same table had been handed to us: a hand before its bets. Read
-        straight from the stream by sequence, they are applied first; their redelivered copies
-        later get the ledger's first results and are acknowledged.
+        straight from the stream by sequence (the next of the durable's subject each time),
+        they are applied first; their redelivered copies later get the ledger's first
+        results and are acknowledged.
         """
         from nats.js.errors import NotFoundError
 
+        subject, _ = self._durables[durable]
         info = await js.consumer_info(SETTLE_STREAM, durable)
         first, last = info.ack_floor.stream_seq + 1, info.delivered.stream_seq
         if last < first:
             return
-        log.warning("settlement: %s had %d messages in flight; applying them first",
-                    durable, last - first + 1)
-        pattern = subject[:-1] if subject.endswith("*") else None
-        items: list[tuple[str, bytes, Any]] = []
-        for seq in range(first, last + 1):
+        log.warning("settlement: %s had messages in flight up to stream sequence %d; applying"
+                    " them first", durable, last)
+        items: list[_Item] = []
+        seq = first
+        while seq <= last:
             try:
-                raw = await js.get_msg(SETTLE_STREAM, seq)
+                raw = await js.get_msg(SETTLE_STREAM, seq, subject=subject, next=True)
             except NotFoundError:
-                continue  # removed from the stream (its age limit): nothing to apply
-            if raw.subject == subject or (pattern and raw.subject.startswith(pattern)):
-                items.append((raw.subject[len(SETTLE_PREFIX):], raw.data or b"", None))
+                break  # nothing more of the subject in the stream
+            if raw.seq is None or raw.seq > last:
+                break
+            items.append(_Item(raw.subject[len(SETTLE_PREFIX):], raw.data or b"", None,
+                               raw.headers, raw.seq))
+            seq = raw.seq + 1
         for i in range(0, len(items), self.batch):
             await self._apply(js, items[i:i + self.batch])
 
@@ -536,46 +797,113 @@ class BusConsumer:
             msgs = await sub.fetch(1, timeout=0.5)
         except (TimeoutError, NatsTimeout):
             return []
+        except asyncio.CancelledError:
+            raise
         except Exception as exc:  # noqa: BLE001 - the bus is away; nats-py reconnects
             log.debug("settlement: fetch failed: %s", exc)
             await asyncio.sleep(0.2)
             return []
-        if self.batch > 1:
+        # A round of fetches is one transaction, and every table's next message waits for
+        # it: with many durables each takes its share of `batch`, so a flooding table cannot
+        # make the round (and the paced tables' messages in it) long.
+        share = max(MIN_SHARE, self.batch // max(1, len(self._subs)))
+        if share > 1:
             try:
-                msgs += await sub.fetch(self.batch - 1, timeout=FOLLOW_UP_S)
+                msgs += await sub.fetch(share - 1, timeout=FOLLOW_UP_S)
             except (TimeoutError, NatsTimeout):
                 pass
+            except asyncio.CancelledError:
+                raise
             except Exception as exc:  # noqa: BLE001 - the first one is still ours to apply
                 log.debug("settlement: fetch failed: %s", exc)
         return msgs
 
-    async def _apply(self, js: Any, items: list[tuple[str, bytes, Any]]) -> None:
-        """Apply (table, body, bus message or None) in order; acknowledge after the commit."""
+    def _load_next_seqs(self, tables: list[str]) -> None:
+        """The next outbox sequence each table's messages must carry, from the ledger."""
+        missing = [t for t in tables if t not in self._next_seq]
+        if missing:
+            up_to = self._progress.applied_up_to(self.core.store, missing)
+            for t in missing:
+                self._next_seq[t] = up_to[t] + 1 if t in up_to else 0  # 0: any first
+
+    def _in_order(self, items: list[_Item]) -> tuple[list[_Item], list[_Item]]:
+        """(what may be applied now, what waits for a message missing before it)."""
+        take: list[_Item] = []
+        wait: list[_Item] = []
+        expected = dict(self._next_seq)
+        blocked: set[str] = set()
+        for item in items:
+            seq, table = item.outbox_seq, item.table
+            if seq is None:  # a station that does not number its messages: stream order
+                take.append(item)
+                continue
+            want = expected.get(table, 0)
+            if table in blocked or (want and seq > want):
+                if table not in blocked:
+                    self.gaps.append((table, want, seq))
+                    del self.gaps[:-100]
+                    log.warning("settlement: table %s sent outbox message %d, the ledger has it"
+                                " only up to %d: holding it until the station re-sends the rest",
+                                table, seq, want - 1)
+                    self._gap_counts[table] += 1
+                blocked.add(table)
+                wait.append(item)
+                continue
+            if seq >= want:
+                expected[table] = seq + 1
+            take.append(item)  # the next one, or a repeat (the ledger answers it again)
+        return take, wait
+
+    async def _apply(self, js: Any, items: list[_Item]) -> None:
+        """Apply in each table's order; acknowledge after the commit."""
+        loop = asyncio.get_running_loop()
+        numbered = sorted({i.table for i in items if i.outbox_seq is not None})
+        backoff = 0.05
+        while numbered:
+            try:
+                await loop.run_in_executor(None, self._load_next_seqs, numbered)
+                break
+            except Exception as exc:  # noqa: BLE001 - the ledger is away: keep the batch
+                log.warning("settlement: the ledger is not reachable, retrying: %s", exc)
+                if self._stopping.is_set():
+                    return
+                await self._hold(items)
+                await asyncio.sleep(backoff)
+                backoff = min(2.0, backoff * 2)
+        items, waiting = self._in_order(items)
+        for item in waiting:
+            self.held += 1
+            if item.msg is not None:
+                with contextlib.suppress(Exception):
+                    await item.msg.nak(delay=self.gap_wait_s)
+        # each table's messages together, in their order: runs of bets for the fast path
+        order = {t: n for n, t in enumerate(dict.fromkeys(i.table for i in items))}
+        items = sorted(items, key=lambda i: order[i.table])  # stable: a table's order holds
         messages: list[Any] = []
         tables: list[str] = []
-        msgs = [m for _, _, m in items]
-        for table, data, msg in items:
-            try:
-                messages.append(json.loads(data))
-            except ValueError:
-                messages.append(f"not JSON: {data[:200]!r}")  # refused, on record
-            tables.append(table)
-            if msg is not None and msg.metadata.num_delivered > 1:
+        for item in items:
+            if item.refused_at_bus:
+                messages.append({"__refused_at_bus__": item.refused_at_bus, "body": item.data})
+            else:
+                try:
+                    messages.append(json.loads(item.data))
+                except ValueError:
+                    messages.append(f"not JSON: {item.data[:200]!r}")  # refused, on record
+            tables.append(item.table)
+            if item.msg is not None and item.msg.metadata.num_delivered > 1:
                 self.redelivered += 1
-        loop = asyncio.get_running_loop()
         backoff = 0.05
         start = 0
         while start < len(messages):
             try:
                 # the ledger's transactions are synchronous (psycopg): off the bus's loop
                 outcome, committed_at = await loop.run_in_executor(
-                    None, self._apply_sync, messages[start:], tables[start:])
+                    None, self._apply_sync, messages[start:], tables[start:], items[start:])
+            except self._progress.LeaseLost:
+                raise
             except Exception as exc:  # noqa: BLE001 - the ledger is away: keep the batch
                 log.warning("settlement: the ledger is not reachable, retrying: %s", exc)
-                for msg in msgs[start:]:
-                    if msg is not None:
-                        with contextlib.suppress(Exception):
-                            await msg.in_progress()  # not redelivered meanwhile: order holds
+                await self._hold(items[start:])
                 if self._stopping.is_set():
                     return
                 await asyncio.sleep(backoff)
@@ -583,6 +911,11 @@ class BusConsumer:
                 continue
             n = len(outcome.results)
             done = n + (1 if outcome.refused is not None else 0)
+            for item in items[start:start + done]:
+                if item.outbox_seq is not None:
+                    self._next_seq[item.table] = max(self._next_seq.get(item.table, 0),
+                                                     item.outbox_seq + 1)
+            self.last_commit_at = committed_at
             if self.on_commit is not None and n:
                 self.on_commit(list(zip(tables[start:start + n], outcome.results, strict=True)),
                                committed_at)
@@ -590,15 +923,69 @@ class BusConsumer:
             if outcome.refused is not None:
                 self.refused += 1
                 await self._alarm(js, tables[start + n], outcome.refused)
-            for msg in msgs[start:start + done]:
-                if msg is not None:
+            for item in items[start:start + done]:
+                if item.msg is not None:
                     with contextlib.suppress(Exception):
-                        await msg.ack()
+                        await item.msg.ack()
             start += done
 
-    def _apply_sync(self, messages: list[Any], tables: list[str]) -> tuple[BatchOutcome, float]:
-        outcome = self.core.apply_batch(messages, table=tables)
+    @staticmethod
+    async def _hold(items: list[_Item]) -> None:
+        for item in items:
+            if item.msg is not None:
+                with contextlib.suppress(Exception):
+                    await item.msg.in_progress()  # not redelivered meanwhile: order holds
+
+    def _lease_names(self, tables: set[str]) -> list[str]:
+        if not self.partitioned:
+            return [self.durable]
+        return [f"{self.durable}-{t}" for t in tables]
+
+    def _apply_sync(self, messages: list[Any], tables: list[str],
+                    items: list[_Item]) -> tuple[BatchOutcome, float]:
+        progress = self._progress
+
+        gaps = dict(self._gap_counts)
+
+        def in_tx(tx: Any, answered: int) -> None:
+            # the lease in the same commit: a process that lost it commits nothing more
+            progress.renew(tx, self._lease_names(set(tables)), self.owner, self.lease_s)
+            done: dict[str, tuple[int, int | None]] = {}
+            for item in items[:answered]:
+                if item.outbox_seq is not None:
+                    seq, _ = done.get(item.table, (-1, None))
+                    if item.outbox_seq > seq:
+                        done[item.table] = (item.outbox_seq, item.stream_seq)
+            progress.record_progress(tx, done, gaps)
+
+        first = messages[0] if messages else None
+        if isinstance(first, dict) and "__refused_at_bus__" in first:
+            outcome = self._record_bus_refusal(first, tables[0], in_tx)
+        else:
+            end = next((k for k, m in enumerate(messages)
+                        if isinstance(m, dict) and "__refused_at_bus__" in m), len(messages))
+            outcome = self.core.apply_batch(messages[:end], table=tables[:end], in_tx=in_tx)
+        # the gaps counted are on record only for tables whose progress moved in this commit
+        for table in {i.table for i in items if i.outbox_seq is not None}:
+            if table in gaps:
+                self._gap_counts[table] -= gaps[table]
+                if self._gap_counts[table] <= 0:
+                    del self._gap_counts[table]
         return outcome, time.time()
+
+    def _record_bus_refusal(self, stub: dict[str, Any], table: str, in_tx: Any) -> BatchOutcome:
+        """A message the bus would not carry (too large), announced by the station in its
+        place: on record in the ledger's refusals, and its outbox sequence counts as answered."""
+        try:
+            body = json.loads(stub["body"])
+        except ValueError:
+            body = {}
+        refused = SettlementRefused(body.get("key"), str(stub["__refused_at_bus__"]),
+                                    str(body.get("detail", "refused by the bus")))
+        with self.core.store.transaction() as tx:
+            self.core._record_refusal(tx, table, body, refused)  # noqa: SLF001 - the core's record
+            in_tx(tx, 1)
+        return BatchOutcome(results=[], refused=refused)
 
     async def _alarm(self, js: Any, table: str, refused: SettlementRefused) -> None:
         log.error("settlement refused %s of table %s: %s: %s", refused.key, table,

@@ -26,7 +26,7 @@ import random
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -197,7 +197,8 @@ class SettlementCore:
 
     def apply_batch(self, messages: Sequence[Mapping[str, Any]], *,
                     table: str | Sequence[str] | None = None,
-                    reservation: bool = False) -> BatchOutcome:
+                    reservation: bool = False,
+                    in_tx: Callable[[Tx, int], None] | None = None) -> BatchOutcome:
         """Apply messages in order in one durable transaction (one commit for the batch).
 
         Stops at the first refusal: the messages before it are committed, it and the rest are
@@ -206,6 +207,9 @@ class SettlementCore:
         `table` is one table for all, or one per message (a consumer of the studio bus).
         `reservation`: the messages are bets a table's intake reserves before accepting them
         (docs/studio.md); the same bet arriving later through the outbox is then a repeat.
+        `in_tx(tx, answered)`: called inside the transaction just before its commit with the
+        number of messages it answered (applied, plus the refusal if any): the bus consumer
+        renews its lease and records each table's progress in the same commit.
         """
         tables = self._tables_for(messages, table)
         for name in set(tables):
@@ -213,7 +217,7 @@ class SettlementCore:
         attempt = 0
         while True:
             try:
-                return self._apply_batch_once(messages, tables, reservation)
+                return self._apply_batch_once(messages, tables, reservation, in_tx)
             except self.store.retryable:
                 # lost a race with another transaction (a deadlock, a key another process
                 # inserted first): nothing of this attempt stands; try the whole batch again
@@ -287,7 +291,8 @@ class SettlementCore:
         return ids
 
     def _apply_batch_once(self, messages: Sequence[Mapping[str, Any]],
-                          tables: list[str], reservation: bool = False) -> BatchOutcome:
+                          tables: list[str], reservation: bool = False,
+                          in_tx: Callable[[Tx, int], None] | None = None) -> BatchOutcome:
         outcome = BatchOutcome()
         store = self.store
         with store.transaction() as tx:
@@ -329,6 +334,8 @@ class SettlementCore:
                         self._record_refusal(tx, table, message, outcome.refused)
                     break
                 outcome.results.append(result)
+            if in_tx is not None:
+                in_tx(tx, len(outcome.results) + (outcome.refused is not None))
         return outcome
 
     def _run_for(self, message: Any) -> Any:

@@ -70,6 +70,8 @@ class DeliveryWorker:
         poll_interval: float = 0.2,
         first_backoff: float = 0.05,
         max_backoff: float = 5.0,
+        reconcile_every_s: float = 10.0,
+        resend_after_s: float = 60.0,
     ) -> None:
         self.journal_db_path = Path(journal_db_path)
         self.transport = transport
@@ -104,6 +106,18 @@ class DeliveryWorker:
         #: only means an idempotent redelivery.
         self._unmarked: list[tuple[int, str]] = []
         self._confirmed_seq = 0
+        #: reconciliation with a ledger that reports its progress (the studio bus): how
+        #: often to ask, and how long a delivered message may stay unconfirmed, with the
+        #: ledger's progress standing still, before it is sent again
+        self.reconcile_every_s = reconcile_every_s
+        self.resend_after_s = resend_after_s
+        self._next_reconcile = time.monotonic() + reconcile_every_s
+        self._ledger_seq: int | None = None
+        #: messages sent again because the ledger did not confirm them
+        self.resent = 0
+        from station.metrics import REGISTRY, SETTLEMENT_LATENCY
+
+        self._ack_latency = REGISTRY.histogram(SETTLEMENT_LATENCY, "outbox to settlement acknowledgement")
 
     # -- control ------------------------------------------------------------------------
 
@@ -178,6 +192,14 @@ class DeliveryWorker:
                 self._stopping.wait(self._backoff)
                 continue
             self._backoff = 0.0
+            if delivered == 0 and time.monotonic() >= self._next_reconcile:
+                self._next_reconcile = time.monotonic() + self.reconcile_every_s
+                try:
+                    with self._lock:
+                        if self.reconcile():
+                            continue
+                except Exception as exc:  # noqa: BLE001 - reported; delivery goes on
+                    self._report(exc, None)
             if delivered == 0:
                 # marks still to write: try again soon, when the table core is not committing
                 self._wake.wait(min(self.poll_interval, 0.02) if self._unmarked
@@ -209,17 +231,22 @@ class DeliveryWorker:
 
     def _cycle(self) -> int:
         """Deliver one batch; the number delivered (0: nothing pending). Raises on failure."""
-        rows = self._conn.execute(
-            "SELECT seq, key, body FROM settlement_outbox WHERE delivered_at IS NULL"
+        found = self._conn.execute(
+            "SELECT seq, key, body, kind, enqueued_at FROM settlement_outbox WHERE delivered_at IS NULL"
             " AND seq > ? ORDER BY seq LIMIT ?",
             (self._confirmed_seq, self.batch_size),
         ).fetchall()
+        rows = [(seq, key, body) for seq, key, body, _, _ in found]
         if not rows:
             self._flush_marks(wait=False)
             return 0
         messages = [json.loads(body) for _, _, body in rows]
         try:
-            outcome = self.transport.deliver(messages)
+            if getattr(self.transport, "numbered", False):
+                # the ledger applies a table's messages in outbox order (docs/studio.md)
+                outcome = self.transport.deliver(messages, seqs=[seq for seq, _, _ in rows])
+            else:
+                outcome = self.transport.deliver(messages)
         except Exception as exc:
             self._note_attempt(rows[0][0], repr(exc))
             raise
@@ -232,6 +259,7 @@ class DeliveryWorker:
                 for (seq, _, _), result in zip(rows, applied, strict=False))
             self._confirmed_seq = rows[len(applied) - 1][0]
             self.delivered += len(applied)
+            self._observe_acks(found[:len(applied)], messages)
         if outcome.refused is not None:
             if len(applied) >= len(rows):
                 raise TransportError("the core refused a message it was not given")
@@ -245,6 +273,46 @@ class DeliveryWorker:
             return len(applied) + 1
         self._flush_marks(wait=False)
         return len(applied)
+
+    def reconcile(self) -> int:
+        """Ask the ledger how far it has this table's outbox; send again, in order, what it
+        still lacks if the transport confirmed it more than `resend_after_s` ago and the
+        ledger's progress has not moved since the last time we asked (a message the stream
+        lost, or a gap the ledger waits on; a consumer that is merely behind moves on).
+        Returns how many messages are to be sent again. Callers hold the worker's lock."""
+        ask = getattr(self.transport, "applied_up_to", None)
+        if ask is None:
+            return 0
+        seq = ask()
+        before, self._ledger_seq = self._ledger_seq, seq
+        if seq is None or seq != before:
+            return 0
+        self._flush_marks(wait=True)
+        now = time.time()
+        stale = self._conn.execute(
+            "SELECT COUNT(*), MIN(delivered_at) FROM settlement_outbox WHERE seq > ?"
+            " AND delivered_at IS NOT NULL AND result NOT LIKE '{\"refused\":%'", (seq,)).fetchone()
+        if not stale[0] or now - stale[1] < self.resend_after_s:
+            return 0
+        self._conn.execute(
+            "UPDATE settlement_outbox SET delivered_at = NULL, result = NULL,"
+            " last_error = 'sent again: the ledger has the outbox only up to ' || ?"
+            " WHERE seq > ? AND delivered_at IS NOT NULL AND result NOT LIKE '{\"refused\":%'",
+            (seq, seq))
+        self._confirmed_seq = min(self._confirmed_seq, seq)
+        again = getattr(self.transport, "sending_again", None)
+        if again is not None:
+            again(self._conn.execute("SELECT MAX(seq) FROM settlement_outbox").fetchone()[0])
+        self.resent += stale[0]
+        self._report(TransportError(f"the ledger has this table's outbox only up to {seq}: "
+                                    f"sending {stale[0]} messages again"), None)
+        return int(stale[0])
+    def _observe_acks(self, found: list[tuple[Any, ...]], messages: list[dict[str, Any]]) -> None:
+        """Outbox to settlement acknowledgement, per message kind (a hand, a bet...)."""
+        now = time.time()
+        for (_, _, _, kind, enqueued_at), message in zip(found, messages, strict=False):
+            self._ack_latency.observe(max(0.0, now - enqueued_at), kind=kind,
+                                      table=str(message.get("table", "")))
 
     def _flush_marks(self, *, wait: bool) -> None:
         """Mark what the transport confirmed; without `wait`, only if the journal's write

@@ -34,6 +34,11 @@ from station.games.pokdeng import POSITIONS
 log = logging.getLogger("station.sim.dealer")
 
 PLAN = ("BURN", *POSITIONS, *POSITIONS)
+#: how long the scripted dealer waits, in real seconds whatever its pace, for the table to get
+#: somewhere (the shoe ready, a first card): a busy machine's station is slow, not wrong
+TABLE_WAIT_S = 120.0
+#: how long it keeps asking a locked gate for a card before it calls the shoe broken
+GATE_WAIT_S = 120.0
 
 
 @dataclass
@@ -70,6 +75,7 @@ class ScriptedDealer:
         self.deal_gap = deal_gap
         self.decide_after = decide_after
         self.mistakes = mistakes or DealerMistakes()
+        self.seed = seed
         self.rng = random.Random(seed)
         self.max_rounds = max_rounds
         self.max_shoes = max_shoes
@@ -103,6 +109,20 @@ class ScriptedDealer:
     def _sleep(self, seconds: float) -> None:
         if self._stop.wait(seconds / self.speed):
             raise _Stopped
+
+    def _round_rng(self) -> random.Random:
+        """The chances of the round being dealt, from the seed and the round's number alone:
+        a round cancelled for a timing fault (a slow machine's camera, a late shoe frame) does
+        not shift the mistakes of every round after it, so a seed means the same table."""
+        return random.Random(f"{self.seed}:{self.rounds_dealt}")
+
+    def round_mistakes(self, rng: random.Random) -> tuple[int | None, bool, int | None]:
+        """This round's mistakes: the card (by deal index) put into the wrong zone, whether a
+        card is turned during betting, the card whose face is not what the shoe read."""
+        misplace_at = rng.randrange(2, 12) if rng.random() < self.mistakes.misplace else None
+        early_turn = rng.random() < self.mistakes.early_turn
+        misprint_at = rng.randrange(1, 13) if rng.random() < self.mistakes.misprint else None
+        return misplace_at, early_turn, misprint_at
 
     def _view(self) -> dict[str, Any]:
         return self.station.view
@@ -186,8 +206,12 @@ class ScriptedDealer:
 
     def _correct_table(self, v: dict[str, Any]) -> None:
         """Before resuming, the dealer puts right what the camera complained about: the card
-        dealt into the wrong zone goes where the deal order wanted it."""
+        dealt into the wrong zone goes where the deal order wanted it. Only when the camera
+        complained: a pause for something else (a camera that went quiet on a busy machine)
+        leaves it where it lies, for the station to find."""
         if self.scene is None or self._misplaced is None:
+            return
+        if "order" not in {f["kind"] for f in v.get("faults", [])}:
             return
         wrong, right, card = self._misplaced
         self._misplaced = None
@@ -232,7 +256,10 @@ class ScriptedDealer:
 
     def _draw(self) -> str:
         refused: Exception | None = None
-        for _ in range(200):
+        # a person waits for the gate as long as the table is not paused for it; the deadline
+        # is in real seconds, not in dealer pace, so a slow machine's late STATUS is no error
+        deadline = time.monotonic() + GATE_WAIT_S
+        while time.monotonic() < deadline:
             try:
                 return self.shoe.draw()
             except Exception as e:  # the gate is locked (paused) or jammed: wait, try again
@@ -257,7 +284,7 @@ class ScriptedDealer:
         self._act("supervisor", "confirm_shuffle", "auto-supervisor")
         self.shoe.load()
         self._sleep(1.0)
-        self._wait_for(lambda v: v.get("phase") == "ready", "the shoe to be ready", 30)
+        self._wait_for(lambda v: v.get("phase") == "ready", "the shoe to be ready", TABLE_WAIT_S)
         first = self._draw()
         while first == "CUT":
             first = self._draw()
@@ -265,7 +292,7 @@ class ScriptedDealer:
             self.scene.deal("BURN", first, face_up=True)
         self._sleep(2.0)
         v = self._wait_for(lambda v: v.get("shoe") and v["shoe"].get("first_card"),
-                           "the first card", 30)
+                           "the first card", TABLE_WAIT_S)
         for _ in range(v["shoe"]["burn_count"]):
             c = self._draw()
             if c == "CUT":
@@ -311,11 +338,8 @@ class ScriptedDealer:
         self._on_table: dict[str, list[str]] = {p: [] for p in POSITIONS}
         self._revealed: set[str] = set()
         self._faults_this_round: dict[str, int] = {}
-        misplace_at = (self.rng.randrange(2, 12)
-                       if self.rng.random() < self.mistakes.misplace else None)
-        early_turn = self.rng.random() < self.mistakes.early_turn
-        misprint_at = (self.rng.randrange(1, 13)
-                       if self.rng.random() < self.mistakes.misprint else None)
+        self.rng = self._round_rng()
+        misplace_at, early_turn, misprint_at = self.round_mistakes(self.rng)
         self._sleep(1.0)
         k = 0
         while k < 13:

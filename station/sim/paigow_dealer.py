@@ -25,7 +25,7 @@ from typing import Any
 
 from station.games.paigow.rules import deal_plan_for
 from station.games.paigow.tiles import DECK
-from station.sim.dealer import ScriptedDealer
+from station.sim.dealer import TABLE_WAIT_S, ScriptedDealer
 
 log = logging.getLogger("station.sim.paigow_dealer")
 
@@ -52,7 +52,7 @@ class PaiGowDealer(ScriptedDealer):
         self._act("supervisor", "confirm_shuffle", "auto-supervisor")
         self.shoe.load()
         self._sleep(1.0)
-        self._wait_for(lambda v: v.get("phase") == "between_rounds", "the shuffle to be loaded", 30)
+        self._wait_for(lambda v: v.get("phase") == "between_rounds", "the shuffle to be loaded", TABLE_WAIT_S)
 
     # ---- the floor supervisor's corrections
     def _correct_table(self, v: dict[str, Any]) -> None:
@@ -68,7 +68,7 @@ class PaiGowDealer(ScriptedDealer):
 
     # ---- a round
     def _deal_round(self) -> None:
-        rng = self.rng
+        rng = self.rng = self._round_rng()
         self._on_table: dict[str, list[str]] = {d: [] for d in DOORS}
         self._revealed: set[str] = set(DOORS)  # Pai Gow deals face up
         self._faults_this_round: dict[str, int] = {}

@@ -39,14 +39,33 @@ MAX_ALARMS = 50
 class StudioView:
     """The studio's tables as the bus tells them, kept current by a thread of its own."""
 
-    def __init__(self, bus_url: str) -> None:
+    def __init__(self, bus_url: str, ledger: Any = None, *, settlement_every_s: float = 2.0) -> None:
         self.bus_url = bus_url
         self.tables: dict[str, dict[str, Any]] = {}
         self.alarms: list[dict[str, Any]] = []
         self.connected = False
+        #: with the studio ledger's store: how far settlement is (station/studio/status.py)
+        self.settlement: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._loop = _LoopThread("studio-view")
         self._task = asyncio.run_coroutine_threadsafe(self._follow(), self._loop.loop)
+        self._closed = threading.Event()
+        if ledger is not None:
+            threading.Thread(target=self._follow_settlement, args=(ledger, settlement_every_s),
+                             name="studio-settlement", daemon=True).start()
+
+    def _follow_settlement(self, store: Any, every_s: float) -> None:
+        from station.studio.status import publish_metrics, status
+
+        while not self._closed.is_set():
+            try:
+                report = status(store, self.bus_url)
+                publish_metrics(report)
+            except Exception as exc:  # noqa: BLE001 - the ledger may be away; the page says so
+                report = {"error": repr(exc)[:300]}
+            with self._lock:
+                self.settlement = report
+            self._closed.wait(every_s)
 
     async def _follow(self) -> None:
         from nats.js import api
@@ -91,14 +110,31 @@ class StudioView:
         with self._lock:
             tables = sorted(self.tables.values(), key=lambda s: s["table"])
             alarms = list(self.alarms)
+            settlement = dict(self.settlement)
         now = time.time()
+        progress = {r["table"]: r for r in settlement.get("tables", ())}
         for state in tables:
             state["age_s"] = round(now - state.get("t", now), 1)
+            row = progress.get(state["table"])
+            if row is not None:
+                # what the ledger holds of the table, beside what the table has still to send
+                state["ledger_applied_up_to"] = row["outbox_seq"]
+                state["ledger_gaps"] = row["gaps"]
+        consumers = (settlement.get("bus") or {}).get("consumers") or {}
         return {"bus_connected": self.connected, "tables": tables,
                 "paused": [s["table"] for s in tables if s.get("state") == "paused"],
-                "alarms": alarms}
+                "reservations_down": [s["table"] for s in tables
+                                      if (s.get("reservations") or {}).get("down")],
+                "alarms": alarms,
+                "settlement": {"error": settlement.get("error"),
+                               "lag": sum(c["pending"] for c in consumers.values()),
+                               "unacked": sum(c["ack_pending"] for c in consumers.values()),
+                               "consumers": len(consumers),
+                               "owners": sorted({ls["owner"] for ls in settlement.get("leases", ())
+                                                 if ls["expires_in_s"] > 0})}}
 
     def close(self) -> None:
+        self._closed.set()
         self._loop.stop()
 
 
@@ -116,6 +152,7 @@ PAGE = """<!doctype html>
 </style></head><body>
 <h1>Studio</h1>
 <div id="alarm"></div>
+<div id="resv" style="display:none; padding:.6rem 1rem; background:#a60; font-weight:bold; margin-bottom:1rem"></div>
 <div id="bus" class="muted"></div>
 <div id="grid"></div>
 <div id="refusals"></div>
@@ -129,7 +166,12 @@ function results(r) {
 async function refresh() {
   try {
     const data = await (await fetch("api/tables")).json();
-    document.getElementById("bus").textContent = data.bus_connected ? "" : "bus not reachable: showing the last states";
+    const st = data.settlement;
+    document.getElementById("bus").textContent = (data.bus_connected ? "" : "bus not reachable: showing the last states ")
+      + (st.error ? "ledger not reachable " : `settlement: ${st.consumers} durables, ${st.owners.length} processes, lag ${st.lag}, unacknowledged ${st.unacked}`);
+    const down = document.getElementById("resv");
+    down.style.display = data.reservations_down.length ? "block" : "none";
+    down.textContent = data.reservations_down.length ? "RESERVATIONS DOWN (bets refused or on table credit): " + data.reservations_down.join(", ") : "";
     const alarm = document.getElementById("alarm");
     if (data.paused.length) { alarm.style.display = "block"; alarm.textContent = "PAUSED: " + data.paused.join(", "); }
     else { alarm.style.display = "none"; }
@@ -138,7 +180,7 @@ async function refresh() {
         <div class="name">${esc(t.table)} <span class="muted">${esc(t.game)}</span></div>
         <div>${esc(t.state)} ${esc(t.round ?? "")}${t.game_round ? " " + esc(t.game_round.deal_phase ?? "") + " pot " + esc(t.game_round.pot ?? "") : ""}</div>
         <div class="muted">rounds ${esc(t.rounds_done)} &middot; shoe ${esc(t.devices?.shoe)} &middot; camera ${esc(t.devices?.camera)}
-          &middot; to settle ${esc(t.pending_settlement)}</div>
+          &middot; to settle ${esc(t.pending_settlement)}${t.ledger_applied_up_to != null ? " &middot; ledger has up to #" + esc(t.ledger_applied_up_to) + (t.ledger_gaps ? " (" + esc(t.ledger_gaps) + " gaps re-sent)" : "") : ""}</div>
         <div>${t.faults && t.faults.length ? "faults: " + esc(t.faults.join(", ")) : ""}</div>
         <div class="muted">${results(t.last_results)}</div>
         <div class="muted">${esc(t.age_s)} s ago</div>

@@ -75,6 +75,9 @@ class TableState:
             state["game_round"] = {k: rnd[k] for k in ("deal", "deal_phase", "pot")}
         if self.console_url:
             state["console_url"] = self.console_url
+        health = getattr(self.station, "reservation_health", None)
+        if health is not None:  # the studio console's banner while reservations are down
+            state["reservations"] = health.state()
         return state
 
     def publish(self, *, closed: bool = False, force: bool = False) -> None:
@@ -84,7 +87,8 @@ class TableState:
         if closed:
             state["state"] = "closed"
         key = (state["state"], state["phase"], state["round"], tuple(state["faults"]),
-               state["rounds_done"], str(state.get("game_round")))
+               state["rounds_done"], str(state.get("game_round")),
+               bool((state.get("reservations") or {}).get("down")))
         now = time.monotonic()
         with self._lock:
             if (key == self._published and now - self._published_at < self.every_s

@@ -17,6 +17,7 @@ from station.core.inputs import US, Input, read_trace
 from station.core.replay import settings_from_header
 from station.live.table_station import TableStation
 from tests.browser import chromium, new_page
+from tests.console.setup_table import setup_table  # noqa: F401 - a running station for the table setup tests
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 TRACES = DATA / "traces"

@@ -17,14 +17,16 @@ from station.settlement.replay import replay_settled
 from station.sim.script import TraceScript
 from tests.core.staging import faults, of
 from tests.core.toy_game import HighCard
+from tests.core.toy_install import toy_game_installed
 from tests.waiting import wait_for
 
 
 @pytest.fixture(autouse=True)
-def highcard_registered():
-    GAMES["highcard"] = HighCard
-    yield
-    del GAMES["highcard"]
+def highcard_installed(tmp_path):
+    """Installed as a game of its own package is: found through its entry point."""
+    with toy_game_installed(tmp_path / "site"):
+        assert GAMES["highcard"] is HighCard
+        yield
 
 
 def _script() -> TraceScript:

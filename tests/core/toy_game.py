@@ -34,6 +34,8 @@ class HighCard(Game):
     zones = POSITIONS
     spots = frozenset(POSITIONS)
     deal_plan = POSITIONS
+    #: its console panel and road, in its own package
+    presentation = "tests.core.toy_panel:HighCardPanel"
 
     @property
     def deck(self):  # one deck of 52

@@ -44,7 +44,8 @@ def test_keys_are_unique_per_table_and_wallets_are_shared(ledger):
         report = core.check()
         assert report.ok, report.problems
         assert report.figures["bets_open"] == 1 and report.figures["in_play"] == 200
-        assert report.figures["tables"] == 3  # '', PD-01, PD-02
+        # PD-01 and PD-02; not the core's default table '', whose accounts it made on opening
+        assert report.figures["tables"] == 2
         core.apply({"key": "cancel:R1", "kind": "round_cancelled", "round_id": "R1",
                     "reason": "link_lost"}, table="PD-02")
         assert core.balances() == {"u1": 1200}

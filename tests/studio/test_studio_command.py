@@ -48,6 +48,14 @@ def test_station_studio_runs_every_game_to_a_clean_ledger_and_shows_every_table(
         assert all(t["table"].startswith(GAMES[t["game"]].table_prefix) for t in data["tables"])
         for state in data["tables"]:
             assert {"table", "game", "state", "round", "faults", "devices", "last_results"} <= set(state)
+        # how far the ledger is with each table, from the ledger itself, and the consumer's lag
+        def ledger_progress() -> bool:
+            seen[:] = [httpx.get(console + "api/tables", timeout=5).json()]
+            return (seen[0]["settlement"]["consumers"] == 1 and seen[0]["settlement"]["error"] is None
+                    and all(t.get("ledger_applied_up_to", 0) > 0 for t in seen[0]["tables"]))
+
+        wait_for(ledger_progress, 60, lambda: f"the ledger's progress on the console: {seen}",
+                 poll_s=0.2)
         page = httpx.get(console, timeout=5)
         assert page.status_code == 200 and "Studio" in page.text and "api/tables" in page.text
         first = data["tables"][0]["table"]

@@ -6,12 +6,19 @@
 const ACTION_LABELS = {
   new_shoe: "New shoe", open_betting: "Open betting",
   confirm_shuffle: "Confirm shuffle", resume: "Resume", cancel_round: "Cancel round",
-  end_shoe: "End shoe", close_table: "Close table", dice: "Dice",
+  end_shoe: "End shoe", close_table: "Close table",
 };
 const DANGER = new Set(["cancel_round", "end_shoe", "close_table"]);
-// a pot game cancels a whole game (its tie rounds included), not a round
-const labelOf = (v, action) => (v && v.panel === "sizhidao" && action === "cancel_round" ? "Cancel game"
-  : ACTION_LABELS[action] || action);
+// Each game's panel comes from its package (/games/<game>/panel.js, loaded before this
+// script) and registers itself here by its panel's name: `render(v, ui)` on each view of the
+// selected table, and optionally `tick(v, ui)` (its clocks), `setup(ui)` (once),
+// `recall(body, box, ui)` (its part of a recall), `labels` (its words for the decisions),
+// `ownActions` (actions its panel sends itself, not plain buttons) and `roundsKey(v)` (what
+// else changes the list of rounds).
+const panels = window.stationPanels || {};
+const panelOf = (v) => (v && v.panel && panels[v.panel]) || {};
+const labelOf = (v, action) => (panelOf(v).labels || {})[action] || ACTION_LABELS[action]
+  || action.replaceAll("_", " ");
 const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
 
 const state = { session: null, views: {}, selected: null, received: {}, message: null };
@@ -150,70 +157,10 @@ function renderDiagram(v) {
   $("badge-closed").hidden = v.state !== "closed";
 }
 
-function renderShoe(v) {
-  const s = v.shoe;
-  set("shoe-number", s ? `${s.number}${s.ended ? " (ended)" : ""}` : "no shoe");
-  set("shoe-round", s ? fmt(v.round ? v.round.number : s.rounds) : "–");
-  set("shoe-cards-out", s ? s.cards_out : "–");
-  $("shoe-first-card").replaceChildren(s && s.first_card ? cardEl(s.first_card) : "–");
-  set("shoe-burn", s ? (s.first_card ? `${s.burn_count} (${s.burns_left} left)` : "–") : "–");
-  set("shoe-cut", s ? (s.cut_card_seen ? "seen" : "not yet") : "–");
-  set("shoe-last", s && s.last_round ? `round ${s.last_round}` : "–");
-  set("rounds-settled", v.rounds_settled);
-}
-
-function renderRound(v) {
-  const r = v.round;
-  set("round-id", r ? r.round_id : "");
-  const box = $("positions");
-  box.replaceChildren();
-  const note = $("round-note");
-  note.hidden = !(r && r.betting_open && v.paused);
-  note.textContent = note.hidden ? "" : "No bets are taken while the table is paused: the platform's bets " +
-    "are refused (paused) until the supervisor resumes.";
-  if (!r) { set("countdown", "no round yet"); set("round-bets", ""); return; }
-  set("round-bets", `${r.bets} bets, ${r.staked} staked${r.last_round ? " · last round of the shoe" : ""}`);
-  const result = v.result && v.result.round_id === r.round_id ? v.result : null;
-  for (const p of v.positions) {
-    const cards = el("div", { class: "cards" });
-    const revealed = (result && result.cards && result.cards[p]) || r.revealed[p];
-    if (revealed) revealed.forEach((c) => cards.append(cardEl(c)));
-    else for (let i = 0; i < (r.dealt[p] || 0); i++) cards.append(backEl());
-    const cell = el("div", { class: `pos ${p}`, "data-position": p }, el("h3", { text: p }), cards);
-    const res = result && result.results ? result.results[p] : null;
-    if (res) {
-      cell.append(el("div", { class: `outcome ${res.outcome}`, "data-outcome": res.outcome,
-        text: `${res.outcome}${res.multiplier > 1 ? " ×" + res.multiplier : ""}${res.pair ? " · pair" : ""}` }));
-    }
-    box.append(cell);
-  }
-  if (result && result.cancelled) {
-    box.append(el("div", { class: "outcome lose", text: `cancelled: ${result.cancelled}` }));
-  }
-  tickCountdown();
-}
-
 function tickCountdown() {
   const v = state.views[state.selected];
-  if (v && v.panel === "paigow") return tickPaiGow(v);
-  if (v && v.panel === "sizhidao") return tickSizhidao(v);
-  const cd = $("countdown");
-  if (!v || !v.round) return;
-  const r = v.round;
-  if (r.betting_open && v.paused) {
-    cd.textContent = "betting paused";
-    cd.className = "countdown";
-  } else if (r.betting_open) {
-    // the station's clock at the view, moved on by the time since it arrived
-    const elapsed = (performance.now() - state.received[state.selected]) / 1000;
-    const left = Math.max(0, r.closes_at - (v.now + elapsed));
-    cd.textContent = `betting closes in ${left.toFixed(1)} s`;
-    cd.className = "countdown open";
-  } else {
-    cd.textContent = r.finished ? (v.result && v.result.cancelled ? "cancelled" : "settled")
-      : `betting closed · ${r.cards_dealt} of 12 cards dealt${r.burned ? " (+ burn)" : ""}`;
-    cd.className = "countdown";
-  }
+  const p = panelOf(v);
+  if (v && p.tick) p.tick(v, ui);
 }
 
 function renderHealth(v) {
@@ -240,9 +187,10 @@ function renderHealth(v) {
 function renderActions(v) {
   const box = $("action-buttons");
   if (!state.session) return;
-  // the dice entry carries the two faces: the Pai Gow panel's dice control sends it
+  // an action that carries more than its name is sent by its game's panel (its own control)
+  const own = panelOf(v).ownActions || [];
   const mine = (v.decisions || []).filter((d) => state.session.actions.includes(d.action)
-    && d.action !== "dice");
+    && !own.includes(d.action));
   if (!changed("actions", JSON.stringify([v.table, mine]))) return;
   box.replaceChildren();
   for (const d of mine) {
@@ -268,25 +216,11 @@ function clearStaleMessage(v) {
   }
 }
 
-async function renderRoads(name, v) {
-  const shoe = v.shoe ? v.shoe.number : null;
-  if (!changed("roads", `${name}/${shoe}/${v.rounds_settled}`)) return;
-  const { body } = await api(`/api/tables/${encodeURIComponent(name)}/roads`);
-  if (name !== state.selected || !body.roads) return;
-  set("roads-shoe", body.shoe ? `shoe ${body.shoe} · ${body.rounds} rounds` : "");
-  const box = $("roads");
-  box.replaceChildren();
-  for (const [p, rd] of Object.entries(body.roads)) {
-    const div = el("div", { class: "road", "data-position": p }, el("h3", { text: p }));
-    div.insertAdjacentHTML("beforeend", rd.svg);  // drawn and escaped by the station
-    box.append(div);
-  }
-}
-
 async function renderRounds(name, v) {
   const last = v.history.length ? v.history[v.history.length - 1].round_id : "";
-  // a pot game keeps its finished games in its own part of the view
-  const games = ((v.sizhidao || {}).history || []).map((h) => h.game_id).join(",");
+  // a game may keep its finished rounds (or games) in its own part of the view
+  const p = panelOf(v);
+  const games = p.roundsKey ? p.roundsKey(v) : "";
   const over = v.round && v.round.finished ? v.round.round_id : "";
   if (!changed("rounds", `${name}/${v.rounds_settled}/${v.history.length}/${last}/${games}/${over}`)) return;
   const { body } = await api(`/api/tables/${encodeURIComponent(name)}/rounds`);
@@ -305,183 +239,21 @@ async function renderRounds(name, v) {
 
 
 // ------------------------------------------------------------------ one panel per game
-// The table's game chooses its panels (`v.panel`: pokdeng, paigow or sizhidao): sections
-// marked data-panel show for their game only; the rest (procedure, decisions, camera,
-// devices, rounds, recall, audit) are every game's.
+// The table's game chooses its panels (`v.panel`, drawn by the game's own panel script):
+// sections marked data-panel show for their game only; the rest (procedure, decisions,
+// camera, devices, rounds, recall, audit) are every game's.
 function renderPanels(v) {
   for (const sec of document.querySelectorAll("[data-panel]")) sec.hidden = sec.dataset.panel !== v.panel;
   document.body.dataset.panel = v.panel;
 }
 
 const handName = (key) => (key ? key.replace(/^pair_/, "pair ").replaceAll("_", " ") : "");
-// a Pai Gow hand as the floor says it: "pair heaven · 4 points", or just "7 points"
+// a hand with its points as the floor says it: "pair heaven · 4 points", or just "7 points"
 const handText = (h) => (h.hand === "points" ? `${h.points} points` : `${handName(h.hand)} · ${h.points} points`);
 // a station-clock deadline as seconds left, moved on by the time since the view arrived
 function secondsLeft(v, due) {
   const elapsed = (performance.now() - (state.received[v.table] || performance.now())) / 1000;
   return Math.max(0, due - (v.now + elapsed));
-}
-
-// Pai Gow: the doors with what the camera has confirmed, the dice, the results. A door
-// shows no card before it is confirmed; the station sends none.
-function renderPaiGow(v) {
-  const r = v.round, s = v.shoe;
-  set("pg-shuffle", s ? `shuffle ${s.number}${s.ended ? " (ended)" : ""} · round ${r ? r.number : s.rounds} of 2 · ${s.cards_out} cards out` : "no shuffle");
-  set("pg-round-id", r ? r.round_id : "");
-  const note = $("pg-note");
-  note.hidden = !(r && r.betting_open && v.paused);
-  note.textContent = note.hidden ? "" : "No bets are taken while the table is paused.";
-  const dice = (d) => (d ? d.join(" · ") : "–");
-  set("pg-dice-entry", r ? dice(r.dice_entry) : "–");
-  set("pg-dice-tray", r ? (r.dice_tray ? r.dice_tray.map((x) => (x === 0 ? "unread" : x)).join(" · ") : "nothing seen since the close") : "–");
-  set("pg-dice", r && r.dice ? dice(r.dice) : "not yet");
-  set("pg-first-door", r && r.first_door ? r.first_door : "–");
-  const dd = decisionsOf(v).dice;
-  set("pg-dice-why", dd ? (dd.allowed ? "awaited from the dealer" : dd.reason) : "–");
-  // the dealer's dice control: shown while the table awaits the entry
-  const form = $("pg-dice-form");
-  const awaited = Boolean(dd && dd.allowed && state.session && state.session.actions.includes("dice"));
-  // emptied when it appears or the table changes, never while the dealer is typing
-  const fresh = form.hidden === awaited || form.dataset.table !== v.table;
-  form.hidden = !awaited;
-  if (fresh) { form.reset(); form.dataset.table = v.table; }
-  const box = $("doors");
-  box.replaceChildren();
-  if (!r) { set("pg-countdown", "no round yet"); set("pg-bets", ""); return; }
-  set("pg-bets", `${r.bets} bets, ${r.staked} staked`);
-  const result = v.result && v.result.round_id === r.round_id ? v.result : null;
-  for (const p of v.positions) {
-    const door = (r.doors || {})[p] || { dealt: 0 };
-    const cards = el("div", { class: "cards" });
-    const shown = (result && result.cards && result.cards[p]) || door.cards;
-    if (shown) shown.forEach((c) => cards.append(cardEl(c)));
-    else for (let i = 0; i < door.dealt; i++) cards.append(el("span", { class: "card pending", title: "dealt, not yet confirmed by the camera" }));
-    const first = r.first_door === p ? " first" : "";
-    const cell = el("div", { class: `pos door ${p}${first}`, "data-door": p, "data-confirmed": String(Boolean(shown)) },
-      el("h3", { text: p + (first ? " · first" : "") }), cards);
-    const res = result && result.results ? result.results[p] : null;
-    const hand = res || (door.cards ? door : null);
-    if (hand) cell.append(el("div", { class: "hand", "data-hand": hand.hand, text: handText(hand) }));
-    else cell.append(el("div", { class: "hand pending", text: door.dealt ? `${door.dealt} dealt, not confirmed` : "" }));
-    if (res && res.outcome) cell.append(el("div", { class: `outcome ${res.outcome}`, "data-outcome": res.outcome, text: `${res.outcome} against the banker` }));
-    box.append(cell);
-  }
-  if (result && result.cancelled) box.append(el("div", { class: "outcome lose", text: `cancelled: ${result.cancelled}` }));
-  tickPaiGow(v);
-}
-
-function tickPaiGow(v) {
-  const r = v.round, cd = $("pg-countdown");
-  if (!r) return;
-  if (r.betting_open && v.paused) { cd.textContent = "betting paused"; cd.className = "countdown"; }
-  else if (r.betting_open) {
-    cd.textContent = `betting closes in ${secondsLeft(v, r.closes_at).toFixed(1)} s`; cd.className = "countdown open";
-  } else {
-    cd.className = "countdown";
-    cd.textContent = r.finished ? (v.result && v.result.cancelled ? "cancelled" : "settled")
-      : !r.dice ? "betting closed · waiting for the dice" : `dice known · ${r.cards_dealt} of 8 cards dealt`;
-  }
-}
-
-// Si Zhi Dao: seats, stacks, the pot and its layers, whose turn and until when, the tie
-// round's buy-ins, the showdown. A seat's cards are backs until its showdown.
-function renderSizhidao(v) {
-  const z = v.sizhidao || { seats: {}, game: null };
-  const g = z.game, d = g ? g.deal : null;
-  set("sz-game-id", g ? g.game_id : "");
-  set("sz-deal", d ? `deal ${d.deal_id} · ${d.phase}` : g ? "waiting for the deck" : "no game");
-  set("sz-leader", g ? g.leader : fmt(z.leader));
-  set("sz-pot", g ? g.pot : "–");
-  set("sz-level", d && d.level !== null ? d.level : "–");
-  set("sz-ties", g ? g.tie_rounds : "–");
-  const box = $("seats");
-  box.replaceChildren();
-  const seats = new Set([...Object.keys(z.seats), ...(g ? Object.keys(g.players) : [])]);
-  for (const seat of [...seats].sort()) {
-    const info = z.seats[seat] || {};
-    const account = info.account || (g ? g.players[seat] : "");
-    const cls = ["pos", "seat", seat];
-    if (d && d.turn === seat) cls.push("turn");
-    if (d && d.folded.includes(seat)) cls.push("folded");
-    const cell = el("div", { class: cls.join(" "), "data-seat": seat },
-      el("h3", { text: seat + ((g ? g.leader : z.leader) === seat ? " · leader" : "") }),
-      el("div", { class: "account", text: `${account}${info.connected === false ? " (disconnected)" : ""}` }),
-      el("div", { class: "stack", "data-stack": String(info.stack ?? ""), text: info.stack !== undefined ? `stack ${info.stack}` : "left the seat" }));
-    if (d && d.contestants.includes(seat)) {
-      const show = d.showdown ? d.showdown[seat] : null;
-      const cards = el("div", { class: "cards" });
-      if (show) {
-        const group = (name, cs, klass) => el("div", { class: `group ${name}`, "data-group": name },
-          el("span", { class: "label", text: `${name} · ${handName(klass)}` }), el("div", { class: "cards" }, ...cs.map(cardEl)));
-        cell.append(group("front", show.front, show.front_class), group("back", show.back, show.back_class));
-        if (show.auto) cell.append(el("div", { class: "note", text: "arranged automatically" }));
-      } else {
-        for (let i = 0; i < (d.cards[seat] || 0); i++) cards.append(backEl());
-        cell.append(cards);
-      }
-      const bits = [];
-      if (d.totals[seat] !== undefined) bits.push(`in ${d.totals[seat]}`);
-      if (d.folded.includes(seat)) bits.push("folded");
-      if (d.all_in.includes(seat)) bits.push("all-in");
-      if (d.arranged.includes(seat)) bits.push("arranged");
-      if (d.buy_ins && d.buy_ins[seat] !== undefined) bits.push(`bought in ${d.buy_ins[seat]}`);
-      cell.append(el("div", { class: "seat-state", text: bits.join(" · ") }));
-    } else if (g && g.players[seat]) {
-      cell.append(el("div", { class: "seat-state", text: "not in this deal" }));
-    }
-    box.append(cell);
-  }
-  const layerText = (la) => `${la.amount}: ${la.contestants ? la.contestants.join(" ") : la.tied.join(" ")}` +
-    (la.winner ? ` → ${la.winner}` : la.tied && la.tied.length ? ` · tied ${la.tied.join(" ")}` : "");
-  $("sz-layers").replaceChildren(...(d ? d.layers : []).map((la) => el("li", { "data-winner": la.winner || "", text: layerText(la) })));
-  $("sz-carried").replaceChildren(...(g ? g.carried : []).map((la) => el("li", { text: `${la.amount}: tied ${la.tied.join(" ")}` })));
-  const w = g ? g.buy_in : null;
-  set("sz-buyin-text", w ? `price ${w.price} · eligible ${w.eligible.join(" ") || "nobody"}` : "none open");
-  $("sz-buyin-answers").replaceChildren(...(w ? Object.values(w.answers) : []).map((a) =>
-    el("li", { "data-seat": a.seat, text: `${a.seat} ${a.declined ? "declined" : "bought in " + a.amount}${a.auto ? " (silence)" : ""}` })));
-  renderResults(z.history || []);
-  tickSizhidao(v);
-}
-
-function tickSizhidao(v) {
-  const z = v.sizhidao || {}, g = z.game, d = g ? g.deal : null, cd = $("sz-turn");
-  let text = g ? "" : "no game in progress", due = null;
-  if (g && g.buy_in) { text = "buy-in window"; due = g.buy_in.closes_at; }
-  else if (d && d.phase === "betting" && d.turn) { text = `${d.turn} to act`; due = d.decision_due; }
-  else if (d && d.phase === "arranging") { text = "arranging"; due = d.arrange_due; }
-  else if (d) text = d.phase === "dealing" ? `dealing · ${Object.values(d.cards).reduce((a, b) => a + b, 0)} cards out` : d.phase;
-  else if (g) text = "waiting for the deck";
-  if (due !== null && due !== undefined) text += v.paused ? " · clock stopped (paused)" : ` · ${secondsLeft(v, due).toFixed(1)} s left`;
-  cd.textContent = text;
-  cd.className = due !== null && !v.paused ? "countdown open" : "countdown";
-}
-
-// a results history instead of a bead road: game, winner, pot, tie rounds
-function renderResults(history) {
-  if (!changed("sz-results", JSON.stringify(history))) return;
-  const tbody = $("sz-results").querySelector("tbody");
-  tbody.replaceChildren(...[...history].reverse().map((h) => el("tr", { "data-game": h.game_id, class: h.cancelled ? "cancelled" : "" },
-    ...[h.game_id, h.cancelled ? `cancelled (${h.cancelled})` : (h.winners || []).join(" "), String(h.pot),
-      h.cancelled ? "–" : String(h.tie_rounds)].map((x) => el("td", { text: x })))));
-}
-
-async function renderPaiGowRoads(name, v) {
-  if (!changed("pg-roads", `${name}/${v.rounds_settled}`)) return;
-  const { body } = await api(`/api/tables/${encodeURIComponent(name)}/roads`);
-  if (name !== state.selected || !body.roads) return;
-  set("pg-roads-count", `${body.rounds} rounds`);
-  const box = $("pg-roads");
-  box.replaceChildren();
-  for (const [p, rd] of Object.entries(body.roads)) {
-    const div = el("div", { class: "road", "data-door": p }, el("h3", { text: p }));
-    div.insertAdjacentHTML("beforeend", rd.svg);  // drawn and escaped by the station
-    box.append(div);
-  }
-  $("banker-history").querySelector("tbody").replaceChildren(...(body.banker || []).map((b) =>
-    el("tr", { "data-round": b.round_id }, el("td", { text: b.round_id }),
-      el("td", {}, el("div", { class: "cards" }, ...b.cards.map(cardEl))),
-      el("td", { text: handName(b.hand) }), el("td", { text: String(b.points) }),
-      el("td", { text: b.beat.length ? b.beat.join(" ") : "no door" }))));
 }
 
 // A pause must be noticed even from another tab or across the room: the tab's title says
@@ -515,16 +287,8 @@ function render() {
   $("table").dataset.state = v.state;
   renderPanels(v);
   renderDiagram(v);
-  if (v.panel === "paigow") {
-    renderPaiGow(v);
-    renderPaiGowRoads(v.table, v).catch(console.error);
-  } else if (v.panel === "sizhidao") {
-    renderSizhidao(v);
-  } else {
-    renderShoe(v);
-    renderRound(v);
-    renderRoads(v.table, v).catch(console.error);
-  }
+  const p = panelOf(v);
+  if (p.render) p.render(v, ui);
   renderHealth(v);
   renderActions(v);
   clearStaleMessage(v);
@@ -538,13 +302,14 @@ function select(name) {
 }
 
 // ------------------------------------------------------------------ decisions
-// `extra`: what the action carries beside its name (the dice entry's two faces)
+// `extra`: what the action carries beside its name (fields a game's panel sends)
 async function decide(table, action, extra = {}) {
   const d = decisionsOf(state.views[table] || {})[action];
-  if (DANGER.has(action) && !window.confirm(`${ACTION_LABELS[action]} at table ${table}?` +
+  if (DANGER.has(action) && !window.confirm(`${labelOf(state.views[table], action)} at table ${table}?` +
     (d ? `\n\nThis will ${d.effect}.` : ""))) return;
   const msg = $("action-message");
-  const what = `${table} · ${ACTION_LABELS[action]}${extra.dice ? " " + extra.dice.join(" · ") : ""}`;
+  const fields = Object.values(extra).flat();
+  const what = `${table} · ${labelOf(state.views[table], action)}${fields.length ? " " + fields.join(" · ") : ""}`;
   msg.className = ""; msg.textContent = `${what}…`;
   state.message = null;
   try {
@@ -588,23 +353,9 @@ async function recall(table, roundId) {
     }
     box.append(hands);
   }
-  if (body.dice) box.append(el("p", { class: "dice", text: `dice ${body.dice.join(" · ")} · first door ${body.first_door}` }));
-  if (body.deals) {
-    for (const d of body.deals) {
-      box.append(el("h3", { text: `${d.deal_id}: ${d.contestants.join(" ")}` }));
-      if (d.showdown) {
-        const hands = el("div", { class: "hands" });
-        for (const [seat, a] of Object.entries(d.showdown)) {
-          hands.append(el("div", { class: `pos ${seat}`, "data-seat": seat }, el("h3", { text: seat }),
-            el("div", { class: "cards" }, ...a.front.map(cardEl)), el("div", { class: "cards" }, ...a.back.map(cardEl)),
-            el("div", { class: "hand", text: `${handName(a.front_class)} / ${handName(a.back_class)}${a.auto ? " · auto" : ""}` })));
-        }
-        box.append(hands);
-      }
-      if (d.layers) box.append(el("ul", {}, ...d.layers.map((la) => el("li", { text: `${la.amount}: ${la.contestants.join(" ")} → ${la.winner || "tied " + la.tied.join(" ")}` }))));
-    }
-    box.append(el("p", { class: "totals", text: body.status === "settled" ? `pot ${body.pot} · paid ${Object.entries(body.payouts).map(([a, n]) => `${a} ${n}`).join(" · ")}` : "every ante, bet and buy-in refunded" }));
-  }
+  // the game's own part of the recall (its dice, its deals...)
+  const game = panelOf(state.views[table]);
+  if (game.recall) game.recall(body, box, ui);
   const t = body.totals;
   if (t) box.append(el("p", { class: "totals", text: `${t.bets} bets · staked ${t.staked} · deducted ${t.deducted} · returned ${t.returned} · house ${t.house_net >= 0 ? "+" : ""}${t.house_net}` }));
   const list = (title, items, line) => {
@@ -724,16 +475,14 @@ async function main() {
     window.location = "/login";
   });
   $("recall-close").addEventListener("click", () => { $("recall-panel").hidden = true; });
-  $("pg-dice-form").addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    const form = ev.target;
-    if (!form.reportValidity()) return;
-    const faces = [$("pg-die-1"), $("pg-die-2")].map((i) => Number(i.value));
-    decide(form.dataset.table, "dice", { dice: faces });
-  });
+  for (const p of Object.values(panels)) if (p.setup) p.setup(ui);
   connect();
   setInterval(tickCountdown, 200);
   setInterval(refreshCamera, 300);
 }
+
+// what a game's panel draws with: the console's own helpers and state
+const ui = { el, $, set, fmt, api, cardEl, backEl, changed, decide, decisionsOf, handName, handText,
+  secondsLeft, state };
 
 main();

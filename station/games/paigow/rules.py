@@ -58,6 +58,7 @@ class PaiGow(Game):
     cards_per_round_fixed = 8
     # by name: the procedure needs the kernel's modules, the rules do not
     procedure_class = "station.games.paigow.procedure:PaiGowProcedure"
+    presentation = "station.games.paigow.panel:PaiGowPanel"
 
     @property
     def deck(self) -> Counter[Card]:

@@ -127,6 +127,7 @@ class PokDeng(Game):
     decks = 8
     # by name: the procedure needs the kernel's modules, the rules do not
     procedure_class = "station.games.pokdeng.procedure:PokDengProcedure"
+    presentation = "station.games.pokdeng.panel:PokDengPanel"
 
     def check_bet(self, spot: str, amount: int, held: Sequence[tuple[str, int]] = ()) -> int:
         """Pok Deng bets are independent of each other: `held` does not matter."""

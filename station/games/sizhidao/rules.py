@@ -24,6 +24,7 @@ class SiZhiDao(Game):
     deal_plan: tuple[str, ...] = ()
     # by name: the procedure needs the kernel's modules, the rules do not
     procedure_class = "station.games.sizhidao.procedure:SiZhiDaoProcedure"
+    presentation = "station.games.sizhidao.panel:SiZhiDaoPanel"
 
     def check_bet(self, spot: str, amount: Any, held: Sequence[tuple[str, int]] = ()) -> int:
         raise BetError("bad_spot", "a Si Zhi Dao table takes no bets: players act for a pot")

@@ -243,7 +243,10 @@ def _check(tx: Tx, s: str, problem: Any, require_closed: bool) -> dict[str, Any]
     return {
         "postings": int(n_postings),
         "wallets": count("SELECT COUNT(*) FROM accounts WHERE kind = 'wallet'"),
-        "tables": count("SELECT COUNT(DISTINCT table_id) FROM accounts WHERE kind = 'system'"),
+        # the tables that sent the ledger anything: a settlement process makes its default
+        # table's system accounts when it opens the ledger, which is no table of the studio
+        "tables": count("SELECT COUNT(*) FROM (SELECT table_id FROM entries UNION"
+                        " SELECT table_id FROM refusals) AS t"),
         "messages": count("SELECT COUNT(*) FROM entries"),
         "rounds_settled": count("SELECT COUNT(*) FROM rounds WHERE status = 'settled'"),
         "rounds_cancelled": count("SELECT COUNT(*) FROM rounds WHERE status = 'cancelled'"),

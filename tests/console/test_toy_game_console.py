@@ -1,0 +1,161 @@
+"""A fourth game presents itself with nothing of the station edited: the toy game
+(tests/core/toy_game.py), installed through the `dealer_station.games` entry point, brings
+its own console panel and road (tests/core/toy_panel/), and the console of a running toy
+table shows them in the real browser; a game that declares no presentation gets no panel
+and an empty road, never another game's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from station.core.inputs import US, read_trace
+from station.core.replay import settings_from_header
+from station.games import GAMES
+from station.live.table_station import TableStation
+from station.sim.script import TraceScript
+from tests.console.conftest import PASSWORDS
+from tests.console.console_page import as_shown, login, shot
+from tests.core.toy_game import HighCard
+from tests.core.toy_install import toy_game_installed
+from tests.waiting import wait_for
+
+
+@pytest.fixture
+def installed(tmp_path: Path) -> Iterator[None]:
+    assert "highcard" not in GAMES
+    with toy_game_installed(tmp_path / "site"):
+        assert "highcard" in GAMES  # found through its entry point alone
+        yield
+    assert "highcard" not in GAMES
+
+
+def _script(game: str = "highcard", table: str = "HC-01") -> TraceScript:
+    s = TraceScript(table=table)
+    s.header["game"] = game
+    s.zones = {"LEFT": [], "RIGHT": []}
+    s.wallet("u1", 1000).wallet("u2", 1000)
+    s.dealer("new_shoe").wait(1).supervisor("confirm_shuffle").wait(0.5).shoe("LOAD").wait(1)
+    # round 1: LEFT's ace beats RIGHT's three
+    s.open_round().bet("u1", "LEFT", 100).bet("u2", "RIGHT", 50).until_closed()
+    s.card("AS").wait(0.4).camera({"LEFT": ["AS"]}).wait(0.3)
+    s.card("3C").wait(0.4).camera({"RIGHT": ["3C"]}).wait(1)
+    s.camera({"LEFT": [], "RIGHT": []}).wait(1)
+    # round 2: two sevens push
+    s.open_round().bet("u1", "RIGHT", 200).until_closed()
+    s.card("7D").wait(0.4).camera({"LEFT": ["7D"]}).wait(0.3)
+    s.card("7H").wait(0.4).camera({"RIGHT": ["7H"]}).wait(1)
+    return s
+
+
+class _Table:
+    """A live toy table fed its script on a clock the test moves."""
+
+    def __init__(self, tmp: Path, game: str = "highcard", table: str = "HC-01") -> None:
+        header, self.inputs = read_trace(_script(game, table).write(tmp / f"{table}.jsonl"))
+        self.now = [1000.0]
+        self.station = TableStation(settings_from_header(header), tmp / f"{table}.sqlite",
+                                    clock=lambda: self.now[0])
+        self.station.start()
+
+    def run(self) -> None:
+        for inp in self.inputs:
+            if inp.kind == "end":
+                break
+            self.now[0] = 1000.0 + inp.t_us / US
+            self.station.submit(inp.kind, inp.value, inp.user, extra=inp.extra or None)
+        wait_for(lambda: self.station.core.rounds_settled == 2, 10,
+                 lambda: f"both toy rounds settled ({self.station.core.rounds_settled})")
+
+
+@pytest.fixture
+def toy_table(tmp_path: Path, installed: None) -> Iterator[_Table]:
+    t = _Table(tmp_path)
+    yield t
+    t.station.stop()
+
+
+def test_the_toy_games_road_and_panel_files_are_its_own(toy_table: _Table, serve: Any) -> None:
+    toy_table.run()
+    con = serve(toy_table)
+    c = con.client("sup1")
+    body = c.get("/api/tables/HC-01/roads").json()
+    assert body["panel"] == "highcard" and body["rounds"] == 2
+    left = body["roads"]["LEFT"]["beads"]
+    assert [(b["round_id"], b["outcome"], b["ring"], b["card"]) for b in left] == [
+        ("HC-01-S1-R1", "win", True, "AS"), ("HC-01-S1-R2", "tie", False, "7D")]
+    assert [b["outcome"] for b in body["roads"]["RIGHT"]["beads"]] == ["lose", "tie"]
+    assert 'data-position="LEFT"' in body["roads"]["LEFT"]["svg"]
+    page = c.get("/")
+    assert page.status_code == 200
+    for url in ("/games/highcard/panel.js", "/games/highcard/panel.css"):
+        assert url in page.text
+    js = c.get("/games/highcard/panel.js")
+    assert js.status_code == 200 and js.headers["content-type"].startswith("text/javascript")
+    assert "stationPanels" in js.text
+    assert 'id="hc-panel"' in page.text and 'id="hc-roads"' in page.text
+    # only this console's games are on its page; a file no game declares is not served
+    assert "/games/pokdeng/" not in page.text and 'data-panel="pokdeng"' not in page.text
+    assert c.get("/games/highcard/__init__.py").status_code == 404
+    assert c.get("/games/nosuchgame/panel.js").status_code == 404
+    recall = c.get("/api/tables/HC-01/rounds/HC-01-S1-R1").json()
+    assert recall["cards"] == {"LEFT": ["AS"], "RIGHT": ["3C"]} and "dice" not in recall
+
+
+@pytest.mark.browser
+def test_the_console_of_a_running_toy_table_shows_its_panel_and_road(
+        toy_table: _Table, serve: Any, page: Any) -> None:
+    from playwright.sync_api import expect
+
+    con = serve(toy_table)
+    login(page, con.url, "sup1", PASSWORDS["sup1"])
+    panel = page.locator("#hc-panel")
+    expect(panel).to_be_visible()
+    for other in ("pokdeng", "paigow", "sizhidao"):
+        assert page.locator(f'[data-panel="{other}"]').count() == 0
+    toy_table.run()
+    expect(page.locator("#hc-round-id")).to_have_text("HC-01-S1-R2")
+    left = page.locator('[data-hc-position="LEFT"]')
+    expect(left.locator(".card")).to_have_text(as_shown("7D"))
+    expect(left.locator(".outcome")).to_have_attribute("data-outcome", "tie")
+    road = page.locator('#hc-roads .road[data-position="LEFT"]')
+    expect(road.locator(".bead")).to_have_count(2)
+    expect(road.locator('.bead[data-round="HC-01-S1-R1"]')).to_have_attribute("data-ring", "1")
+    expect(road.locator('.bead[data-round="HC-01-S1-R1"]')).to_have_attribute("data-outcome", "win")
+    expect(road.locator('.bead[data-round="HC-01-S1-R2"]')).to_have_attribute("data-outcome", "tie")
+    expect(page.locator("#hc-road-count")).to_have_text("2 rounds")
+    shot(page, "toy-game-console")
+
+
+class PlainCard(HighCard):
+    """The toy game's rules without any presentation."""
+
+    name = "plaincard"
+    table_prefix = "PC-"
+    presentation = None
+
+
+def test_a_game_that_declares_no_presentation_gets_no_panel_and_an_empty_road(
+        tmp_path: Path, serve: Any) -> None:
+    GAMES["plaincard"] = PlainCard
+    t = _Table(tmp_path, "plaincard", "PC-01")
+    try:
+        t.run()
+        con = serve(t)
+        c = con.client("sup1")
+        body = c.get("/api/tables/PC-01/roads")
+        assert body.status_code == 200, body.text
+        assert body.json() == {"table": "PC-01", "panel": None, "shoe": None, "rounds": 0,
+                               "roads": {}}
+        assert c.get("/api/tables/PC-01").json()["panel"] is None
+        page = c.get("/").text
+        assert "data-panel=" not in page and "/games/" not in page
+        # its rounds are still recalled, as any dealt round is
+        recall = c.get("/api/tables/PC-01/rounds/PC-01-S1-R1").json()
+        assert recall["status"] == "settled" and recall["cards"]["LEFT"] == ["AS"]
+    finally:
+        t.station.stop()
+        del GAMES["plaincard"]

@@ -1,0 +1,35 @@
+"""The toy game's presentation (tests/core/toy_game.py), in its own package like any game's:
+a console panel of its own (panel.html, panel.js, panel.css) and a road of its own — one
+strip per position of the shoe, a bead per settled round, ringed when the position's card
+was an ace (the highest card of the game)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from station.games.bead_road import beads_svg
+from station.games.presentation import Presentation, Records, Road
+
+POSITIONS = ("LEFT", "RIGHT")
+
+
+class HighCardRoad(Road):
+    def read(self, records: Records, positions: list[str], shoe: int | None,
+             current_shoe: int | None) -> dict[str, Any]:
+        if shoe is None:
+            shoe = current_shoe
+        hands = [h for h in records(("hand",)) if h.get("shoe") == shoe]
+        roads = {}
+        for p in POSITIONS:
+            beads = [{"round_id": h["round_id"], "round": h.get("round"),
+                      "outcome": h["results"][p]["outcome"],
+                      "ring": h["cards"][p][0][0] == "A", "pair": False,
+                      "card": h["cards"][p][0]} for h in hands]
+            roads[p] = {"svg": beads_svg(beads, p, ring_means="an ace"), "beads": beads}
+        return {"shoe": shoe, "rounds": len(hands), "roads": roads}
+
+
+class HighCardPanel(Presentation):
+    panel = "highcard"
+    files = {"html": "panel.html", "road_html": "road.html", "js": "panel.js", "css": "panel.css"}
+    road_class = HighCardRoad

@@ -1,0 +1,80 @@
+"""A studio table with reservations on while the bus is down (docs/studio.md, "The bus
+down"): its bets are refused, recorded `insufficient_funds` (TRACES.md) with the ledger's
+`unavailable` journaled and told to the player, the alarm is up (the table's public state for
+the studio console, a metric) until the ledger answers again, and then bets are reserved and
+accepted. A real Pok Deng station, a real nats-server (stopped, then started) and a real
+PostgreSQL ledger behind the real settlement consumer."""
+
+from __future__ import annotations
+
+import pytest
+
+from station.core.inputs import US, parse_input
+from station.core.journal import Journal
+from station.core.settings import TableSettings
+from station.live.reservations import ReservationHealth
+from station.live.table_station import TableStation
+from station.metrics import REGISTRY
+from station.settlement.bus import Reserver
+from station.settlement.core import SettlementCore
+from station.studio.state import TableState
+from tests.studio.test_bus import RunningConsumer
+from tests.studio.test_reservation_keys import shoe
+
+pytestmark = pytest.mark.postgres
+TABLE = "PD-61"
+
+
+def test_bets_are_refused_unavailable_and_alarmed_while_the_bus_is_down(
+        tmp_path, local_nats, studio_ledger):
+    core = SettlementCore(studio_ledger)
+    core.apply({"key": "wallet:1", "kind": "wallet", "account": "A", "balance": 1000},
+               table="CAGE")
+    now = {"s": 0.0}
+    station = TableStation(TableSettings(table=TABLE, betting_seconds=10),
+                           tmp_path / "t.journal.sqlite", clock=lambda: now["s"],
+                           journal_sync="normal")
+    reserver = Reserver(local_nats.url, TABLE)
+    station.reserve_bet = lambda bet: reserver.reserve(bet, timeout_s=0.5)
+    station.reservation_health = ReservationHealth(TABLE)
+    state = TableState(station, None)
+    station.start()
+    consumer = None
+    gauge = REGISTRY.find("station_reservations_down")
+    try:
+        before, _ = shoe(4)
+        for n, line in enumerate(before):
+            inp = parse_input(line, n + 2)
+            now["s"] = inp.t_us / US
+            station.submit(inp.kind, inp.value, inp.user, extra=inp.extra or None)
+        local_nats.stop()  # the studio bus goes away while betting is open
+        refused = station.place_bets([{"account": "A", "spot": "P1", "amount": 100}])[0]
+        assert refused["type"] == "bet_rejected"
+        assert refused["reason"] == "insufficient_funds"  # the record keeps to TRACES.md
+        assert refused["ledger"] == "unavailable"  # what the player is told
+        down = state.state()["reservations"]
+        assert down["down"] and down["policy"] == "refuse" and down["refused_while_down"] == 1
+        assert gauge is not None and gauge.get(table=TABLE) == 1
+        local_nats.start()
+        consumer = RunningConsumer(core, local_nats.url)
+        consumer.wait_subscribed()
+        accepted = station.place_bets([{"account": "A", "spot": "P1", "amount": 100}])[0]
+        assert accepted["type"] == "bet_accepted", accepted
+        assert "ledger" not in accepted
+        assert state.state()["reservations"]["down"] is False
+        assert gauge.get(table=TABLE) == 0
+    finally:
+        station.stop()
+        reserver.close()
+        if consumer is not None:
+            consumer.stop()
+    # the journal keeps each of the ledger's answers as an input of the table
+    journal = Journal(tmp_path / "t.journal.sqlite")
+    try:
+        answers = [inp.value["answer"] for _, inp in journal.inputs()
+                   if inp.kind == "reservation_answer"]
+    finally:
+        journal.close()
+    assert answers == ["unavailable", "reserved"]
+    assert core.balances() == {"A": 800}  # the accepted bet alone is reserved (P1 deducts 2x)
+    core.close()
