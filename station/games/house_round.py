@@ -1,4 +1,4 @@
-"""One round against the house with dealt cards, as Pok Deng and Pai Gow run it
+"""One round against the house with dealt cards, as the house-banked games run it
 (PROCEDURE.md §3, §5, §6): betting opened by the dealer and closed by its countdown, the
 cards out and confirmed by the camera, validation and settlement, cancel and its refunds,
 the end of the shoe, and the decisions a screen offers, each judged by the check the
@@ -113,7 +113,7 @@ class HouseRound(DealtRounds, HouseBets, Procedure):
 
     def hand_facts(self) -> dict[str, Any]:
         """What the game's hand record and history say of the round between its cards and
-        its results (Pai Gow: the dice)."""
+        its results (the dice of a game that throws them)."""
         return {}
 
     def hand_proof(self) -> dict[str, Any]:
