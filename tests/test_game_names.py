@@ -35,7 +35,7 @@ OFFENDERS: dict[str, str] = {
     "station/games/house_bets.py": "shared bet helpers; comments and a default name the house games",
     # the kernel's core
     "station/core/settings.py": "Pai Gow's and Si Zhi Dao's settings are core fields (#22 item 3)",
-    "station/core/inputs.py": "the DICE zone parser and the dice action (#22 item 3)",
+    "station/core/inputs.py": "the DICE zone parser (#22 item 3: zone kinds)",
     "station/core/diagram.py": "procedure.md for Pok Deng, procedure-<game>.md otherwise",
     "station/core/machine.py": "a comment names Pok Deng's states",
     "station/core/view.py": "a comment names Pok Deng",

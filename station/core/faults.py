@@ -1,19 +1,25 @@
-"""Fault kinds of PROCEDURE.md §3 (the games add and reword theirs), what each means to the floor supervisor, and what the
-supervisor may do about it."""
+"""Fault kinds of PROCEDURE.md §3 (the games add and reword theirs), what each means to the
+floor supervisor, and what the supervisor may do about it.
+
+The words are templates: `{link_lost_seconds:g}` and the like name a table setting, and the
+kernel fills them with the table's own (`fault_words`), so the floor reads the numbers the
+table runs with, in the game's words."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
 
 # kind -> (what it means in words, the supervisor's options)
 FAULT_KINDS: dict[str, tuple[str, str]] = {
     "early_card": ("A card left the shoe when none was due.", "resume (card set aside), cancel"),
-    "extra_card": ("A 14th card was drawn in this round.", "cancel"),
+    "extra_card": ("A card beyond the round's deal was drawn.", "cancel"),
     "burn_count": ("A card appeared in a position zone while burn cards remain.",
                    "resume after correcting, cancel"),
     "order": ("Cards in the position zones do not follow the deal order.",
               "resume after correcting, cancel"),
-    "placement_timeout": ("For more than 5 s the camera saw a different number of dealt cards "
+    "placement_timeout": ("For more than {placement_timeout_seconds:g} s the camera saw a different number of dealt cards "
                           "than the shoe reported.", "resume, cancel"),
     "premature_reveal": ("A card was turned face up while betting is open.", "cancel"),
     "card_mismatch": ("Camera and shoe disagree on a card.", "resume after correcting, cancel"),
@@ -25,12 +31,13 @@ FAULT_KINDS: dict[str, tuple[str, str]] = {
                        "end the shoe, or resume"),
     "shoe_exhausted": ("The shoe is empty but the round still needs cards.", "cancel"),
     "device_fault": ("The shoe reports a hardware fault.", "resume when cleared, cancel"),
-    "link_lost": ("No valid frame from the shoe for 3 s.", "resume once the link is back, cancel"),
+    "link_lost": ("No valid frame from the shoe for {link_lost_seconds:g} s.", "resume once the link is back, cancel"),
     "shoe_rebooted": ("The shoe restarted (new boot id).",
                       "in a round: cancel; between rounds: resume"),
-    "camera_lost": ("No camera observation for 3 s while a round is open.",
+    "camera_lost": ("No camera observation for {camera_lost_seconds:g} s while a round is open.",
                     "resume once frames are back, cancel"),
-    "reveal_timeout": ("A revealed position was not confirmed by the camera within 60 s.",
+    "reveal_timeout": ("A revealed position was not confirmed by the camera within "
+                       "{reveal_timeout_seconds:g} s.",
                        "resume, cancel"),
 }
 
@@ -43,8 +50,18 @@ KERNEL_FAULT_KINDS: dict[str, tuple[str, str]] = {
                     "says where). Nothing is settled while it is paused.", "resume, cancel"),
 }
 
-#: kinds that only `cancel_round` (or `end_shoe` outside a round) can clear
-CANCEL_ONLY = frozenset({"extra_card", "premature_reveal", "foreign_card", "shoe_exhausted"})
+
+def fault_words(kinds: Mapping[str, tuple[str, str]], settings: Any) -> dict[str, tuple[str, str]]:
+    """The kinds' words with the table's settings filled in; a template that names no
+    setting of the table is an error naming the kind."""
+    values = {f.name: getattr(settings, f.name) for f in fields(settings)}
+    out = {}
+    for kind, words in kinds.items():
+        try:
+            out[kind] = tuple(w.format_map(values) for w in words)
+        except (KeyError, ValueError, IndexError) as e:
+            raise ValueError(f"fault kind {kind!r}: its words name no table setting ({e})") from None
+    return out  # type: ignore[return-value]
 
 
 @dataclass(slots=True)

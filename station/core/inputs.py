@@ -15,11 +15,10 @@ from typing import Any
 
 from firmware_bridge.tracefile import TraceFormatError, bytes_of_text, dumps, iter_objects
 from station.cards import CardError, parse_card
+from station.core.actions import ACTION_NAME, Action, payload_error
 from station.intake import IntakeError, check_bet, check_wallet
 
 US = 1_000_000
-#: every dealer action of every game (TRACES.md §1, §1.1); a game refuses the ones it has not
-DEALER_ACTIONS = frozenset({"new_shoe", "open_betting", "dice"})
 SUPERVISOR_ACTIONS = frozenset({"confirm_shuffle", "resume", "cancel_round", "end_shoe", "close_table"})
 INPUT_KEYS = ("shoe", "to_shoe", "camera", "dealer", "supervisor", "wallet", "bet", "player", "end")
 CAMERA_TOKENS = frozenset({"??", "XX", "CUT"})
@@ -144,13 +143,12 @@ def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None, *,
         except ValueError as e:
             raise TraceError(line_no, str(e)) from None
     elif kind == "dealer":
-        if value not in DEALER_ACTIONS:
+        # which actions a table takes, and the payload each carries, are its game's
+        # (`Procedure.actions`, checked by `read_trace`); the payload's meaning is the
+        # game's to judge when it comes (a refusal, not a bad line)
+        if not isinstance(value, str) or not ACTION_NAME.fullmatch(value):
             raise TraceError(line_no, f"unknown dealer action {value!r}")
-        if value == "dice":
-            # the faces are the game's to judge (`bad_dice` is a refusal, not a bad line)
-            if "dice" not in obj:
-                raise TraceError(line_no, "a dealer 'dice' line needs its 'dice'")
-            extra = {"dice": obj["dice"]}
+        extra = {k: v for k, v in obj.items() if k not in ("t", "dealer", "user")}
     elif kind == "supervisor":
         if value not in SUPERVISOR_ACTIONS:
             raise TraceError(line_no, f"unknown supervisor action {value!r}")
@@ -231,9 +229,15 @@ def read_trace(path: str | Path) -> tuple[TraceHeader, list[Input]]:
             continue
         inp = parse_input(obj, line_no, prev)
         assert takes is not None
-        dealer_actions, takes_players = takes
-        if inp.kind == "dealer" and inp.value not in dealer_actions:
-            raise TraceError(line_no, f"no dealer action {inp.value!r} at a {header.game} table")
+        actions, takes_players = takes
+        if inp.kind == "dealer":
+            action = actions.get(inp.value)
+            if action is None or action.role != "dealer":
+                raise TraceError(line_no, f"unknown dealer action {inp.value!r} at a "
+                                 f"{header.game} table")
+            wrong = payload_error(inp.value, action, inp.extra)
+            if wrong:
+                raise TraceError(line_no, wrong)
         if inp.kind == "player" and not takes_players:
             raise TraceError(line_no, f"a {header.game} table takes no 'player' lines")
         prev = inp.t_us
@@ -243,8 +247,8 @@ def read_trace(path: str | Path) -> tuple[TraceHeader, list[Input]]:
     return header, inputs
 
 
-def _inputs_of_game(game: str, line_no: int) -> tuple[frozenset[str], bool]:
-    """The dealer actions a game's table takes, and whether players act at it."""
+def _inputs_of_game(game: str, line_no: int) -> tuple[dict[str, Action], bool]:
+    """The actions a game's table takes, and whether players act at it."""
     from station.games import get_game  # the games plug into the core: looked up by name
     from station.games.base import Procedure
 
@@ -254,7 +258,7 @@ def _inputs_of_game(game: str, line_no: int) -> tuple[frozenset[str], bool]:
         raise TraceError(line_no, str(e)) from None
     if proc is None:
         raise TraceError(line_no, f"{game}: rules only, no table procedure to replay")
-    return frozenset(proc.dealer_actions), proc.player_handler is not Procedure.player_handler
+    return dict(proc.actions), proc.player_handler is not Procedure.player_handler
 
 
 def input_line(inp: Input) -> str:

@@ -31,8 +31,9 @@ from firmware_bridge.shoe.events import (
     Unread,
 )
 from station.cards import parse_card
+from station.core import refusals
 from station.core.bets import Bet, Purse
-from station.core.faults import KERNEL_FAULT_KINDS, STATION_ERROR, ActiveFault
+from station.core.faults import KERNEL_FAULT_KINDS, STATION_ERROR, ActiveFault, fault_words
 from station.core.inputs import US, Input, to_s
 from station.core.machine import build_machine
 from station.core.settings import TableSettings
@@ -75,9 +76,10 @@ class TableKernel:
         self.rounds_settled = 0
         self.history: list[dict[str, Any]] = []  # settled / cancelled rounds, newest last
         self.proc = self.game.procedure(self)
-        #: every kind a fault may have here, with its words: the game's and the kernel's own
-        self.fault_kinds: dict[str, tuple[str, str]] = {**KERNEL_FAULT_KINDS,
-                                                         **self.proc.fault_kinds}
+        #: every kind a fault may have here, with its words: the game's and the kernel's own,
+        #: with this table's settings in them
+        self.fault_kinds: dict[str, tuple[str, str]] = fault_words(
+            {**KERNEL_FAULT_KINDS, **self.proc.fault_kinds}, self.settings)
         missing = [t for t in KERNEL_TIMERS if t not in self.proc.timer_order]
         if missing:
             raise ValueError(f"{self.game.name}: timer_order must place {missing}")
@@ -470,22 +472,18 @@ class TableKernel:
             return
         handler(inp.user)
 
+    # each decision is refused by the checks of station/core/refusals.py, the same ones the
+    # decisions a screen offers are judged by
+
     def _supervisor_confirm_shuffle(self, user: str | None) -> None:
-        if self.state == "paused":
-            return self.refuse("confirm_shuffle", user, "paused: decide the fault first")
-        reason = self.proc.confirm_shuffle()
+        reason = refusals.confirm_shuffle(self) or self.proc.confirm_shuffle()
         if reason:
             self.refuse("confirm_shuffle", user, reason)
 
     def _supervisor_resume(self, user: str | None) -> None:
-        if self.state != "paused":
-            return self.refuse("resume", user, "the table is not paused")
-        for f in self.faults:
-            if f.cancel_only:
-                return self.refuse("resume", user, f"{f.kind} can only be cancelled")
-            why = self.condition_holds(f)
-            if why:
-                return self.refuse("resume", user, f"{f.kind}: {why}")
+        reason, _ = refusals.resume(self)
+        if reason:
+            return self.refuse("resume", user, reason)
         rid = self.proc.round_id() if self.proc.round_in_progress() else None
         self.proc.resuming(self.faults)
         self.faults.clear()
@@ -497,16 +495,13 @@ class TableKernel:
 
     def _supervisor_cancel_round(self, user: str | None) -> None:
         proc = self.proc
+        reason, _ = refusals.cancel_round(self)
+        if reason:
+            return self.refuse("cancel_round", user, reason)
         if not proc.round_in_progress():
-            if self.state != "paused":
-                return self.refuse("cancel_round", user, "no round in progress")
             # a fault outside a round (an early card, the first card, the link): there is no
-            # round to void. The checks of resume apply; a fault only cancel can clear ends
-            # the shoe, anything else ends the pause and nothing is dealt from it
-            for f in self.faults:
-                why = None if f.cancel_only else self.condition_holds(f)
-                if why:
-                    return self.refuse("cancel_round", user, f"{f.kind}: {why}")
+            # round to void. A fault only cancel can clear ends the shoe, anything else ends
+            # the pause and nothing is dealt from it
             ends_shoe = proc.cancel_outside_round(user)
             self.faults.clear()
             self.emit("resumed", round_id=None, user=user, action="cancel_round")
@@ -529,20 +524,18 @@ class TableKernel:
         return None
 
     def _supervisor_end_shoe(self, user: str | None) -> None:
-        if not self.proc.shoe_in_play():
-            return self.refuse("end_shoe", user, "no shoe in play")
-        if self.proc.round_in_progress():
-            return self.refuse("end_shoe", user, "a round is in progress: cancel it or finish it")
+        reason = refusals.end_shoe(self)
+        if reason:
+            return self.refuse("end_shoe", user, reason)
         self.faults = self._lasting()
         self.proc.end_shoe()
         if self.state == "paused" and not self.faults:
             self.trigger("shoe_ended")
 
     def _supervisor_close_table(self, user: str | None) -> None:
-        if self.proc.round_in_progress():
-            return self.refuse("close_table", user, "a round is in progress")
-        if self.state == "closed" or (self.table_closed and self.state == "paused"):
-            return self.refuse("close_table", user, "the table is already closed")
+        reason = refusals.close_table(self)
+        if reason:
+            return self.refuse("close_table", user, reason)
         self.faults = self._lasting()
         self.proc.end_shoe()
         self.table_closed = True

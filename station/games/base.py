@@ -24,6 +24,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from station.cards import ALL_CARDS, Card
+from station.core.actions import Action
 from station.core.skeleton import BURN, SKELETON_STATES
 from station.games.decisions import decision, ordered, supervisor_decisions
 
@@ -191,8 +192,20 @@ class Procedure(ABC):
     #: the table settings this game's procedure reads (written into journals and traces)
     settings_used: tuple[str, ...] = ()
 
-    #: the actions the dealer may send (TRACES.md `dealer` lines) at this game's table
+    #: the actions the table takes besides the supervisor's decisions (TRACES.md `dealer`
+    #: lines): who sends each, what its line carries, what it does. Each needs its handler
+    #: in `dealer_handlers`
+    actions: Mapping[str, Action] = {
+        "new_shoe": Action("start a new shoe: the supervisor then confirms the shuffle"),
+        "open_betting": Action("open the next round for bets"),
+    }
+    #: the names of the dealer's actions (derived from `actions`)
     dealer_actions: frozenset[str] = frozenset({"new_shoe", "open_betting"})
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "actions" in cls.__dict__:
+            cls.dealer_actions = frozenset(n for n, a in cls.actions.items() if a.role == "dealer")
 
     def __init__(self, table: TableKernel, game: Game) -> None:
         self.table = table
@@ -200,7 +213,9 @@ class Procedure(ABC):
 
     # ---- handler tables the kernel dispatches through
     def dealer_handlers(self) -> Mapping[str, Callable[[Any], None]]:
-        """dealer action -> handler(input); `new_shoe` is the kernel's own."""
+        """dealer action -> handler(input), `new_shoe` and `open_betting` included: the
+        kernel has no dealer action of its own (it starts the shoe's link watch when the
+        game's `new_shoe` calls `begin_shoe`), so an action missing here is refused."""
         return {}
 
     def timer_handlers(self) -> Mapping[str, Callable[[], None]]:
@@ -242,9 +257,18 @@ class Procedure(ABC):
         """In a cards-due state, whether a card is due now (the gate opens only then)."""
         return True
 
+    def shuffle_refusal(self) -> str | None:
+        """Why no shuffle can be confirmed now (None: `confirm_shuffle` takes it), the pause
+        aside; reading facts only. The kernel refuses with it and the decisions offered say
+        it (station/core/refusals.py)."""
+        if self.table.phase != "shuffling":
+            return "no new shoe is waiting for its shuffle check"
+        return None
+
     def confirm_shuffle(self) -> str | None:
-        """The supervisor confirms the shuffle; the refusal reason, or None when taken."""
-        return "no new shoe is waiting for its shuffle check"
+        """The supervisor confirms the shuffle (`shuffle_refusal` has let it); a refusal
+        reason still, or None when taken."""
+        return self.shuffle_refusal()
 
     def shoe_must_end(self) -> bool:
         """After a cancel: the shoe cannot go on (it is empty)."""
@@ -293,9 +317,6 @@ class Procedure(ABC):
     def end_shoe(self) -> None:
         """The shoe ends (supervisor's end_shoe, close_table, or the procedure itself)."""
 
-    def shoe_ended(self) -> bool:
-        return True
-
     def last_round(self) -> bool:
         """The current round (in progress or just ended) is the shoe's last."""
         return False
@@ -342,7 +363,7 @@ class Procedure(ABC):
         opens = {s for trig, sources, _ in self.dealer_transitions if trig == "open_betting"
                  for s in sources}
         out = supervisor_decisions(
-            self, shuffle_waiting=t.phase == "shuffling", shoe_label=None,
+            self, shoe_label=None,
             cancel_effect=f"void {self.round_word} {self.round_id()} and refund every bet of it")
         out.append(decision("new_shoe", "paused: the supervisor must decide first" if paused
                             else None if t.phase in self.new_shoe_sources

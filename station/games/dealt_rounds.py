@@ -12,6 +12,7 @@ from typing import Any
 
 from station.core.deal import dealt_cards
 from station.core.inputs import Input
+from station.games.decisions import PAUSED
 
 
 class DealtRounds:
@@ -53,12 +54,21 @@ class DealtRounds:
         return sum(len(dealt_cards(zones.get(p, []))) for p in self.game.positions)
 
     # ---- the dealer
-    def _dealer_new_shoe(self, inp: Input) -> None:
+    def new_shoe_refusal(self) -> str | None:
+        """What the dealer's new_shoe is refused with now: the table's answer and the
+        decision a screen offers."""
         t = self.table
         if t.state == "paused":
-            return t.refuse("new_shoe", None, "paused: the supervisor must decide first")
+            return PAUSED
         if t.phase not in ("idle", "closed"):
-            return t.refuse("new_shoe", None, self.in_play_refusal)
+            return self.in_play_refusal
+        return None
+
+    def _dealer_new_shoe(self, inp: Input) -> None:
+        t = self.table
+        reason = self.new_shoe_refusal()
+        if reason:
+            return t.refuse("new_shoe", None, reason)
         number = t.begin_shoe()
         self.shoe = self.new_shoe_state(number)
         if t.take_pending_load():

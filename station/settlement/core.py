@@ -453,8 +453,6 @@ class SettlementCore:
                 check_amount(amount)
                 check_amount(deducted)
                 game = self._game(key, m.get("game"))
-                if game.check_bet(m["spot"], amount) != deducted:
-                    break
                 digest = message_digest(m)
             except (SettlementRefused, AmountError, BetError, ValueError):
                 break
@@ -471,12 +469,20 @@ class SettlementCore:
             f"SELECT round_id FROM rounds WHERE table_id = ? AND round_id{frag}", [table, *params])}
         wallets = self._wallet_rows(tx, sorted({m["account"] for _, m, _, _ in run}))
         balance = {name: b for name, (_, b) in wallets.items()}
+        held = self._held_bets(tx, table, rounds)
         taken: list[tuple[str, Mapping[str, Any], Game, str, dict[str, Any]]] = []
         for key, m, game, digest in run:
             name = m["account"]
+            mine = held.setdefault((m["round_id"], name), [])
+            try:
+                if game.check_bet(m["spot"], m["amount"], tuple(mine)) != m["deducted"]:
+                    break
+            except BetError:
+                break
             if (m["round_id"] in closed or name not in wallets
                     or balance[name] < m["deducted"]):
                 break
+            mine.append((m["spot"], m["amount"]))
             balance[name] -= m["deducted"]
             result = {"key": key, "kind": "bet", "round_id": m["round_id"], "account": name,
                       "spot": m["spot"], "amount": m["amount"], "deducted": m["deducted"],
@@ -698,7 +704,10 @@ class SettlementCore:
             if amount > 0 and deducted > 0:
                 raise _refused_for_bounds(key, exc) from None
         try:
-            expected = game.check_bet(spot, amount)
+            # what the account already holds this round: a game's rules may weigh it (a
+            # bet on both sides of one door is no bet)
+            held = self._held_bets(tx, table, [round_id]).get((round_id, account), [])
+            expected = game.check_bet(spot, amount, tuple(held))
         except BetError as exc:
             raise SettlementRefused(key, "bad_bet", f"{exc.reason}: {exc}") from None
         if deducted != expected:
@@ -733,6 +742,18 @@ class SettlementCore:
             "amount": amount, "deducted": deducted, "balance": balance - deducted,
         }
         return result, round_id, record_bet
+
+    @staticmethod
+    def _held_bets(tx: Tx, table: str, rounds: list[str]) -> dict[tuple[str, str], list[tuple[str, int]]]:
+        """(round, account) -> the bets booked, as (spot, amount) in the order they came."""
+        frag, params = tx.in_list(rounds)
+        held: dict[tuple[str, str], list[tuple[str, int]]] = {}
+        for round_id, name, spot, amount in tx.execute(
+                "SELECT b.round_id, a.name, b.spot, b.amount FROM bets b"
+                " JOIN accounts a ON a.id = b.account_id"
+                f" WHERE b.table_id = ? AND b.round_id{frag} ORDER BY b.id", [table, *params]):
+            held.setdefault((round_id, name), []).append((spot, amount))
+        return held
 
     @staticmethod
     def _open_bets(tx: Tx, table: str, round_id: str) -> list[tuple]:

@@ -92,8 +92,9 @@ class TraceScript:
         self._last_camera = self.t
         return self
 
-    def dealer(self, action: str) -> TraceScript:
-        self._add(dealer=action)
+    def dealer(self, action: str, **payload: Any) -> TraceScript:
+        """A dealer line; `payload`: the fields the game's action carries."""
+        self._add(dealer=action, **payload)
         return self
 
     def supervisor(self, action: str, user: str = "sup1") -> TraceScript:

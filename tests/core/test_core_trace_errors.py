@@ -102,7 +102,8 @@ def test_lines_of_another_game_are_refused_with_their_line(tmp_path):
     from station.core.inputs import TraceError, read_trace
 
     head = '{"trace": 1, "table": "PD-01", "game": "pokdeng"}\n'
-    for line, words in (('{"t": 1, "dealer": "dice", "dice": [3, 4]}', "no dealer action 'dice'"),
+    for line, words in (('{"t": 1, "dealer": "dice", "dice": [3, 4]}',
+                         "unknown dealer action 'dice' at a pokdeng table"),
                         ('{"t": 1, "player": {"account": "u1", "action": "fold"}}',
                          "takes no 'player' lines")):
         p = tmp_path / "t.jsonl"

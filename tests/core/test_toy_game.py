@@ -109,3 +109,42 @@ def test_live_station_and_console(tmp_path):
         stop_console(server, thread)
         station.stop()
     assert get_game("highcard").name == "highcard"
+
+
+def test_an_action_of_its_own_through_the_kernel_and_replay(tmp_path):
+    """The toy game declares `extend_betting` with its payload: the trace format carries it,
+    replay reads it for this game alone, and the kernel hands it to the game's handler."""
+    import re
+
+    from station.core.inputs import TraceError
+    from station.core.replay import replay_records
+
+    s = TraceScript(table="HC-01")
+    s.header["game"] = "highcard"
+    s.wallet("u1", 1000)
+    s.dealer("new_shoe").wait(1).supervisor("confirm_shuffle").wait(0.5).shoe("LOAD").wait(1)
+    s.open_round().dealer("extend_betting", seconds=10).wait(1)
+    s.dealer("extend_betting", seconds=99).wait(1)  # the game's own judgement: refused
+    s.wait(14).bet("u1", "LEFT", 100)  # after the countdown's first end: still open
+    s.wait(10).bet("u1", "RIGHT", 100).end()  # after the extended end: closed
+    records = replay_records(s.write(tmp_path / "trace.jsonl"))
+    extended = of(records, "betting_extended")
+    assert len(extended) == 1 and extended[0]["closes_at"] - s.opened_at == 15 + 10
+    assert [r["reason"] for r in of(records, "action_refused")] == ["bad_seconds: 1 to 30"]
+    assert [r["spot"] for r in of(records, "bet_accepted")] == ["LEFT"]
+    assert [r["reason"] for r in of(records, "bet_rejected")] == ["betting_closed"]
+
+    # its line carries exactly its payload, and no other game takes it
+    for line, words in (('{"t": 9.0, "dealer": "extend_betting"}', "needs its 'seconds'"),
+                        ('{"t": 9.0, "dealer": "extend_betting", "seconds": 5, "x": 1}',
+                         "unknown fields ['x']")):
+        bad = tmp_path / "bad.jsonl"
+        lines = (tmp_path / "trace.jsonl").read_text().splitlines()
+        bad.write_text("\n".join([*lines[:6], line]) + "\n")
+        with pytest.raises(TraceError, match=re.escape(words)):
+            replay_records(bad)
+    other = tmp_path / "pokdeng.jsonl"
+    lines = (tmp_path / "trace.jsonl").read_text().splitlines()
+    other.write_text("\n".join([lines[0].replace('"highcard"', '"pokdeng"'), *lines[1:]]) + "\n")
+    with pytest.raises(TraceError, match="unknown dealer action 'extend_betting' at a pokdeng"):
+        replay_records(other)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from station.cards import Card, ShoeContents
+from station.core.actions import Action
 from station.core.bets import Bet, refund_lines
 from station.core.deal import DealTracker, dealt_cards
 from station.core.faults import FAULT_KINDS
@@ -111,8 +112,29 @@ class HighCardProcedure(Procedure):
         self.shoe: Shoe | None = None
         self.round: Round | None = None
 
+    #: an action of its own: the dealer gives the bettors more time, a line
+    #: `{"dealer": "extend_betting", "seconds": n}`
+    actions = {**Procedure.actions,
+               "extend_betting": Action("give the bettors more time before the close",
+                                        payload=("seconds",))}
+    EXTEND_MAX_S = 30
+
     def dealer_handlers(self):
-        return {"new_shoe": self._new_shoe, "open_betting": self._open_betting}
+        return {"new_shoe": self._new_shoe, "open_betting": self._open_betting,
+                "extend_betting": self._extend_betting}
+
+    def _extend_betting(self, inp: Input) -> None:
+        t, r = self.table, self.round
+        seconds = inp.extra.get("seconds")
+        if r is None or r.closed or r.finished or t.state == "paused":
+            return t.refuse("extend_betting", None, "betting is not open")
+        if isinstance(seconds, bool) or not isinstance(seconds, int) \
+                or not 1 <= seconds <= self.EXTEND_MAX_S:
+            return t.refuse("extend_betting", None, f"bad_seconds: 1 to {self.EXTEND_MAX_S}")
+        r.closes_us += t.us(seconds)
+        t.arm("betting_close", r.closes_us)
+        t.emit("betting_extended", round_id=r.round_id, closes_at=to_s(r.closes_us))
+        return None
 
     def timer_handlers(self):
         return {"betting_close": self._close}

@@ -297,3 +297,32 @@ def test_ledger_balances_command_prints_every_wallet(ledger):
         cwd=REPO, env=env_with_secret(), capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
     assert json.loads(done.stdout) == {"u1": 800, "u2": 5}
+
+
+def _paigow_bet(n: int, account: str, spot: str, amount: int) -> dict:
+    return {"key": f"bet:WZ-R1:{n}", "kind": "bet", "t": 1.0, "round_id": "WZ-R1",
+            "game": "paigow", "account": account, "spot": spot, "amount": amount,
+            "deducted": amount}
+
+
+@pytest.mark.parametrize("batched", [False, True], ids=["one_by_one", "in_one_batch"])
+def test_the_ledger_weighs_what_the_account_already_holds(core, batched):
+    """Pai Gow never takes WIN and LOSE on one door from one account: the ledger derives
+    that from the bets it has booked, as the table does, alone or in a run of bets."""
+    core.apply(wallet(1, "u1", 1000))
+    core.apply(wallet(2, "u2", 1000))
+    bets = [_paigow_bet(1, "u1", "SHUN_WIN", 100), _paigow_bet(2, "u2", "SHUN_LOSE", 100),
+            _paigow_bet(3, "u1", "SHUN_LOSE", 100)]
+    if batched:
+        outcome = core.apply_batch(bets)
+        assert [r["key"] for r in outcome.results] == ["bet:WZ-R1:1", "bet:WZ-R1:2"]
+        refused = outcome.refused
+    else:
+        core.apply(bets[0])
+        core.apply(bets[1])  # another account's LOSE on that door is its own
+        with pytest.raises(SettlementRefused) as err:
+            core.apply(bets[2])
+        refused = err.value
+    assert refused is not None and refused.reason == "bad_bet"
+    assert "conflict" in str(refused)
+    assert core.balances() == {"u1": 900, "u2": 900}

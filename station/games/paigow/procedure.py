@@ -13,14 +13,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from station.cards import Card, ShoeContents
-from station.core.bets import Bet, refund_lines
+from station.cards import Card
+from station.core.actions import Action
+from station.core.bets import Bet
 from station.core.deal import DealTracker
 from station.core.faults import FAULT_KINDS
 from station.core.inputs import Input, to_s
-from station.games.base import Procedure
-from station.games.dealt_rounds import DealtRounds
-from station.games.house_bets import HouseBets
+from station.games.decisions import decision
+from station.games.house_round import HouseRound, HouseRoundState, HouseShoe
 from station.games.paigow.rules import DICE_ZONE, deal_plan_for, first_door
 from station.games.paigow.view import round_doors
 
@@ -30,17 +30,15 @@ if TYPE_CHECKING:
 ROUNDS_PER_SHUFFLE = 2
 FAULTS = {k: v for k, v in FAULT_KINDS.items()
           if k not in ("burn_count", "cut_card_early", "premature_reveal")}
-FAULTS["dice_mismatch"] = ("the dealer's dice entry and the dice tray disagree for 5 s",
+FAULTS["extra_card"] = ("A 9th card was drawn in this round.", "cancel")
+FAULTS["dice_mismatch"] = ("the dealer's dice entry and the dice tray disagree for "
+                           "{dice_mismatch_seconds:g} s",
                            "resume after correcting (enter the dice again, or the camera sees "
                            "them right), cancel")
 
 
 @dataclass(slots=True)
-class ShuffleState:
-    number: int
-    contents: ShoeContents
-    confirmed: bool = False
-    loaded: bool = False
+class ShuffleState(HouseShoe):
     cards_out: int = 0
     rounds_opened: int = 0
     ended: bool = False
@@ -48,11 +46,7 @@ class ShuffleState:
 
 
 @dataclass(slots=True)
-class PaiGowRound:
-    number: int
-    round_id: str
-    opened_us: int
-    closes_us: int
+class PaiGowRound(HouseRoundState):
     closed: bool = False
     bets: list[Bet] = field(default_factory=list)
     entry: list[int] | None = None  # the dealer's latest dice entry
@@ -65,29 +59,23 @@ class PaiGowRound:
     finished: bool = False
 
 
-class PaiGowProcedure(DealtRounds, HouseBets, Procedure):
+class PaiGowProcedure(HouseRound):
     states = ("idle", "shuffling", "between_rounds", "betting", "dice", "dealing",
               "confirming", "paused", "closed")
     follow = {
         ("shuffling", "between_rounds"): "shuffle_confirmed_and_loaded",
         ("betting", "dice"): "betting_closes",
         ("dice", "dealing"): "dice_known",
-        ("dealing", "confirming"): "all_cards_out",
-        ("confirming", "between_rounds"): "hand_validated",
-        ("confirming", "idle"): "hand_validated",
-        ("between_rounds", "idle"): "shoe_ended",
-        ("shuffling", "idle"): "shoe_ended",
+        **HouseRound.round_follow("confirming"),
     }
-    dealer_transitions = (("open_betting", ("between_rounds",), "betting"),)
-    dealer_actions = frozenset({"new_shoe", "open_betting", "dice"})
+    actions = {**HouseRound.actions,
+               "dice": Action("enter the two faces thrown (the dice tray must show the same)",
+                              payload=("dice",))}
     round_phases = ("betting", "dice", "dealing", "confirming")
     closable = ("idle", "between_rounds", "shuffling")
     cards_due_states = frozenset({"dealing"})
-    betting_states = frozenset({"betting"})
     fault_kinds = FAULTS
     cancel_only = frozenset({"extra_card", "foreign_card", "shoe_exhausted"})
-    event_faults = frozenset({"early_card", "extra_card", "unread_card", "foreign_card",
-                              "device_fault", "shoe_rebooted"})
     timer_order = ("betting_close", "link", "camera", "dice_mismatch", "placement", "reveal")
     # betting closes at `closes_at` itself; the dice clock is `dice_mismatch` at 5 s (§6.2.4),
     # so at that instant the fault comes before an agreeing entry or observation
@@ -98,19 +86,26 @@ class PaiGowProcedure(DealtRounds, HouseBets, Procedure):
 
     in_play_refusal = "a shuffle is still in play"
     placement_seen = "{seen} cards on the doors"
+    validating_phase = "confirming"
+    zones_word = "door"
+    order_holds = "the door zones still do not follow the deal plan"
+    unread_holds = "no camera is fitted to read the card"
+    shoe_word = "shuffle"
+    shuffle_waiting_refusal = "no new shuffle is waiting for its check"
+    new_shoe_effect = "start a new shuffle of the 32 cards: the supervisor then checks it"
+    round_timers = (*HouseRound.round_timers, "dice_mismatch")
+    shoe_timers = (*HouseRound.shoe_timers, "dice_mismatch")
 
-    def __init__(self, table: Any, game: Any) -> None:
-        super().__init__(table, game)
-        self.shoe: ShuffleState | None = None
-        self.round: PaiGowRound | None = None
+    shoe_class = ShuffleState
+    shoe: ShuffleState | None
+    round: PaiGowRound | None
 
-    def new_shoe_state(self, number: int) -> ShuffleState:
-        return ShuffleState(number, ShoeContents(deck=self.game.deck))
+    def new_round(self, number: int, round_id: str, opened_us: int, closes_us: int) -> PaiGowRound:
+        return PaiGowRound(number, round_id, opened_us, closes_us)
 
     # ------------------------------------------------------------------ tables
     def dealer_handlers(self) -> dict[str, Any]:
-        return {"new_shoe": self._dealer_new_shoe, "open_betting": self._dealer_open_betting,
-                "dice": self._dealer_dice}
+        return {**super().dealer_handlers(), "dice": self._dealer_dice}
 
     def timer_handlers(self) -> dict[str, Any]:
         return {"betting_close": self._timer_betting_close, "dice_mismatch": self._timer_dice_mismatch,
@@ -118,11 +113,9 @@ class PaiGowProcedure(DealtRounds, HouseBets, Procedure):
 
     # ------------------------------------------------------------------ facts -> phase
     def phase(self) -> str:
-        s = self.shoe
-        if s is None or s.ended:
-            return "idle"
-        if not (s.confirmed and s.loaded):
-            return "shuffling"
+        before = self.shoe_phase()
+        if before:
+            return before
         r = self.round
         if r is None or r.finished:
             return "between_rounds"
@@ -139,22 +132,13 @@ class PaiGowProcedure(DealtRounds, HouseBets, Procedure):
                                            or (self.shoe is not None and self.shoe.empty))
 
     # ------------------------------------------------------------------ shoe
-    def on_load(self) -> None:
-        if self.shoe is not None:
-            self.shoe.loaded = True
+    def foreign_words(self, problem: str) -> str:
+        return ("a card that is not one of the 32" if "not a card of this deck" in problem
+                else "a second read of one card in this shuffle")
 
     def on_card(self, card: Card | None, code: str | None) -> None:
         t = self.table
-        shoe = self.shoe
-        if shoe is not None and not shoe.ended:
-            shoe.cards_out += 1
-            if card is not None:
-                problem = shoe.contents.draw(card, code)
-                if problem:
-                    why = ("a card that is not one of the 32" if "not a card of this deck" in problem
-                           else "a second read of one card in this shuffle")
-                    t.raise_fault("foreign_card", f"card {shoe.cards_out} of the shuffle cannot "
-                                  f"belong to it: {why}")
+        self._draw(card, code)
         ph = t.phase
         if ph != "dealing" and ph != "confirming":
             why = {"idle": "no shuffle is in play", "closed": "the table is closed",
@@ -196,23 +180,35 @@ class PaiGowProcedure(DealtRounds, HouseBets, Procedure):
         if t.phase == "between_rounds" and t.state != "paused":
             self.end_shoe()
 
-    def confirm_shuffle(self) -> str | None:
-        if self.table.phase != "shuffling" or self.shoe is None or self.shoe.confirmed:
-            return "no new shuffle is waiting for its check"
-        self.shoe.confirmed = True
+    # ------------------------------------------------------------------ dice
+    def dice_refusal(self) -> str | None:
+        """Why the dealer's dice entry is refused now, whatever its faces (the table's code;
+        `dice_words` says it to the floor)."""
+        r = self.round
+        if not self.round_in_progress() or r is None:
+            return "no_round"
+        if not r.closed:
+            return "betting_open"
+        if r.dice is not None:
+            return "dice_known"
         return None
 
-    # ------------------------------------------------------------------ dice
+    def dice_words(self, code: str | None) -> str | None:
+        r = self.round
+        if code == "dice_known" and r is not None and r.dice is not None:
+            return f"the dice are known ({r.dice[0]} and {r.dice[1]})"
+        return {"no_round": "no round in progress",
+                "betting_open": "betting is still open: the dice are thrown after the close",
+                }.get(code or "", code)
+
     def _dealer_dice(self, inp: Input) -> None:
         t = self.table
         r = self.round
-        faces = inp.extra.get("dice") if hasattr(inp, "extra") else None
-        if not self.round_in_progress() or r is None:
-            return t.refuse("dice", None, "no_round")
-        if not r.closed:
-            return t.refuse("dice", None, "betting_open")
-        if r.dice is not None:
-            return t.refuse("dice", None, "dice_known")
+        faces = inp.extra.get("dice")
+        reason = self.dice_refusal()
+        if reason:
+            return t.refuse("dice", None, reason)
+        assert r is not None
         try:
             first_door(faces if isinstance(faces, list | tuple) else ())
         except ValueError:
@@ -287,78 +283,21 @@ class PaiGowProcedure(DealtRounds, HouseBets, Procedure):
                               "dealt there", key=p)
 
     # ------------------------------------------------------------------ timers
-    def _timer_betting_close(self) -> None:
-        t = self.table
-        r = self.round
-        if r is None or r.closed:
-            return
-        r.closed = True
-        t.emit("betting_closed", round_id=r.round_id)
-
     # ------------------------------------------------------------------ dealer
-    def _open_betting_refusal(self) -> str | None:
-        """Why the dealer may not open betting now, the pause aside (the dealer's action
-        and the decisions offered say the same)."""
-        shoe, ph = self.shoe, self.table.phase
-        if ph in ("idle", "closed"):
-            return "no shuffle in play"
-        if ph == "shuffling":
+    def shoe_not_ready(self) -> str | None:
+        shoe = self.shoe
+        if self.table.phase == "shuffling":
             return "the shuffle is not confirmed and loaded"
-        if ph in self.round_phases:
-            return "a round is in progress"
         if shoe is not None and shoe.rounds_opened >= ROUNDS_PER_SHUFFLE:
             return "a shuffle serves two rounds"
-        if self.camera and self._position_card_count() > 0:
-            return "the door zones still hold cards"
-        return None
-
-    def _dealer_open_betting(self, inp: Input) -> None:
-        t = self.table
-        shoe = self.shoe
-        reason = "paused" if t.state == "paused" else self._open_betting_refusal()
-        if reason:
-            return t.refuse("open_betting", None, reason)
-        assert shoe is not None
-        shoe.rounds_opened += 1
-        n = shoe.rounds_opened
-        closes = t.now_us + t.us(t.settings.betting_seconds)
-        self.round = PaiGowRound(n, f"{t.table}-S{shoe.number}-R{n}", t.now_us, closes)
-        t.arm("betting_close", closes)
-        t.trigger("open_betting")
-        t.emit("round_open", round_id=self.round.round_id, shoe=shoe.number, round=n,
-               closes_at=to_s(closes))
-        t.watch_camera()
         return None
 
     # ------------------------------------------------------------------ decisions
-    def condition_holds(self, f: ActiveFault) -> str | None:
+    def game_condition_holds(self, f: ActiveFault) -> str | None:
         r = self.round
         if f.kind == "dice_mismatch" and self.round_in_progress() and r is not None and r.dice is None:
             return "the dice entry and the tray still disagree"
-        if f.kind == "order" and self.round_in_progress() and r is not None and r.deal is not None \
-                and not r.deal.zones_follow_plan(self.table.zones, self.table.settings.camera_lag_tolerant):
-            return "the door zones still do not follow the deal plan"
-        if f.kind == "card_mismatch" and self.round_in_progress() and r is not None \
-                and r.deal is not None and any(v is False for v in r.deal.confirmed.values()):
-            return "the camera still disagrees with the shoe"
-        if f.kind == "unread_card" and not self.camera:
-            return "no camera is fitted to read the card"
         return None
-
-    def is_cancel_only(self, kind: str, in_round: bool) -> bool:
-        if kind == "unread_card" and not self.camera:
-            return True
-        return super().is_cancel_only(kind, in_round)
-
-    def resuming(self, faults: list[ActiveFault]) -> None:
-        r = self.round
-        if r is None or r.deal is None or not self.round_in_progress():
-            return
-        for f in faults:
-            if f.kind == "unread_card":
-                for d in r.deal.cards:
-                    if d.card is None:
-                        r.deal.single_source.add(d.position)
 
     def on_resume(self) -> None:
         t = self.table
@@ -370,70 +309,10 @@ class PaiGowProcedure(DealtRounds, HouseBets, Procedure):
                 self._arm_reveal()
             self._check_zones()
 
-    def cancel_round(self, user: str | None, reason: str) -> None:
-        t = self.table
+    def hand_facts(self) -> dict[str, Any]:
         r = self.round
         assert r is not None
-        refunds = refund_lines(r.bets)
-        for b in r.bets:
-            t.credit(b.account, b.deducted)
-        r.finished = True
-        t.disarm("placement", "reveal", "camera", "betting_close", "dice_mismatch")
-        t.emit("round_cancelled", round_id=r.round_id, reason=reason, refunds=refunds, user=user)
-        t.message(f"cancel:{r.round_id}", "round_cancelled", round_id=r.round_id, reason=reason)
-        t.remember({"round_id": r.round_id, "shoe": self.shoe.number if self.shoe else 0,
-                    "round": r.number, "cancelled": reason, "t": to_s(t.now_us),
-                    "refunded": sum(b["returned"] for b in refunds), "bets": len(refunds)})
-
-    def end_shoe(self) -> None:
-        shoe = self.shoe
-        if shoe is None or shoe.ended:
-            return
-        shoe.ended = True
-        self.table.emit("shoe_end", shoe=shoe.number, rounds=shoe.rounds_opened,
-                        cards_out=shoe.cards_out)
-        self.table.disarm("placement", "reveal", "camera", "dice_mismatch")
-
-    # ------------------------------------------------------------------ validation
-    def after_input(self) -> None:
-        t = self.table
-        r = self.round
-        if r is None or r.finished or t.state == "paused" or t.phase != "confirming":
-            return
-        assert r.deal is not None
-        if not r.deal.all_read():
-            return
-        if self.camera and not all(r.deal.confirmed.get(p) for p in self.game.positions):
-            return
-        self._validate()
-
-    def _validate(self) -> None:
-        t = self.table
-        r = self.round
-        assert r is not None and r.deal is not None and self.shoe is not None
-        hands = r.deal.hands()
-        results = self.game.evaluate(hands)
-        validated_by = ["shoe", "camera"] if self.camera else ["shoe"]
-        cards = {p: [str(c) for c in cs] for p, cs in hands.items()}
-        t.emit("hand", round_id=r.round_id, shoe=self.shoe.number, round=r.number, cards=cards,
-               dice=r.dice, first_door=r.door, results=results, last_round=self.last_round(),
-               validated_by=validated_by)
-        settled = t.settle_bets(r.bets, lambda b: self.game.returned(b.spot, b.amount, hands))
-        t.emit("settlement", round_id=r.round_id, bets=settled)
-        t.message(f"hand:{r.round_id}", "hand", round_id=r.round_id, game=self.game.name,
-                  cards=cards, results=results, validated_by=validated_by, settlement=settled)
-        t.disarm("reveal", "placement", "camera")
-        r.finished = True
-        t.rounds_settled += 1
-        # the table's recent rounds in the public view (the doors are face up: nothing secret)
-        t.remember({"round_id": r.round_id, "shoe": self.shoe.number, "round": r.number,
-                    "cards": cards, "dice": r.dice, "first_door": r.door, "results": results,
-                    "validated_by": validated_by,
-                    "returned": sum(b["returned"] for b in settled),
-                    "deducted": sum(b["deducted"] for b in settled),
-                    "bets": len(settled), "t": to_s(t.now_us)})
-        if self.last_round():
-            self.end_shoe()
+        return {"dice": r.dice, "first_door": r.door}
 
     # ------------------------------------------------------------------ view
     def view(self) -> dict[str, Any]:
@@ -452,47 +331,9 @@ class PaiGowProcedure(DealtRounds, HouseBets, Procedure):
         return out
 
     # ------------------------------------------------------------------ decisions offered
-    def decisions(self) -> list[dict[str, Any]]:
-        """What the dealer and the supervisor may do now, with the reason for what they may
-        not: the same checks as `_dealer_new_shoe`, `_dealer_open_betting`, `_dealer_dice`
-        and the kernel's supervisor decisions (station/games/decisions.py)."""
-        from station.games.decisions import decision, ordered, supervisor_decisions
+    def dealer_decisions(self) -> list[dict[str, Any]]:
+        return [decision("dice", self.dice_words(self.dice_refusal()), self.actions["dice"].help)]
 
-        t = self.table
-        shoe, r = self.shoe, self.round
-        paused = t.state == "paused"
-        ph = t.phase
-        in_round = self.round_in_progress() and r is not None
-        if paused:
-            why = "paused: the supervisor must decide first"
-        elif ph not in ("idle", "closed"):
-            why = "a shuffle is still in play (End shoe first)"
-        else:
-            why = None
-        out = [decision("new_shoe", why,
-                        "start a new shuffle of the 32 cards: the supervisor then checks it")]
-        why = "paused: the supervisor must decide first" if paused else self._open_betting_refusal()
-        out.append(decision("open_betting", why, "open the next round for bets"))
-        if not in_round:
-            why = "no round in progress"
-        elif not r.closed:
-            why = "betting is still open: the dice are thrown after the close"
-        elif r.dice is not None:
-            why = f"the dice are known ({r.dice[0]} and {r.dice[1]})"
-        else:
-            why = None
-        out.append(decision("dice", why, "enter the two faces thrown (the dice tray must show "
-                            "the same)"))
-        cancel = ""
-        if in_round:
-            refund = (f"every bet refunded ({len(r.bets)} bets, "
-                      f"{sum(b.amount for b in r.bets)} staked)" if r.bets else "no bets to refund")
-            healthy = "" if paused else " although nothing is wrong with it"
-            cancel = f"void round {r.round_id}{healthy}: {refund}; its cards are not played"
-            if r.number >= ROUNDS_PER_SHUFFLE:
-                cancel += "; the shuffle ends (round 2)"
-        out += supervisor_decisions(
-            self, shuffle_waiting=ph == "shuffling" and shoe is not None and not shoe.confirmed,
-            cancel_effect=cancel,
-            shoe_label=f"shuffle {shoe.number}" if shoe is not None and not shoe.ended else None)
-        return ordered(out)
+    def cancel_note(self) -> str:
+        r = self.round
+        return "; the shuffle ends (round 2)" if r is not None and r.number >= ROUNDS_PER_SHUFFLE else ""

@@ -104,7 +104,7 @@ SZ_FAULT_KINDS: dict[str, tuple[str, str]] = {
     "premature_reveal": ("A card face up in a seat zone before the showdown.", "cancel"),
     "shoe_exhausted": FAULT_KINDS["shoe_exhausted"],
     "reveal_timeout": (
-        "A shown-down seat was not confirmed by the camera within 60 s.",
+        "A shown-down seat was not confirmed by the camera within {reveal_timeout_seconds:g} s.",
         "resume, cancel",
     ),
 }
@@ -126,6 +126,10 @@ class Deck:
     def ready(self) -> bool:
         return self.confirmed and self.loaded and not self.used and not self.ended
 
+
+#: the player refs a table remembers: the platform retries an action whose answer it lost
+#: within seconds (a station restart), while this many actions take a full table many minutes
+REFS_KEPT = 1000
 
 class SiZhiDaoProcedure(Procedure):
     states = (*ACTIVE_STATES, "paused", "closed")
@@ -193,7 +197,9 @@ class SiZhiDaoProcedure(Procedure):
         self.leftovers: dict[str, list[str]] = {}
         self.reveal_armed_deal: str | None = None
         self.clocks_stopped = False
-        #: (account, ref) -> the records that answered it: a retried action is not re-applied
+        #: (account, ref) -> the records that answered it: a retried action is not re-applied.
+        #: The latest REFS_KEPT only (oldest first): a game outlasts its shoes, so the
+        #: kernel's per-shoe clearing never comes, and every snapshot carries them
         self.refs: dict[tuple[str, str], list[dict[str, Any]]] = {}
         #: what the table made of the last player action (the platform API answers with it)
         self.last_answer: list[dict[str, Any]] = []
@@ -280,6 +286,8 @@ class SiZhiDaoProcedure(Procedure):
         self.last_answer = answer
         if ref is not None:
             self.refs[(account, ref)] = answer
+            while len(self.refs) > REFS_KEPT:
+                del self.refs[next(iter(self.refs))]
 
     # ------------------------------------------------------------------ dealer
     def _dealer_new_shoe(self, inp: Input) -> None:
@@ -312,12 +320,17 @@ class SiZhiDaoProcedure(Procedure):
         assert self.deck is not None
         self.deck.loaded = True
 
-    def confirm_shuffle(self) -> str | None:
+    def shuffle_refusal(self) -> str | None:
         deck = self.deck
         if deck is None or deck.ended or deck.used or deck.confirmed:
             return "no new shoe is waiting for its shuffle check"
-        deck.confirmed = True
         return None
+
+    def confirm_shuffle(self) -> str | None:
+        reason = self.shuffle_refusal()
+        if reason is None:
+            self.deck.confirmed = True
+        return reason
 
     # ------------------------------------------------------------------ the shoe's cards
     def on_card(self, card: Card | None, code: str | None) -> None:
@@ -614,8 +627,7 @@ class SiZhiDaoProcedure(Procedure):
             cancel = (f"void game {g.game_id}{healthy}: every ante, bet and buy-in refunded "
                       f"({pot} in the pot); the leader stays")
         out += supervisor_decisions(
-            self, shuffle_waiting=deck is not None and not deck.ended and not deck.used
-            and not deck.confirmed, cancel_effect=cancel,
+            self, cancel_effect=cancel,
             shoe_label=f"shoe {deck.number}" if deck is not None and not deck.ended else None)
         return ordered(out)
 
