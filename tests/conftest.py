@@ -8,8 +8,15 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 DATA = Path(__file__).parent / "data"
+
+# Property tests judge what the code answers, never how fast: hypothesis' default 200 ms
+# deadline per example failed rules tests while the machine ran a second suite beside them.
+settings.register_profile("station", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("station")
 TRACES = DATA / "traces"
 SHARED_TRACE_NAMES = ("clean_shoe", "noisy_shoe", "order_fault", "mismatch_cancel", "degraded_no_camera")
 
