@@ -32,8 +32,17 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-#: the journal reader a road or a recall is given: record types -> records, oldest first
+#: the journal reader a road or a recall is given: record types -> records, oldest first,
+#: only those the console may see (never a `private` record: PROCEDURE.md §4, §7.10)
 Records = Callable[[tuple[str, ...]], list[dict[str, Any]]]
+
+#: the console's roles and the kernel's own inputs each sends (PROCEDURE.md §1; the console's
+#: station/console/users.py ROLE_ACTIONS): a game's `role_actions` adds to these roles only,
+#: and never names one of these actions
+KERNEL_ROLE_ACTIONS: Mapping[str, frozenset[str]] = {
+    "supervisor": frozenset({"confirm_shuffle", "resume", "cancel_round", "end_shoe", "close_table"}),
+    "dealer": frozenset({"new_shoe", "open_betting"}),
+}
 
 
 class ActionBodyError(ValueError):

@@ -111,8 +111,11 @@ class HighCardProcedure(Procedure):
         self.shoe: Shoe | None = None
         self.round: Round | None = None
 
+    #: the kernel's two, and the dealer's call of a round's high card (its presentation's)
+    dealer_actions = frozenset({"new_shoe", "open_betting", "call"})
+
     def dealer_handlers(self):
-        return {"new_shoe": self._new_shoe, "open_betting": self._open_betting}
+        return {"new_shoe": self._new_shoe, "open_betting": self._open_betting, "call": self._call}
 
     def timer_handlers(self):
         return {"betting_close": self._close}
@@ -158,6 +161,14 @@ class HighCardProcedure(Procedure):
         t.emit("shoe_start", shoe=self.shoe.number)
         t.after_new_shoe()
         return None
+
+    def _call(self, inp: Input) -> None:
+        """The dealer calls the round's high card aloud: journaled beside the round, once
+        its cards are all dealt."""
+        r, t = self.round, self.table
+        if r is None or not r.deal.complete:
+            return t.refuse("call", None, "no round dealt to call")
+        t.emit("called", round_id=r.round_id, position=inp.extra.get("position"))
 
     def _open_betting(self, inp: Input) -> None:
         t = self.table
