@@ -19,7 +19,8 @@ it declares, and name no game:
 - **the roles' needs**: `role_actions`, the game's own actions per console role, and
   `action_body()`, the fields such an action carries;
 - **the player actions**: `check_player_action()` and `view_key`, the game's part of the
-  public view a player sees, and `player_page`, the page a person plays a seat with.
+  public view a player sees, `no_own_part()`, a player's own part before it has any, and
+  `player_page`, the page a person plays a seat with.
 
 A game that declares none gets this base: no panel, no road (an empty one, never another
 game's), the house round recall. This module imports nothing of the station above it.
@@ -164,6 +165,11 @@ class Presentation:
         return None
 
     # ---- the players
+    def no_own_part(self, account: str) -> dict[str, Any]:
+        """The `you` of a player's view before the table holds anything of the account's
+        own (no seat yet): the game's empty own part. The base: the account, no seat."""
+        return {"account": account, "seat": None}
+
     def check_player_action(self, data: Any, account: str | None) -> dict[str, Any]:
         """A player action's shape, as it is journaled; PlayerActionError otherwise."""
         raise PlayerActionError("players do not act at this table")

@@ -254,3 +254,19 @@ def test_a_games_road_and_recall_never_read_a_private_record(tmp_path: Path, ser
     finally:
         t.station.stop()
         del GAMES["peekcard"]
+
+
+def test_a_players_empty_own_part_is_the_games(toy_table: _Table) -> None:
+    from station.live.player_api import account_view
+
+    class Seated(Presentation):
+        view_key = "round"
+
+        def no_own_part(self, account: str) -> dict[str, Any]:
+            return {"account": account, "seat": None, "stack": 0}
+
+    game = HighCard()
+    assert account_view(toy_table.station, "u9", Presentation(game))["you"] == {
+        "account": "u9", "seat": None}
+    assert account_view(toy_table.station, "u9", Seated(game))["you"] == {
+        "account": "u9", "seat": None, "stack": 0}

@@ -90,6 +90,10 @@ class SiZhiDaoPanel(Presentation):
     player_page = "seat_page"
     player_files = {"seat.js": "text/javascript", "seat.css": "text/css"}
 
+    def no_own_part(self, account: str) -> dict[str, Any]:
+        # no seat yet: no cards, no deal of one's own
+        return {"account": account, "seat": None, "cards": [], "deal_id": None}
+
     def round_in_view(self, view: Mapping[str, Any]) -> str | None:
         return (((view.get(VIEW_KEY) or {}).get("game")) or {}).get("game_id")
 
