@@ -7,9 +7,9 @@ those parts set without importing the console (this module stands on its own, be
 data path, so the camera feed and the settlement worker can report without importing up):
 
     from station.metrics import REGISTRY
-    REGISTRY.gauge("station_camera_fps", "frames per second from the overhead camera").set(24.8, table="PD-01")
-    REGISTRY.summary("station_recognition_latency_seconds", "frame to zone reading").observe(0.031, table="PD-01")
-    REGISTRY.summary("station_settlement_latency_seconds", "hand to settlement ack").observe(0.012, table="PD-01")
+    REGISTRY.gauge("station_camera_fps", "frames per second from the overhead camera").set(24.8, table="T-01")
+    REGISTRY.summary("station_recognition_latency_seconds", "frame to zone reading").observe(0.031, table="T-01")
+    REGISTRY.summary("station_settlement_latency_seconds", "hand to settlement ack").observe(0.012, table="T-01")
 
 The console's device panel shows the camera figures from the same registry.
 """
