@@ -335,10 +335,12 @@ class Console:
         return str(self.table(name).station.settings.game)
 
     def finished_rounds(self, name: str) -> dict[str, dict[str, Any]]:
-        """round_id -> its `hand` or `round_cancelled` record: the rounds that are over
-        (at a pot table, game id -> its `game_settled` or `round_cancelled` record)."""
+        """round id (or game id) -> the record that ended it: the game's (a validated
+        `hand`, say: its presentation's `finished_types`) or the kernel's `round_cancelled`."""
+        types = tuple(dict.fromkeys((*presentation(self.game_of(name)).finished_types,
+                                     "round_cancelled")))
         out: dict[str, dict[str, Any]] = {}
-        for rec in self._records(name, ("hand", "round_cancelled", "game_settled")):
+        for rec in self._records(name, types):
             out[rec.get("round_id") or rec["game_id"]] = rec
         return out
 

@@ -135,17 +135,13 @@ async def api_rounds(request: Request) -> Response:
     c = console_of(request)
     name = request.path_params["table"]
     out = []
+    pres = presentation(c.game_of(name))
     for rid, rec in c.finished_rounds(name).items():
         item: dict[str, Any] = {"round_id": rid, "t": rec["t"],
                                 "status": "cancelled" if rec["type"] == "round_cancelled" else "settled"}
-        if rec["type"] == "hand":
-            item["shoe"], item["round"] = rec["shoe"], rec["round"]
-            # each position's outcome, or the hand of a position that has none
-            item["results"] = {p: x.get("outcome") or x.get("hand")
-                               for p, x in rec["results"].items()}
-        elif rec["type"] == "game_settled":
-            item["pot"] = rec["pot"]
-            item["payouts"] = rec["payouts"]
+        if rec["type"] != "round_cancelled":
+            # what the game shows of it: each position's outcome, say, or a pot's payouts
+            item.update(pres.finished_item(rec))
         else:
             item["reason"] = rec.get("reason")
             m = re.search(r"-S(\d+)-R(\d+)$", rid)

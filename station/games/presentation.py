@@ -15,6 +15,7 @@ it declares, and name no game:
 - **the view part**: the round or game in progress, the cards dealt per zone, what a zone
   shows publicly, the extra fields of a validated hand;
 - **the recall page**: `recall()`, or None for the house round recall the console knows;
+  and the list of rounds that are over: `finished_types`, `finished_item()`;
 - **the procedure's drawing**: `diagram()`, or None for the console's layout of its states;
 - **the roles' needs**: `role_actions`, the game's own actions per console role, and
   `action_body()`, the fields such an action carries;
@@ -138,6 +139,21 @@ class Presentation:
     def shown(self, view: Mapping[str, Any]) -> dict[str, list[str]]:
         """Zone -> the cards the public view has revealed there."""
         return {str(z): list(cs) for z, cs in ((view.get("round") or {}).get("revealed") or {}).items()}
+
+    # ---- the console's list of rounds
+    #: the record types that say a round (or a game) of this game is over, beside the
+    #: kernel's `round_cancelled`
+    finished_types: tuple[str, ...] = ("hand",)
+
+    def finished_item(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        """What the console's list of rounds shows of one that is over, from the record that
+        ended it (beside its id, time, status and frame; a cancel is the console's). The
+        base: a validated hand's shoe, round and each position's outcome (or its hand)."""
+        if record.get("type") != "hand":
+            return {}
+        return {"shoe": record.get("shoe"), "round": record.get("round"),
+                "results": {p: x.get("outcome") or x.get("hand")
+                            for p, x in (record.get("results") or {}).items()}}
 
     # ---- the procedure's drawing
     def diagram(self) -> str | None:

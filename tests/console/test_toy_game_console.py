@@ -270,3 +270,31 @@ def test_a_players_empty_own_part_is_the_games(toy_table: _Table) -> None:
         "account": "u9", "seat": None}
     assert account_view(toy_table.station, "u9", Seated(game))["you"] == {
         "account": "u9", "seat": None, "stack": 0}
+
+
+class WinnerPanel(Presentation):
+    """A presentation that names each finished round's winner in the console's list."""
+
+    def finished_item(self, record: Any) -> dict[str, Any]:
+        item = super().finished_item(record)
+        wins = [p for p, o in item.get("results", {}).items() if o == "win"]
+        return {**item, "winner": wins[0] if wins else None}
+
+
+class WinnerCard(HighCard):
+    name = "winnercard"
+    presentation = WinnerPanel
+
+
+def test_the_list_of_rounds_says_what_the_game_shows_of_each(tmp_path: Path, serve: Any) -> None:
+    GAMES["winnercard"] = WinnerCard
+    t = _Table(tmp_path, "winnercard", "HC-01")
+    try:
+        t.run()
+        rounds = serve(t).client("sup1").get("/api/tables/HC-01/rounds").json()["rounds"]
+        assert [(r["round_id"], r["status"], r["winner"], r["results"]) for r in rounds] == [
+            ("HC-01-S1-R2", "settled", None, {"LEFT": "tie", "RIGHT": "tie"}),
+            ("HC-01-S1-R1", "settled", "LEFT", {"LEFT": "win", "RIGHT": "lose"})]
+    finally:
+        t.station.stop()
+        del GAMES["winnercard"]
