@@ -8,8 +8,8 @@ table core, the camera feed, the bet API and the settlement worker can report wi
 importing up):
 
     from station.metrics import REGISTRY, CAMERA_FPS, RECOGNITION_LATENCY
-    REGISTRY.gauge(CAMERA_FPS, "frames per second from the overhead camera").set(24.8, table="PD-01")
-    REGISTRY.histogram(RECOGNITION_LATENCY).observe(0.031, table="PD-01")
+    REGISTRY.gauge(CAMERA_FPS, "frames per second from the overhead camera").set(24.8, table="T-01")
+    REGISTRY.histogram(RECOGNITION_LATENCY).observe(0.031, table="T-01")
 
 Labels are given at each use, as keywords; a metric keeps the label names of its first use.
 The latencies are histograms with buckets chosen for each (`BUCKETS`): an input journaled

@@ -3,9 +3,9 @@ words, not its module path, not a zone that only one game has. The games declare
 theirs (station/games/base.py, station/games/presentation.py) and the rest of the station
 renders it. Registry data (`BUILT_IN` in station/games/__init__.py) and docs/ are aside.
 
-`OFFENDERS` is the list of files that still name a game, each with the reason; it may only
-shrink: a file that names a game and is not on it fails, and so does a file on it that no
-longer names one (take it off the list)."""
+`OFFENDERS` is the list of files that still name a game, each with the reason and the names
+it holds; it may only shrink: a file that names a game and is not on it fails, so does a
+file on it that names more than its set, or less (shrink the set), or none (take it off)."""
 
 from __future__ import annotations
 
@@ -13,78 +13,143 @@ import ast
 import re
 from pathlib import Path
 
+from station.games import BUILT_IN
+
 ROOT = Path(__file__).parents[1]
-#: what is scanned: the station's own code and web files (docs/ and tests/ are aside)
-SCANNED = ("station", "firmware_bridge")
-SUFFIXES = (".py", ".js", ".html", ".css", ".json", ".toml", ".txt")
+#: what is scanned: the station's own code and web files, its benchmarks and scripts (docs/
+#: and tests/ are aside)
+SCANNED = ("station", "firmware_bridge", "bench", "scripts")
+SUFFIXES = (".py", ".js", ".html", ".css", ".json", ".toml", ".txt", ".sh")
 
 #: a game's name, its words, its module path (station.games.<game> contains the name)
-GAME_WORDS = re.compile(r"pok[\s_-]?deng|pai[\s_-]?gow|si[\s_-]?zhi[\s_-]?dao|high[\s_-]?card"
-                        r"|博丁|牌九|四支刀", re.IGNORECASE)
+GAME_WORDS = re.compile(r"pok[\s_-]*deng|pai[\s_-]*gow|si[\s_-]*zhi[\s_-]*dao|high[\s_-]*card"
+                        r"|wen[\s_-]*zhou|博丁|牌九|四支刀|温州", re.IGNORECASE)
 #: zones that only one game has, as a quoted name in code
 ONE_GAMES_ZONES = ("P1", "P2", "P3", "P4", "P5", "B", "BANKER", "SHUN", "CHU", "DAO", "DICE",
                    "S1", "S2", "S3", "S4", "S5", "S6", "S7")
 ZONE_LITERAL = re.compile(r"""["'](""" + "|".join(ONE_GAMES_ZONES) + r""")["']""")
+#: a table name of one game, by its prefix, as a quoted string in code ("PD-01")
+TABLE_PREFIX = re.compile(r"""["'](PD|WZ|SZ|PG)-""")
 
 #: the files that still name a game, and why (to be emptied: each game's piece moves into
 #: its package, or the file reads it from the contract)
-OFFENDERS: dict[str, str] = {
+OFFENDERS: dict[str, tuple[str, frozenset[str]]] = {
     # the contract and the shared game helpers: comments giving a game as the example
-    "station/games/base.py": "comments give Si Zhi Dao as the example of a hook",
-    "station/games/dealt_rounds.py": "shared round helpers; comments name the two house games",
-    "station/games/house_bets.py": "shared bet helpers; comments and a default name the house games",
+    "station/games/base.py": ("comments give Si Zhi Dao as the example of a hook",
+        frozenset(['si zhi dao'])),
+    "station/games/dealt_rounds.py": ("shared round helpers; comments name the two house games",
+        frozenset(['pai gow', 'pok deng'])),
+    "station/games/house_bets.py": ("shared bet helpers; comments and a default name the house games",
+        frozenset(['pai gow', 'pok deng', 'pokdeng'])),
     # the kernel's core
-    "station/core/settings.py": "Pai Gow's and Si Zhi Dao's settings are core fields (#22 item 3)",
-    "station/core/inputs.py": "the DICE zone parser (#22 item 3: zone kinds)",
-    "station/core/diagram.py": "procedure.md for Pok Deng, procedure-<game>.md otherwise",
-    "station/core/machine.py": "a comment names Pok Deng's states",
-    "station/core/view.py": "a comment names Pok Deng",
+    "station/core/settings.py": ("Pai Gow's and Si Zhi Dao's settings are core fields (#22 item 3)",
+        frozenset(['pai gow', 'pokdeng', 'si zhi dao', 'table PD-', 'wenzhou'])),
+    "station/core/inputs.py": ("the DICE zone parser and the dice action (#22 item 3)",
+        frozenset(["zone 'DICE'"])),
+    "station/core/diagram.py": ("procedure.md for Pok Deng, procedure-<game>.md otherwise",
+        frozenset(['pok deng', 'pokdeng'])),
+    "station/core/machine.py": ("a comment names Pok Deng's states",
+        frozenset(['pok deng'])),
+    "station/core/view.py": ("a comment names Pok Deng",
+        frozenset(['pok deng'])),
     # the live layer
-    "station/live/config.py": "the default game of a table config is pokdeng",
-    "station/live/bet_api.py": "an example spot P3 in the API's help text",
-    "station/live/recording.py": "a comment gives Si Zhi Dao as the game whose trace spans shoes",
-    "station/live/table_station.py": "a comment names Si Zhi Dao's settings_used",
-    "station/runtime.py": "a comment names Si Zhi Dao where players act",
+    "station/live/config.py": ("the default game of a table config is pokdeng",
+        frozenset(['pok deng', 'pokdeng', 'si zhi dao', 'table PD-'])),
+    "station/live/bet_api.py": ("an example spot P3 in the API's help text",
+        frozenset(["zone 'P3'"])),
+    "station/live/recording.py": ("a comment gives Si Zhi Dao as the game whose trace spans shoes",
+        frozenset(['si zhi dao'])),
+    "station/live/table_station.py": ("a comment names Si Zhi Dao's settings_used",
+        frozenset(['si zhi dao'])),
+    "station/runtime.py": ("a comment names Si Zhi Dao where players act",
+        frozenset(['si zhi dao'])),
     # settlement
-    "station/settlement/pot.py": "the pot game's money: its docstring names Si Zhi Dao",
-    "station/settlement/ledger/check.py": "a comment names Si Zhi Dao's pot",
-    "station/settlement/sim.py": "per-game probes and defaults of the settlement simulator",
+    "station/settlement/pot.py": ("the pot game's money: its docstring names Si Zhi Dao",
+        frozenset(['si zhi dao'])),
+    "station/settlement/ledger/check.py": ("a comment names Si Zhi Dao's pot",
+        frozenset(['si zhi dao'])),
+    "station/settlement/sim.py": ("per-game probes and defaults of the settlement simulator",
+        frozenset(['pai gow', 'pok deng', 'pokdeng', 'si zhi dao', 'table PD-'])),
     # the tools (#22 item 5: game tools in their packages)
-    "station/commands/camera.py": "a Pok Deng layout as the example",
-    "station/commands/demo.py": "a table of demos per game",
-    "station/commands/diagram.py": "the Pok Deng drawing's file name",
-    "station/commands/rtp.py": "a table of RTP runners per game",
-    "station/commands/settle.py": "per-game settle-line parsing",
-    "station/commands/sim_shoe.py": "per-game shoe simulator decks",
-    "station/commands/soak.py": "a table of soak scripts per game",
-    "station/commands/studio.py": "per-game studio tables and prefixes",
-    "station/sim/dealer.py": "Pok Deng's scripted dealer",
-    "station/sim/paigow_dealer.py": "Pai Gow's scripted dealer, outside its package",
-    "station/sim/paigow_script.py": "Pai Gow's trace script, outside its package",
-    "station/sim/paigow_session.py": "Pai Gow's session script, outside its package",
-    "station/sim/script.py": "Pok Deng's trace script defaults",
-    "station/sim/sizhidao_bots.py": "Si Zhi Dao's bots, outside its package",
-    "station/sim/sizhidao_demo.py": "Si Zhi Dao's demo, outside its package",
-    "station/sim/sizhidao_soak.py": "Si Zhi Dao's soak, outside its package",
-    "station/sim/soak.py": "Pok Deng's and Pai Gow's soak sessions",
-    "station/sim/studio.py": "per-game studio scripts",
-    "station/studio/scripts.py": "per-game studio scripts",
-    "station/studio/state.py": "the studio's Si Zhi Dao state",
-    "station/studio/tables.py": "the studio's default game and Si Zhi Dao tables",
+    "station/commands/camera.py": ("Pok Deng's layout and a dice tray as the help's examples",
+        frozenset(['pokdeng', "zone 'B'", "zone 'P1'", "zone 'P2'", "zone 'DICE'"])),
+    "station/commands/demo.py": ("a table of demos per game",
+        frozenset(['pai gow', 'paigow', 'pokdeng', 'sizhidao'])),
+    "station/commands/diagram.py": ("the Pok Deng drawing's file name",
+        frozenset(['pok deng', 'pokdeng'])),
+    "station/commands/rtp.py": ("a table of RTP runners per game",
+        frozenset(['pai gow', 'paigow', 'pok deng', 'pokdeng', 'wenzhou'])),
+    "station/commands/settle.py": ("per-game settle-line parsing",
+        frozenset(['pai gow', 'paigow', 'pok deng', 'pokdeng', 'si zhi dao', 'sizhidao', 'wenzhou', "zone 'B'", "zone 'P1'"])),
+    "station/commands/sim_shoe.py": ("per-game shoe simulator decks",
+        frozenset(['pai gow', 'paigow', 'pok deng', 'pokdeng', 'wenzhou'])),
+    "station/commands/soak.py": ("a table of soak scripts per game",
+        frozenset(['paigow', 'pokdeng', 'sizhidao'])),
+    "station/commands/studio.py": ("per-game studio tables and prefixes",
+        frozenset(['pai gow', 'pokdeng', 'wenzhou'])),
+    "station/sim/dealer.py": ("Pok Deng's scripted dealer",
+        frozenset(['pai gow', 'pokdeng', "zone 'P1'"])),
+    "station/sim/paigow_dealer.py": ("Pai Gow's scripted dealer, outside its package",
+        frozenset(['pai gow', 'paigow', 'pok deng', 'wenzhou', "zone 'BANKER'", "zone 'CHU'", "zone 'DAO'", "zone 'DICE'", "zone 'SHUN'"])),
+    "station/sim/paigow_script.py": ("Pai Gow's trace script, outside its package",
+        frozenset(['pai gow', 'paigow', 'table WZ-', 'wenzhou', "zone 'BANKER'", "zone 'CHU'", "zone 'DAO'", "zone 'DICE'", "zone 'SHUN'"])),
+    "station/sim/paigow_session.py": ("Pai Gow's session script, outside its package",
+        frozenset(['pai gow', 'paigow', 'wenzhou', "zone 'DICE'"])),
+    "station/sim/script.py": ("Pok Deng's trace script defaults",
+        frozenset(['pok deng', 'pokdeng', 'table PD-'])),
+    "station/sim/sizhidao_bots.py": ("Si Zhi Dao's bots, outside its package",
+        frozenset(['si zhi dao', 'sizhidao'])),
+    "station/sim/sizhidao_demo.py": ("Si Zhi Dao's demo, outside its package",
+        frozenset(['si zhi dao', 'sizhidao', 'table SZ-'])),
+    "station/sim/sizhidao_soak.py": ("Si Zhi Dao's soak, outside its package",
+        frozenset(['si zhi dao', 'sizhidao', 'table SZ-'])),
+    "station/sim/soak.py": ("Pok Deng's and Pai Gow's soak sessions",
+        frozenset(['pai gow', 'paigow', 'pokdeng', 'table PD-', 'table WZ-', 'wenzhou', "zone 'BANKER'", "zone 'CHU'", "zone 'DAO'", "zone 'P1'", "zone 'P2'", "zone 'SHUN'"])),
+    "station/sim/studio.py": ("per-game studio scripts",
+        frozenset(['pai gow', 'paigow', 'pok deng', 'pokdeng', 'table PD-', 'table WZ-', 'wenzhou', "zone 'P1'", "zone 'P2'", "zone 'P3'", "zone 'P4'", "zone 'P5'"])),
+    "station/studio/scripts.py": ("per-game studio scripts",
+        frozenset(['pai gow', 'paigow', 'pok deng', 'pokdeng', 'si zhi dao', 'sizhidao', 'wenzhou', "zone 'BANKER'", "zone 'CHU'", "zone 'DAO'", "zone 'DICE'", "zone 'P1'", "zone 'P2'", "zone 'SHUN'"])),
+    "station/studio/state.py": ("the studio's Si Zhi Dao state",
+        frozenset(['si zhi dao', 'sizhidao'])),
+    "station/studio/tables.py": ("the studio's default game and Si Zhi Dao tables",
+        frozenset(['pokdeng', 'si zhi dao'])),
     # the firmware bridge (#22 items 3 and 5: camera layouts and zone kinds per game)
-    "firmware_bridge/camera/layout.py": "GAME_ZONES: each game's camera layout",
-    "firmware_bridge/camera/accuracy.py": "Pok Deng's zones in the accuracy sample",
-    "firmware_bridge/camera/dice_accuracy.py": "Pai Gow's dice accuracy sample",
-    "firmware_bridge/camera/scene.py": "the synthetic scene's default game and DICE tray",
-    "firmware_bridge/cards.py": "comments name the games whose shoes it models",
-    "firmware_bridge/shoe/simulator.py": "comments name the games' decks",
-    "firmware_bridge/shoe/trace.py": "the default game of a shoe trace",
+    "firmware_bridge/camera/layout.py": ("Pok Deng's layout as the default a tool without games reads",
+        frozenset(['pok deng', 'pokdeng', "zone 'B'", "zone 'P1'", "zone 'P2'", "zone 'P3'", "zone 'P4'", "zone 'P5'"])),
+    "firmware_bridge/camera/accuracy.py": ("Pok Deng's zones in the accuracy sample",
+        frozenset(["zone 'B'", "zone 'P1'", "zone 'P2'", "zone 'P3'", "zone 'P4'", "zone 'P5'"])),
+    "firmware_bridge/camera/dice_accuracy.py": ("Pai Gow's dice accuracy sample",
+        frozenset(['paigow'])),
+    "firmware_bridge/camera/scene.py": ("the synthetic scene's default game and DICE tray",
+        frozenset(['pai gow', 'pokdeng', "zone 'DICE'"])),
+    "firmware_bridge/cards.py": ("comments name the games whose shoes it models",
+        frozenset(['pai gow', 'pok deng'])),
+    "firmware_bridge/shoe/simulator.py": ("comments name the games' decks",
+        frozenset(['pai gow', 'pok deng'])),
+    "firmware_bridge/shoe/trace.py": ("the default game of a shoe trace",
+        frozenset(['pokdeng'])),
+    # the benchmarks: each measures one game's piece, beside its baseline
+    "bench/bench_camera.py": ("a section per game's table: Pok Deng's, Pai Gow's, Si Zhi Dao's scenes",
+        frozenset(['pok deng', 'pokdeng', 'pai gow', 'paigow', 'sizhidao',
+                   "zone 'B'", "zone 'P1'", "zone 'P2'", "zone 'P3'", "zone 'P4'", "zone 'P5'"])),
+    "bench/camera_seats.py": ("the Si Zhi Dao 4K seat frame of the camera benchmark",
+        frozenset(['sizhidao'])),
+    "bench/bench_dice.py": ("Pai Gow's dice tray and doors as the benchmark's scene",
+        frozenset(['pai gow', 'paigow', "zone 'BANKER'", "zone 'CHU'", "zone 'DAO'", "zone 'SHUN'"])),
+    "bench/bench_rules.py": ("Pok Deng's rules as the benchmark's rules",
+        frozenset(['pok deng', 'pokdeng', "zone 'P1'"])),
+    "bench/bench_settlement.py": ("Pok Deng's spots and table as the benchmark's settlement",
+        frozenset(['pokdeng', 'table PD-', "zone 'B'", "zone 'P1'", "zone 'P2'", "zone 'P3'", "zone 'P4'", "zone 'P5'"])),
+    "bench/bench_sizhidao.py": ("Si Zhi Dao's table and seats as the benchmark's game",
+        frozenset(['si zhi dao', 'sizhidao', 'table SZ-', "zone 'S1'", "zone 'S3'", "zone 'S5'"])),
 }
 
 
 def _is_a_games_own(rel: Path) -> bool:
+    """A file in the package of a game of the station's (station/games/<name>/): only there
+    may a game be named."""
     parts = rel.parts
-    return len(parts) > 3 and parts[:2] == ("station", "games") and (ROOT / Path(*parts[:3])).is_dir()
+    return len(parts) > 3 and parts[:2] == ("station", "games") and parts[2] in BUILT_IN
 
 
 def _registry_data_aside(rel: Path, text: str) -> str:
@@ -100,40 +165,59 @@ def _registry_data_aside(rel: Path, text: str) -> str:
     return "".join(lines)
 
 
-def names_a_game(rel: Path) -> list[str]:
-    """What in the file names a game (empty: nothing)."""
-    text = _registry_data_aside(rel, (ROOT / rel).read_text(encoding="utf-8", errors="replace"))
-    found = sorted({m.group(0).lower() for m in GAME_WORDS.finditer(text)})
-    found += sorted({f"zone {m.group(1)!r}" for m in ZONE_LITERAL.finditer(text)})
+def names_in(text: str) -> set[str]:
+    """What in a text names a game: its words, a zone of one game's, a table's prefix."""
+    found = {re.sub(r"[\s_-]+", " ", m.group(0).lower()) for m in GAME_WORDS.finditer(text)}
+    found |= {f"zone {m.group(1)!r}" for m in ZONE_LITERAL.finditer(text)}
+    found |= {f"table {m.group(1)}-" for m in TABLE_PREFIX.finditer(text)}
     return found
 
 
-def offenders() -> dict[str, list[str]]:
+def names_a_game(rel: Path, root: Path = ROOT) -> list[str]:
+    """What in the file names a game (empty: nothing)."""
+    text = _registry_data_aside(rel, (root / rel).read_text(encoding="utf-8", errors="replace"))
+    return sorted(names_in(text))
+
+
+def offenders(root: Path = ROOT) -> dict[str, list[str]]:
     out = {}
     for base in SCANNED:
-        for path in sorted((ROOT / base).rglob("*")):
-            rel = path.relative_to(ROOT)
+        for path in sorted((root / base).rglob("*")):
+            rel = path.relative_to(root)
             if not path.is_file() or path.suffix not in SUFFIXES or _is_a_games_own(rel):
                 continue
             if "__pycache__" in rel.parts:
                 continue
-            found = names_a_game(rel)
+            found = names_a_game(rel, root)
             if found:
                 out[rel.as_posix()] = found
     return out
 
 
+def unlisted(found: dict[str, list[str]]) -> dict[str, list[str]]:
+    """What each file names beyond what OFFENDERS allows it (a file not on the list: all)."""
+    out = {}
+    for f, names in found.items():
+        more = sorted(set(names) - (OFFENDERS[f][1] if f in OFFENDERS else frozenset()))
+        if more:
+            out[f] = more
+    return out
+
+
 def test_no_file_outside_a_games_package_names_a_game():
-    found = offenders()
-    new = {f: what for f, what in found.items() if f not in OFFENDERS}
-    assert not new, "these files name a game; let the game declare it instead:\n" + "\n".join(
-        f"{f}: {', '.join(what)}" for f, what in sorted(new.items()))
+    new = unlisted(offenders())
+    assert not new, "these files name a game (or one more of its words) than OFFENDERS " \
+        "allows; let the game declare it instead:\n" + "\n".join(
+            f"{f}: {', '.join(what)}" for f, what in sorted(new.items()))
 
 
 def test_the_list_of_offenders_only_shrinks():
     found = offenders()
     gone = sorted(f for f in OFFENDERS if f not in found)
     assert not gone, f"these files no longer name a game: take them off OFFENDERS: {gone}"
+    fewer = {f: sorted(names - set(found[f])) for f, (_, names) in OFFENDERS.items()
+             if f in found and names - set(found[f])}
+    assert not fewer, f"these files name less than OFFENDERS says: shrink their sets: {fewer}"
 
 
 def test_the_console_and_the_player_api_name_no_game():
@@ -149,9 +233,43 @@ def test_the_scan_sees_a_game_named():
     """The scan itself can fail: each kind of naming is caught."""
     for line, caught in [('import station.games.paigow.bets', "paigow"),
                          ('# at a Si Zhi Dao table', "si zhi dao"),
+                         ('# a Si-Zhi Dao or si  zhi_dao table', "si zhi dao"),
+                         ('# Pai  Gow, Pai-Gow, pai__gow', "pai gow"),
+                         ('# Wenzhou Pai Gow', "wenzhou"),
+                         ('# 温州牌九', "温州"),
                          ('zone = "DICE"', "zone 'DICE'"),
+                         ('table = "PD-01"', "table PD-"),
+                         ("name = f'SZ-{i:02d}'", "table SZ-"),
                          ('if game == "pokdeng":', "pokdeng")]:
-        found = sorted({m.group(0).lower() for m in GAME_WORDS.finditer(line)})
-        found += [f"zone {m.group(1)!r}" for m in ZONE_LITERAL.finditer(line)]
-        assert caught in found, (line, found)
-    assert not GAME_WORDS.search("a pot game's seats") and not ZONE_LITERAL.search('"BURN"')
+        assert caught in names_in(line), (line, names_in(line))
+    assert not names_in("a pot game's seats, zone \"BURN\", table \"T-01\", CPD-1, 'APD-'")
+
+
+def test_the_scan_finds_a_seeded_offender_in_a_tree(tmp_path: Path) -> None:
+    """offenders() on a tree of its own: a game named in the kernel, a bench and a script is
+    found; a game's own package and the registry's table are not; a package of a name that
+    is no game of the station's is scanned like the rest."""
+    files = {
+        "station/core/seeded.py": 'DEFAULT = "pokdeng"\n',
+        "station/console/page.js": "const t = 'WZ-01';\n",
+        "bench/bench_seeded.py": "# Pai-Gow dice\n",
+        "scripts/seed.sh": "echo wenzhou\n",
+        "station/games/pokdeng/rules.py": "# Pok Deng's own rules\n",
+        "station/games/notagame/helper.py": "# borrowed from Si Zhi Dao\n",
+        "station/games/__init__.py": 'BUILT_IN = {"pokdeng": "x:Y"}\nX = 1\n',
+        "docs/pokdeng.md": "Pok Deng\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    assert offenders(tmp_path) == {
+        "station/core/seeded.py": ["pokdeng"],
+        "station/console/page.js": ["table WZ-"],
+        "station/games/notagame/helper.py": ["si zhi dao"],
+        "bench/bench_seeded.py": ["pai gow"],
+        "scripts/seed.sh": ["wenzhou"],
+    }
+    # a listed file that names one more word than its set is caught
+    assert unlisted({"station/core/inputs.py": ["zone 'DICE'", "pokdeng"]}) == {
+        "station/core/inputs.py": ["pokdeng"]}
+    assert unlisted({"station/core/inputs.py": ["zone 'DICE'"]}) == {}

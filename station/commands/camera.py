@@ -4,7 +4,7 @@
     station camera read --config config/camera_pokdeng_1080p.toml frame1.png frame2.jpg
     station camera render --out frame.png --seed 4 [--perturbations dim]
     station camera calibrate --config config/camera_table7.toml --felt felt.png --back back.png
-    station camera accuracy --game paigow [--frames 250] [--presets clean,dim] [--styles all] [--dice-sets studio]
+    station camera accuracy --game GAME [--frames 250] [--presets clean,dim] [--styles all] [--dice-sets studio]
 
 `snapshot` is for calibration at a real table: it saves the current frame with the zones
 and the recogniser's view drawn on it, and prints the felt it measured, the calibrated back

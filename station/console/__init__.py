@@ -1,6 +1,6 @@
 """The floor supervisor's console: live tables, alerts, decisions, bead roads and recall.
 
-    app = make_console_app({"PD-01": station}, users=UserStore("var/users.sqlite"), secret=...)
+    app = make_console_app({"T-01": station}, users=UserStore("var/users.sqlite"), secret=...)
     server, thread, url = serve_console(app, "127.0.0.1", 8080)
 """
 

@@ -25,5 +25,5 @@ def role_of(action: str, roles: Mapping[str, frozenset[str]]) -> str | None:
 def decisions(view: dict[str, Any]) -> list[dict[str, Any]]:
     """Every decision of the game's list, in its order: `action`, `role` (None: not sent from
     the console), `allowed`, `effect`, `reason` (why it is not allowed now, or None)."""
-    roles = role_actions([str(view["game"])] if view.get("game") else [])
+    roles = role_actions(str(view["game"])) if view.get("game") else {}
     return [{**d, "role": role_of(d["action"], roles)} for d in view.get("decisions") or []]

@@ -29,7 +29,8 @@ from station.console.sessions import Sessions
 from station.console.streams import Hub
 from station.console.users import UserStore
 from station.core.inputs import US
-from station.games.presentation import RecallError
+from station.core.view import PRIVATE_RECORDS, record_visible
+from station.games.presentation import RecallError, Records
 from station.live.table_station import TableStation
 from station.metrics import CAMERA_FPS, RECOGNITION_LATENCY, REGISTRY, Registry
 
@@ -38,6 +39,8 @@ DROP_COUNTERS = ("bad_crc", "malformed", "truncated", "too_long", "gap", "duplic
                  "unknown_type")
 #: a dealt round of a shoe: `<table>-S<shoe>-R<round>` (a game's own recall may know others)
 ROUND_ID = re.compile(r"^[A-Za-z0-9_.\-]+-S\d+-R\d+$")
+#: who the console is to `record_visible`: it shows a table to supervisors and dealers alike
+CONSOLE_VIEWER = "dealer"
 #: record types that belong to a round and may be recalled once it is over
 RECALL_TYPES = ("round_open", "betting_closed", "hand", "settlement", "round_cancelled", "fault",
                 "resumed", "warning")
@@ -107,8 +110,12 @@ class Console:
         self.hub = Hub()
         self.logins = LoginGuard()
         self.refusals = RefusalAudit(self.audit)
-        #: role -> what it may send here: the kernel's decisions and these tables' games'
-        self.role_actions = role_actions(self.game_of(n) for n in self.tables)
+        #: table -> role -> what it may send to that table: the kernel's decisions and the
+        #: table's own game's actions (never another table's game's)
+        self.table_actions = {n: role_actions(self.game_of(n)) for n in self.tables}
+        #: role -> what it may send at some table here (the session's list of its actions)
+        self.role_actions = {r: frozenset().union(*(a.get(r, ()) for a in self.table_actions.values()))
+                             for r in {r for a in self.table_actions.values() for r in a}}
 
 
     # ------------------------------------------------------------------ tables
@@ -315,14 +322,27 @@ class Console:
     def records(self, name: str, types: tuple[str, ...]) -> list[dict[str, Any]]:
         return self._records(name, types)
 
+    def game_records(self, name: str) -> Records:
+        """The journal reader a game's road or recall is given: only what the console may
+        see (PROCEDURE.md §4, §7.10: nothing private reaches the console or the dealer), so
+        a game asking for `private` records mid-deal gets none."""
+        def read(types: tuple[str, ...]) -> list[dict[str, Any]]:
+            asked = tuple(t for t in types if t not in PRIVATE_RECORDS)
+            if not asked:
+                return []
+            return [r for r in self._records(name, asked) if record_visible(r, CONSOLE_VIEWER)]
+        return read
+
     def game_of(self, name: str) -> str:
         return str(self.table(name).station.settings.game)
 
     def finished_rounds(self, name: str) -> dict[str, dict[str, Any]]:
-        """round_id -> its `hand` or `round_cancelled` record: the rounds that are over
-        (at a pot table, game id -> its `game_settled` or `round_cancelled` record)."""
+        """round id (or game id) -> the record that ended it: the game's (a validated
+        `hand`, say: its presentation's `finished_types`) or the kernel's `round_cancelled`."""
+        types = tuple(dict.fromkeys((*presentation(self.game_of(name)).finished_types,
+                                     "round_cancelled")))
         out: dict[str, dict[str, Any]] = {}
-        for rec in self._records(name, ("hand", "round_cancelled", "game_settled")):
+        for rec in self._records(name, types):
             out[rec.get("round_id") or rec["game_id"]] = rec
         return out
 
@@ -334,7 +354,7 @@ class Console:
         warnings, decisions and audit entries."""
         pres = presentation(self.game_of(name))
         try:
-            own = pres.recall(lambda types: self._records(name, types), name, round_id)
+            own = pres.recall(self.game_records(name), name, round_id)
         except RecallError as e:
             raise ApiError(e.status, str(e)) from None
         if own is not None:

@@ -7,27 +7,35 @@ gets no panel and an empty road (never another game's).
 
 from __future__ import annotations
 
-import functools
+import weakref
 from collections.abc import Iterable
 from html import escape
 from typing import Any
 
 from station.console.users import ROLE_ACTIONS
-from station.games import get_game
+from station.games import GAMES
 from station.games.presentation import Presentation, Records, load_presentation
 
-#: what the console serves of a panel, by the file's ending
-MEDIA_TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html"}
+#: what the console serves of a panel on its own, by the file's ending (an .html fragment is
+#: part of the console page, never a page by itself)
+MEDIA_TYPES = {".js": "text/javascript", ".css": "text/css"}
+
+#: rules class -> its presentation: a game registered anew or found again by a rescan is
+#: another class, so it is never served the presentation of the one it replaced
+_PRESENTATIONS: weakref.WeakKeyDictionary[type, Presentation] = weakref.WeakKeyDictionary()
 
 
-@functools.cache
 def presentation(game: str) -> Presentation:
-    """The presentation of a game by its name (ValueError: no such game)."""
-    return load_presentation(get_game(game))
-
-
-def panel_of(game: str) -> str | None:
-    return presentation(game).panel
+    """The presentation of a game by its name (ValueError: no such game, or one that cannot
+    be loaded)."""
+    try:
+        cls = GAMES[game]
+    except KeyError:
+        raise ValueError(f"unknown game {game!r} (known: {', '.join(sorted(GAMES))})") from None
+    pres = _PRESENTATIONS.get(cls)
+    if pres is None:
+        pres = _PRESENTATIONS[cls] = load_presentation(cls())
+    return pres
 
 
 def roads(game: str, records: Records, positions: list[str], shoe: int | None,
@@ -37,21 +45,25 @@ def roads(game: str, records: Records, positions: list[str], shoe: int | None,
     return pres.road_class(pres.game).read(records, positions, shoe, current_shoe)
 
 
-def role_actions(games: Iterable[str]) -> dict[str, frozenset[str]]:
-    """Role -> what it may send from the console: the kernel's decisions and the actions of
-    these games (a dealer's dice entry, say)."""
+def role_actions(game: str) -> dict[str, frozenset[str]]:
+    """Role -> what it may send from the console to a table of this game: the kernel's
+    decisions and the game's own actions (a dealer's dice entry, say). A game adds to the
+    console's roles only, and never takes a kernel action (validated when it registers;
+    dropped here too, so a dealer never gets a supervisor's decision)."""
     out = dict(ROLE_ACTIONS)
-    for g in dict.fromkeys(games):
-        for role, actions in presentation(g).role_actions.items():
-            out[role] = out.get(role, frozenset()) | frozenset(actions)
+    kernel = frozenset().union(*ROLE_ACTIONS.values())
+    for role, actions in presentation(game).role_actions.items():
+        if role in ROLE_ACTIONS:
+            out[role] = out[role] | (frozenset(actions) - kernel)
     return out
 
 
 def panel_file(game: str, name: str) -> tuple[Any, str] | None:
-    """(path, media type) of a file a game's panel declares, or None."""
+    """(path, media type) of a file a game's panel declares, or None (also for a game that
+    cannot be loaded: its rules or presentation fail to import)."""
     try:
         pres = presentation(game)
-    except ValueError:
+    except Exception:  # noqa: BLE001 - any failure of a game's code is "no such file" here
         return None
     path = pres.file(name)
     media = next((m for end, m in MEDIA_TYPES.items() if name.endswith(end)), None)

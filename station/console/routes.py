@@ -29,6 +29,7 @@ from station.console.diagram import diagrams
 from station.console.errors import ApiError
 from station.console.pages import page, security_headers
 from station.console.panels import page_parts, panel_file, presentation, roads
+from station.console.users import ROLE_ACTIONS
 from station.games.presentation import ActionBodyError
 from station.live.table_station import StationStopped
 from station.metrics import render_tables
@@ -44,7 +45,12 @@ async def index(request: Request) -> Response:
 
 async def game_file(request: Request) -> Response:
     """A file of a game's console panel, from the game's package (its script, styles)."""
-    found = panel_file(request.path_params["game"], request.path_params["name"])
+    need_session(request)
+    game = request.path_params["game"]
+    c = console_of(request)
+    # only the games of this console's tables: their panels are on its page, no other's
+    found = panel_file(game, request.path_params["name"]) if game in {
+        c.game_of(n) for n in c.tables} else None
     if found is None:
         raise HTTPException(404, "no such file of a game's panel")
     path, media = found
@@ -77,7 +83,8 @@ async def api_action(request: Request) -> Response:
     t = c.table(name)
     body = await json_object(request)
     action = body.get("action")
-    every = frozenset().union(*c.role_actions.values())
+    allowed = c.table_actions[name]  # the kernel's and this table's game's, never another's
+    every = frozenset().union(*allowed.values())
     if not isinstance(action, str) or action not in every:
         shown = repr(action)[:80] if isinstance(action, str) else type(action).__name__
         raise ApiError(400, f"unknown action {shown}: one of {', '.join(sorted(every))}")
@@ -89,14 +96,15 @@ async def api_action(request: Request) -> Response:
         raise ApiError(400, str(e), **({"reason": e.reason} if e.reason else {})) from None
     round_id = pres.round_in_view(t.station.view)
     decided = c.own.counter("station_console_actions_total", "console actions by outcome")
-    if action not in c.role_actions.get(s.role, ()):
-        who = "a supervisor" if action in c.role_actions.get("supervisor", ()) else "the dealer"
+    if action not in allowed.get(s.role, ()):
+        who = " or ".join(f"the {r}" for r, acts in allowed.items() if action in acts)
         reason = f"{action} is for {who}; you are logged in as {s.role}"
         c.refusals.write(client_address(request), user=s.user, role=s.role, table=name,
                          action=action, round_id=round_id, outcome="forbidden", reason=reason)
         decided.inc(table=name, action=action, outcome="forbidden")
         raise ApiError(403, reason, outcome="forbidden")
-    kind = "supervisor" if action in c.role_actions.get("supervisor", ()) else "dealer"
+    # the kernel's list says which line it is, never a game's: a game's action is a dealer line
+    kind = "supervisor" if action in ROLE_ACTIONS["supervisor"] else "dealer"
     # supervisor lines carry the user (TRACES.md); dealer lines do not — the audit log names
     # the dealer who pressed the button
     user = s.user if kind == "supervisor" else None
@@ -127,17 +135,13 @@ async def api_rounds(request: Request) -> Response:
     c = console_of(request)
     name = request.path_params["table"]
     out = []
+    pres = presentation(c.game_of(name))
     for rid, rec in c.finished_rounds(name).items():
         item: dict[str, Any] = {"round_id": rid, "t": rec["t"],
                                 "status": "cancelled" if rec["type"] == "round_cancelled" else "settled"}
-        if rec["type"] == "hand":
-            item["shoe"], item["round"] = rec["shoe"], rec["round"]
-            # each position's outcome, or the hand of a position that has none
-            item["results"] = {p: x.get("outcome") or x.get("hand")
-                               for p, x in rec["results"].items()}
-        elif rec["type"] == "game_settled":
-            item["pot"] = rec["pot"]
-            item["payouts"] = rec["payouts"]
+        if rec["type"] != "round_cancelled":
+            # what the game shows of it: each position's outcome, say, or a pot's payouts
+            item.update(pres.finished_item(rec))
         else:
             item["reason"] = rec.get("reason")
             m = re.search(r"-S(\d+)-R(\d+)$", rid)
@@ -227,7 +231,7 @@ async def api_roads(request: Request) -> Response:
             raise ApiError(400, "shoe must be a shoe number, e.g. ?shoe=1")
         shoe = int(shoe_q)
     current = (view.get("shoe") or {}).get("number")
-    body = roads(c.game_of(name), lambda types: c.records(name, types),
+    body = roads(c.game_of(name), c.game_records(name),
                  list(view.get("positions", [])), shoe, current)
     return JSONResponse({"table": name, "panel": presentation(c.game_of(name)).panel, **body})
 

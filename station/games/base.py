@@ -61,7 +61,7 @@ class Game(ABC):
     #: what the camera finds in each zone that holds no cards: its kind ("dice": a dice tray),
     #: by which the camera picks the zone's reader (firmware_bridge/camera/build.py)
     zone_kinds: Mapping[str, str] = MappingProxyType({})
-    #: the game's name in messages ("a Wenzhou Pai Gow layout needs ..."); empty: its `name`
+    #: the game's name in messages ("a <title> layout needs ..."); empty: its `name`
     title: str = ""
     #: the game's camera accuracy suite, "module:function" (station camera accuracy --game):
     #: function(firmware_bridge.camera.suite.AccuracyOptions) -> list of AccuracyTable

@@ -15,11 +15,13 @@ it declares, and name no game:
 - **the view part**: the round or game in progress, the cards dealt per zone, what a zone
   shows publicly, the extra fields of a validated hand;
 - **the recall page**: `recall()`, or None for the house round recall the console knows;
+  and the list of rounds that are over: `finished_types`, `finished_item()`;
 - **the procedure's drawing**: `diagram()`, or None for the console's layout of its states;
 - **the roles' needs**: `role_actions`, the game's own actions per console role, and
   `action_body()`, the fields such an action carries;
 - **the player actions**: `check_player_action()` and `view_key`, the game's part of the
-  public view a player sees, and `player_page`, the page a person plays a seat with.
+  public view a player sees, `no_own_part()`, a player's own part before it has any, and
+  `player_page`, the page a person plays a seat with.
 
 A game that declares none gets this base: no panel, no road (an empty one, never another
 game's), the house round recall. This module imports nothing of the station above it.
@@ -32,8 +34,17 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-#: the journal reader a road or a recall is given: record types -> records, oldest first
+#: the journal reader a road or a recall is given: record types -> records, oldest first,
+#: only those the console may see (never a `private` record: PROCEDURE.md §4, §7.10)
 Records = Callable[[tuple[str, ...]], list[dict[str, Any]]]
+
+#: the console's roles and the kernel's own inputs each sends (PROCEDURE.md §1; the console's
+#: station/console/users.py ROLE_ACTIONS): a game's `role_actions` adds to these roles only,
+#: and never names one of these actions
+KERNEL_ROLE_ACTIONS: Mapping[str, frozenset[str]] = {
+    "supervisor": frozenset({"confirm_shuffle", "resume", "cancel_round", "end_shoe", "close_table"}),
+    "dealer": frozenset({"new_shoe", "open_betting"}),
+}
 
 
 class ActionBodyError(ValueError):
@@ -129,6 +140,21 @@ class Presentation:
         """Zone -> the cards the public view has revealed there."""
         return {str(z): list(cs) for z, cs in ((view.get("round") or {}).get("revealed") or {}).items()}
 
+    # ---- the console's list of rounds
+    #: the record types that say a round (or a game) of this game is over, beside the
+    #: kernel's `round_cancelled`
+    finished_types: tuple[str, ...] = ("hand",)
+
+    def finished_item(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        """What the console's list of rounds shows of one that is over, from the record that
+        ended it (beside its id, time, status and frame; a cancel is the console's). The
+        base: a validated hand's shoe, round and each position's outcome (or its hand)."""
+        if record.get("type") != "hand":
+            return {}
+        return {"shoe": record.get("shoe"), "round": record.get("round"),
+                "results": {p: x.get("outcome") or x.get("hand")
+                            for p, x in (record.get("results") or {}).items()}}
+
     # ---- the procedure's drawing
     def diagram(self) -> str | None:
         """The game's own SVG drawing of its machine for the console, or None: the console
@@ -155,6 +181,11 @@ class Presentation:
         return None
 
     # ---- the players
+    def no_own_part(self, account: str) -> dict[str, Any]:
+        """The `you` of a player's view before the table holds anything of the account's
+        own (no seat yet): the game's empty own part. The base: the account, no seat."""
+        return {"account": account, "seat": None}
+
     def check_player_action(self, data: Any, account: str | None) -> dict[str, Any]:
         """A player action's shape, as it is journaled; PlayerActionError otherwise."""
         raise PlayerActionError("players do not act at this table")

@@ -7,6 +7,9 @@ error that names the game and the missing piece, before any table runs it.
 from __future__ import annotations
 
 import inspect
+import re
+from collections.abc import Mapping
+from html.parser import HTMLParser
 from typing import Any
 
 from station.core.skeleton import KERNEL_TIMERS, SKELETON_STATES
@@ -124,11 +127,12 @@ def _check_hooks(name: str, proc: type, base: type) -> None:
     for attr, fn in vars(base).items():
         if attr.startswith("_") or not inspect.isfunction(fn):
             continue
-        mine = getattr(proc, attr, None)
-        if mine is None or mine is fn or not callable(mine):
+        mine = getattr(proc, attr, fn)
+        if mine is fn:
             continue
         if not inspect.isfunction(mine):
-            _fail(name, f"{proc.__name__}.{attr} must be a method")
+            # recall = None, dealt = {}: the station would call it and fail at a table
+            _fail(name, f"{proc.__name__}.{attr} must be a method, not {mine!r:.60}")
         want, _ = _positional(fn)
         required, allowed = _positional(mine)
         if required > want or (allowed is not None and allowed < want):
@@ -149,6 +153,7 @@ def _check_presentation(name: str, cls: Any) -> None:
         pres = presentation_class(name, spec)
     except ValueError as e:
         _fail(name, str(e).removeprefix(f"game {name!r}: "))
+    _check_declarations(name, cls, pres)
     if pres.files and not pres.panel:
         _fail(name, f"{pres.__name__} ships panel files but names no panel")
     folder = pres.folder()
@@ -158,9 +163,9 @@ def _check_presentation(name: str, cls: Any) -> None:
             _fail(name, f"{pres.__name__}'s panel file {kind} = {file!r} is missing "
                         f"(looked in {folder})")
         text = path.read_text(encoding="utf-8")
-        if file.endswith(".html") and f'data-panel="{pres.panel}"' not in text:
-            _fail(name, f"{file} marks no section data-panel=\"{pres.panel}\"")
-        if kind == "js" and not ("stationPanels" in text and pres.panel in text):
+        if kind in ("html", "road_html"):
+            _check_fragment(name, file, text, str(pres.panel))
+        if kind == "js" and not _registers(text, str(pres.panel)):
             _fail(name, f"{file} does not register window.stationPanels.{pres.panel}")
     if pres.player_page is not None:
         for file in ("index.html", *pres.player_files):
@@ -173,3 +178,127 @@ def _check_presentation(name: str, cls: Any) -> None:
                     "station.games.presentation.Road")
     _check_hooks(name, road, Road)
     _check_hooks(name, pres, Presentation)
+
+
+#: the kinds of panel file a presentation may declare, and the ending each must have
+FILE_KINDS = {"html": ".html", "road_html": ".html", "js": ".js", "css": ".css"}
+
+
+def _bare(file: Any) -> bool:
+    """A file name with no folder in it: nothing the console could be led out of its
+    package's folder by."""
+    return (isinstance(file, str) and file not in ("", ".", "..") and "/" not in file
+            and "\\" not in file and "\0" not in file and not file.startswith("."))
+
+
+def _str_set(value: Any) -> bool:
+    return isinstance(value, (set, frozenset)) and all(isinstance(x, str) and x for x in value)
+
+
+def _check_declarations(name: str, cls: Any, pres: Any) -> None:
+    """Each declaration of the presentation has its type: a panel name the page and the
+    script can use, bare file names of the known kinds, actions for the console's roles
+    that are not the kernel's, field and zone names, a view key."""
+    from station.core.inputs import DICE_ZONE
+    from station.games.presentation import KERNEL_ROLE_ACTIONS
+
+    who = pres.__name__
+    if pres.panel is not None and not (isinstance(pres.panel, str) and pres.panel.isidentifier()):
+        _fail(name, f"{who}.panel {pres.panel!r} is not a name (letters, digits, _)")
+    if not isinstance(pres.files, Mapping):
+        _fail(name, f"{who}.files must map a kind to a file name, not {pres.files!r:.60}")
+    for kind, file in pres.files.items():
+        if kind not in FILE_KINDS:
+            _fail(name, f"{who}.files: unknown kind {kind!r} (kinds: {', '.join(FILE_KINDS)})")
+        if not _bare(file) or not file.endswith(FILE_KINDS[kind]):
+            _fail(name, f"{who}.files: {kind} = {file!r} is not a bare file name ending "
+                        f"{FILE_KINDS[kind]} (no folder, no ..)")
+    actions = pres.role_actions
+    if not isinstance(actions, Mapping):
+        _fail(name, f"{who}.role_actions must map a role to a set of actions, "
+                    f"not {actions!r:.60}")
+    kernel = frozenset().union(*KERNEL_ROLE_ACTIONS.values())
+    for role, acts in actions.items():
+        if role not in KERNEL_ROLE_ACTIONS:
+            _fail(name, f"{who}.role_actions: {role!r} is not a console role "
+                        f"({', '.join(KERNEL_ROLE_ACTIONS)})")
+        if not _str_set(acts):
+            _fail(name, f"{who}.role_actions[{role!r}] must be a set of action names, "
+                        f"not {acts!r:.60}")
+        taken = sorted(set(acts) & kernel)
+        if taken:
+            _fail(name, f"{who}.role_actions[{role!r}] takes the kernel's actions {taken}: "
+                        "a game adds its own, it does not hand out the kernel's")
+    fields = pres.outcome_fields
+    if not (isinstance(fields, (tuple, list)) and all(isinstance(f, str) and f for f in fields)):
+        _fail(name, f"{who}.outcome_fields must be a tuple of field names, not {fields!r:.60}")
+    zones = pres.public_zones
+    if not _str_set(zones):
+        _fail(name, f"{who}.public_zones must be a set of zone names, not {zones!r:.60}")
+    for zone in sorted(zones):
+        # a card zone's reading would show face-down cards (PROCEDURE.md §4)
+        if zone not in cls.zones or zone in cls.positions or zone != DICE_ZONE:
+            _fail(name, f"{who}.public_zones: {zone!r} is not a zone of the game the camera "
+                        "reads as something other than cards")
+    if pres.view_key is not None and not (isinstance(pres.view_key, str) and pres.view_key):
+        _fail(name, f"{who}.view_key must be a key of the view (a string) or None, "
+                    f"not {pres.view_key!r:.60}")
+    if pres.player_page is not None and not _bare(pres.player_page):
+        _fail(name, f"{who}.player_page {pres.player_page!r} is not a bare folder name")
+    if not (isinstance(pres.player_files, Mapping) and all(
+            _bare(f) and isinstance(m, str) for f, m in pres.player_files.items())):
+        _fail(name, f"{who}.player_files must map bare file names to media types")
+
+
+class _TopLevel(HTMLParser):
+    """The attributes of each top-level element of an HTML fragment."""
+
+    VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
+                      "meta", "source", "track", "wbr"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0
+        self.tops: list[tuple[str, dict[str, str | None]]] = []
+        self.text_outside = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.depth == 0:
+            self.tops.append((tag, dict(attrs)))
+        if tag not in self.VOID:
+            self.depth += 1
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.depth == 0:
+            self.tops.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag not in self.VOID:
+            self.depth = max(0, self.depth - 1)
+
+    def handle_data(self, data: str) -> None:
+        if self.depth == 0 and data.strip():
+            self.text_outside = True
+
+
+def _check_fragment(name: str, file: str, text: str, panel: str) -> None:
+    """Every top-level element of a panel fragment is the panel's and hidden until the
+    console shows the panel: a stray element would show at every table."""
+    parser = _TopLevel()
+    parser.feed(text)
+    parser.close()
+    if not parser.tops:
+        _fail(name, f"{file} marks no section data-panel=\"{panel}\"")
+    if parser.text_outside:
+        _fail(name, f"{file} has text outside its data-panel=\"{panel}\" sections")
+    for tag, attrs in parser.tops:
+        if attrs.get("data-panel") != panel or "hidden" not in attrs:
+            _fail(name, f"{file}: its top-level <{tag}> is not marked "
+                        f"data-panel=\"{panel}\" hidden")
+
+
+def _registers(script: str, panel: str) -> bool:
+    """The script assigns `stationPanels.<panel>` or `stationPanels["<panel>"]`."""
+    p = re.escape(panel)
+    return re.search(rf"""stationPanels(?:\s*\|\|\s*\{{\s*\}})?\s*\)?\s*(?:\.\s*{p}\b|\[\s*(["']){p}\1\s*\])\s*=(?!=)""",
+                     script) is not None

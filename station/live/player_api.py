@@ -7,8 +7,9 @@ module names no game.
 For the platform, authenticated with its API key like the bet API (`Authorization: Bearer
 <key>`), one account per action:
 
-    POST /v1/players/actions               {"account": "u1", "action": "raise", "amount": 600}
-                                           (`seat`, `amount`, `front`, `back`, `ref`: TRACES.md §1.1)
+    POST /v1/players/actions               {"account": "u1", "action": "...", ...}
+                                           (the fields are the game's: its presentation's
+                                           `check_player_action`, TRACES.md §1.1)
     GET  /v1/players/{account}/view        what that account may see now (its own cards included)
     GET  /v1/players/{account}/stream      that account's event stream (server-sent events)
     POST /v1/players/{account}/seat-token  a token for the seat page of that account
@@ -90,18 +91,19 @@ def account_view(table: PlayerTable, account: str,
                  game_part: Presentation | None = None) -> dict[str, Any]:
     """The table as this account may see it: the public view's game part, and its own part."""
     view, own = table.own_view(account)
-    key = (game_part or presentation_of(table)).view_key
+    pres = game_part or presentation_of(table)
+    key = pres.view_key
     game = dict(view.get(key) or {}) if key else {}
     return {
         "table": view.get("table"),
         "t": view.get("t"),
-        # station time now: the page counts the decision, arrange and buy-in clocks from it
+        # station time now: the page counts the game's clocks from it
         "now": round(table.now_us() / 1e6, 3),
         "state": view.get("state"),
         "paused": view.get("paused"),
         "version": view.get("version"),
         **game,
-        "you": own or {"account": account, "seat": None, "cards": [], "deal_id": None},
+        "you": own or pres.no_own_part(account),
     }
 
 

@@ -6,6 +6,8 @@ and an empty road, never another game's."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ import pytest
 from station.core.inputs import US, read_trace
 from station.core.replay import settings_from_header
 from station.games import GAMES
+from station.games.presentation import Presentation, Records, Road
 from station.live.table_station import TableStation
 from station.sim.script import TraceScript
 from tests.console.conftest import PASSWORDS
@@ -134,7 +137,6 @@ class PlainCard(HighCard):
     """The toy game's rules without any presentation."""
 
     name = "plaincard"
-    table_prefix = "PC-"
     presentation = None
 
 
@@ -159,3 +161,140 @@ def test_a_game_that_declares_no_presentation_gets_no_panel_and_an_empty_road(
     finally:
         t.station.stop()
         del GAMES["plaincard"]
+
+
+def test_a_panel_file_is_served_only_by_its_name_and_only_for_this_consoles_games(
+        toy_table: _Table, serve: Any) -> None:
+    con = serve(toy_table)
+    # no login, no panel file: they are parts of the console's page
+    assert con.client().get("/games/highcard/panel.js").status_code == 401
+    c = con.client("sup1")
+    assert c.get("/games/highcard/panel.js").status_code == 200
+    for path in ("/games/highcard/..%2f__init__.py", "/games/highcard/..%2F..%2Ftoy_game.py",
+                 "/games/highcard/%2e%2e/panel.js", "/games/highcard/panel.js%00",
+                 "/games/highcard/panel.js%00.css", "/games/highcard/%2e%2e%2ftoy_panel%2fpanel.js",
+                 # a fragment is part of the page, not a page by itself
+                 "/games/highcard/panel.html", "/games/highcard/road.html",
+                 # another game's files: registered, but no table of it on this console
+                 "/games/pokdeng/panel.js", "/games/paigow/panel.css", "/games/sizhidao/panel.js"):
+        r = c.get(path)
+        assert r.status_code == 404, (path, r.status_code, r.text[:200])
+        assert "stationPanels" not in r.text and "import" not in r.text
+
+
+def test_a_games_action_is_its_own_tables_and_a_dealer_line(
+        toy_table: _Table, serve: Any, make_table: Any) -> None:
+    toy_table.run()
+    pd = make_table("clean_shoe")
+    con = serve(toy_table, pd)
+    dealer, sup = con.client("dealer1"), con.client("sup1")
+
+    def act(c: Any, table: str, body: dict[str, Any]) -> Any:
+        return c.post(f"/api/tables/{table}/actions", json=body, headers={"X-CSRF-Token": c.csrf})
+
+    # the toy game's call is not an action of the Pok Deng table beside it
+    r = act(dealer, "PD-01", {"action": "call"})
+    assert r.status_code == 400 and "unknown action 'call'" in r.json()["error"], r.text
+    # at its own table it is the dealer's: the supervisor is refused, a bad body is a 400
+    r = act(sup, "HC-01", {"action": "call", "position": "LEFT"})
+    assert r.status_code == 403 and r.json()["error"] == \
+        "call is for the dealer; you are logged in as supervisor", r.text
+    r = act(dealer, "HC-01", {"action": "call", "position": "MIDDLE"})
+    assert r.status_code == 400 and r.json()["reason"] == "bad_call", r.text
+    r = act(dealer, "HC-01", {"action": "call", "position": "LEFT"})
+    # sent to the table as the dealer's line (the kernel's list decides, never the game's),
+    # and the toy table's procedure takes it
+    assert r.status_code == 200 and r.json()["records"] == ["called"], r.text
+    entry = sup.get("/api/audit?table=HC-01").json()["entries"][0]
+    assert (entry["action"], entry["user"], entry["role"]) == ("call", "dealer1", "dealer")
+    # the kernel's supervisor decisions stay the supervisor's at every table
+    r = act(dealer, "PD-01", {"action": "close_table"})
+    assert r.status_code == 403 and "close_table is for the supervisor" in r.json()["error"]
+
+
+class PeekRoad(Road):
+    """A road that asks the journal for private records (a seat's cards mid-deal)."""
+
+    def read(self, records: Records, positions: list[str], shoe: int | None,
+             current_shoe: int | None) -> dict[str, Any]:
+        return {"shoe": None, "rounds": len(records(("private", "hand"))), "roads": {},
+                "private": records(("private",))}
+
+
+class PeekPanel(Presentation):
+    road_class = PeekRoad
+
+    def recall(self, records: Records, table: str, round_id: str) -> dict[str, Any] | None:
+        return {"table": table, "round_id": round_id, "private": records(("private",)),
+                "records": [r for r in records(("private", "round_open")) if r.get("round_id") == round_id]}
+
+
+class PeekCard(HighCard):
+    name = "peekcard"
+    presentation = PeekPanel
+
+
+def test_a_games_road_and_recall_never_read_a_private_record(tmp_path: Path, serve: Any) -> None:
+    GAMES["peekcard"] = PeekCard
+    t = _Table(tmp_path, "peekcard", "HC-01")
+    try:
+        t.run()
+        # a seat's cards, as the journal holds them for their own account alone
+        db = sqlite3.connect(t.station.journal.path)
+        with db:
+            db.execute("INSERT INTO records(input_seq, type, record) VALUES (1, 'private', ?)",
+                       (json.dumps({"type": "private", "account": "u1", "round_id": "HC-01-S1-R1",
+                                    "cards": ["KS", "KH"]}),))
+        db.close()
+        c = serve(t).client("sup1")
+        body = c.get("/api/tables/HC-01/roads").json()
+        assert body["private"] == [] and body["rounds"] == 2, body
+        recall = c.get("/api/tables/HC-01/rounds/HC-01-S1-R1").json()
+        assert recall["private"] == [] and "KS" not in json.dumps(recall), recall
+    finally:
+        t.station.stop()
+        del GAMES["peekcard"]
+
+
+def test_a_players_empty_own_part_is_the_games(toy_table: _Table) -> None:
+    from station.live.player_api import account_view
+
+    class Seated(Presentation):
+        view_key = "round"
+
+        def no_own_part(self, account: str) -> dict[str, Any]:
+            return {"account": account, "seat": None, "stack": 0}
+
+    game = HighCard()
+    assert account_view(toy_table.station, "u9", Presentation(game))["you"] == {
+        "account": "u9", "seat": None}
+    assert account_view(toy_table.station, "u9", Seated(game))["you"] == {
+        "account": "u9", "seat": None, "stack": 0}
+
+
+class WinnerPanel(Presentation):
+    """A presentation that names each finished round's winner in the console's list."""
+
+    def finished_item(self, record: Any) -> dict[str, Any]:
+        item = super().finished_item(record)
+        wins = [p for p, o in item.get("results", {}).items() if o == "win"]
+        return {**item, "winner": wins[0] if wins else None}
+
+
+class WinnerCard(HighCard):
+    name = "winnercard"
+    presentation = WinnerPanel
+
+
+def test_the_list_of_rounds_says_what_the_game_shows_of_each(tmp_path: Path, serve: Any) -> None:
+    GAMES["winnercard"] = WinnerCard
+    t = _Table(tmp_path, "winnercard", "HC-01")
+    try:
+        t.run()
+        rounds = serve(t).client("sup1").get("/api/tables/HC-01/rounds").json()["rounds"]
+        assert [(r["round_id"], r["status"], r["winner"], r["results"]) for r in rounds] == [
+            ("HC-01-S1-R2", "settled", None, {"LEFT": "tie", "RIGHT": "tie"}),
+            ("HC-01-S1-R1", "settled", "LEFT", {"LEFT": "win", "RIGHT": "lose"})]
+    finally:
+        t.station.stop()
+        del GAMES["winnercard"]

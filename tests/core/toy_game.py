@@ -112,16 +112,18 @@ class HighCardProcedure(Procedure):
         self.shoe: Shoe | None = None
         self.round: Round | None = None
 
-    #: an action of its own: the dealer gives the bettors more time, a line
-    #: `{"dealer": "extend_betting", "seconds": n}`
+    #: actions of its own: the dealer gives the bettors more time, a line
+    #: `{"dealer": "extend_betting", "seconds": n}`, and calls a round's high card aloud by the
+    #: position holding it, `{"dealer": "call", "position": "LEFT"}` (its presentation's)
     actions = {**Procedure.actions,
                "extend_betting": Action("give the bettors more time before the close",
-                                        payload=("seconds",))}
+                                        payload=("seconds",)),
+               "call": Action("call the round's high card aloud", payload=("position",))}
     EXTEND_MAX_S = 30
 
     def dealer_handlers(self):
         return {"new_shoe": self._new_shoe, "open_betting": self._open_betting,
-                "extend_betting": self._extend_betting}
+                "extend_betting": self._extend_betting, "call": self._call}
 
     def _extend_betting(self, inp: Input) -> None:
         t, r = self.table, self.round
@@ -180,6 +182,14 @@ class HighCardProcedure(Procedure):
         t.emit("shoe_start", shoe=self.shoe.number)
         t.after_new_shoe()
         return None
+
+    def _call(self, inp: Input) -> None:
+        """The dealer calls the round's high card aloud: journaled beside the round, once
+        its cards are all dealt."""
+        r, t = self.round, self.table
+        if r is None or not r.deal.complete:
+            return t.refuse("call", None, "no round dealt to call")
+        t.emit("called", round_id=r.round_id, position=inp.extra.get("position"))
 
     def _open_betting(self, inp: Input) -> None:
         t = self.table

@@ -234,9 +234,10 @@ async function renderRounds(name, v) {
   const ol = $("rounds");
   ol.replaceChildren();
   for (const r of body.rounds) {
+    // the game's words for a round that is over (its panel's roundText), or each position's outcome
     const text = r.status !== "settled" ? `cancelled (${r.reason})`
-      : r.results ? Object.entries(r.results).map(([p, o]) => `${p} ${handName(o)}`).join(" · ")
-        : `pot ${r.pot} · ${Object.entries(r.payouts || {}).map(([a, n]) => `${a} ${n}`).join(" · ")}`;
+      : p.roundText ? p.roundText(r, ui)
+        : Object.entries(r.results || {}).map(([pos, o]) => `${pos} ${handName(o)}`).join(" · ");
     ol.append(el("li", { class: r.status, "data-round": r.round_id },
       el("a", { onclick: () => recall(name, r.round_id), text: r.round_id }), ` ${text}${r.frame ? " · frame" : ""}`));
   }
@@ -253,8 +254,9 @@ function renderPanels(v) {
   document.body.dataset.panel = v.panel;
 }
 
-const handName = (key) => (key ? key.replace(/^pair_/, "pair ").replaceAll("_", " ") : "");
-// a hand with its points as the floor says it: "pair heaven · 4 points", or just "7 points"
+// a game's hand name as words: its underscores are spaces
+const handName = (key) => (key ? key.replaceAll("_", " ") : "");
+// a hand with its points: "<hand> · 4 points", or just "7 points" for a hand of points alone
 const handText = (h) => (h.hand === "points" ? `${h.points} points` : `${handName(h.hand)} · ${h.points} points`);
 // a station-clock deadline as seconds left, moved on by the time since the view arrived
 function secondsLeft(v, due) {

@@ -1,14 +1,16 @@
 """The toy game's presentation (tests/core/toy_game.py), in its own package like any game's:
 a console panel of its own (panel.html, panel.js, panel.css) and a road of its own — one
 strip per position of the shoe, a bead per settled round, ringed when the position's card
-was an ace (the highest card of the game)."""
+was an ace (the highest card of the game) — and an action of its own for the dealer: `call`,
+the dealer calling the high card of a round aloud, which names the position called."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from station.games.bead_road import beads_svg
-from station.games.presentation import Presentation, Records, Road
+from station.games.presentation import ActionBodyError, Presentation, Records, Road
 
 POSITIONS = ("LEFT", "RIGHT")
 
@@ -33,3 +35,13 @@ class HighCardPanel(Presentation):
     panel = "highcard"
     files = {"html": "panel.html", "road_html": "road.html", "js": "panel.js", "css": "panel.css"}
     road_class = HighCardRoad
+    # the dealer's call of the round's high card, by the position that holds it
+    role_actions = {"dealer": frozenset({"call"})}
+
+    def action_body(self, action: str, body: Mapping[str, Any]) -> dict[str, Any] | None:
+        if action != "call":
+            return super().action_body(action, body)
+        if set(body) != {"action", "position"} or body["position"] not in POSITIONS:
+            raise ActionBodyError("bad_call", 'a call names its position: {"action": "call", '
+                                              f'"position": one of {list(POSITIONS)}}}')
+        return {"position": body["position"]}

@@ -90,6 +90,18 @@ class SiZhiDaoPanel(Presentation):
     player_page = "seat_page"
     player_files = {"seat.js": "text/javascript", "seat.css": "text/css"}
 
+    # a game is over when it settles (or is cancelled): the list shows its pot and payouts
+    finished_types = ("game_settled",)
+
+    def finished_item(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        if record.get("type") != "game_settled":
+            return super().finished_item(record)
+        return {"pot": record["pot"], "payouts": record["payouts"]}
+
+    def no_own_part(self, account: str) -> dict[str, Any]:
+        # no seat yet: no cards, no deal of one's own
+        return {"account": account, "seat": None, "cards": [], "deal_id": None}
+
     def round_in_view(self, view: Mapping[str, Any]) -> str | None:
         return (((view.get(VIEW_KEY) or {}).get("game")) or {}).get("game_id")
 

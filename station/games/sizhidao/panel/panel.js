@@ -115,5 +115,7 @@
     labels: { cancel_round: "Cancel game" },
     // the finished games are in the game's own part of the view
     roundsKey: (v) => ((v.sizhidao || {}).history || []).map((h) => h.game_id).join(","),
+    // a settled game in the console's list of rounds: its pot and what each account was paid
+    roundText: (r) => `pot ${r.pot} · ${Object.entries(r.payouts || {}).map(([a, n]) => `${a} ${n}`).join(" · ")}`,
   };
 })();

@@ -1,0 +1,2 @@
+"use strict";
+(window.stationPanels = window.stationPanels || {})["highcard"] = { render() {} };
