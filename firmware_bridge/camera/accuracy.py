@@ -185,27 +185,36 @@ def run_scenes(recogniser: Recogniser, layout: Layout, style: str | None, preset
         for i in range(frames):
             rng = random.Random(base + i)
             scene = scene_for(rng, base + i)
-            camera.scene = scene
-            camera.new_view()
-            got = None
-            while got is None:  # a dropped frame never reaches the recogniser
-                got = camera.read()
-            t0 = time.perf_counter()
-            zones, cut = recogniser.read_still(got[1])
-            score.seconds += time.perf_counter() - t0
-            truth = scene.snapshot()
-            score.frames += 1
-            for zone, seen in zones.items():
-                verdict = score_zone(truth[zone], seen)
-                score.counts[verdict] += 1
-                if verdict not in ("correct", "held") and len(score.examples) < 20:
-                    score.examples.append(f"frame {i} {zone}: truth {truth[zone]} seen {seen} ({verdict})")
+            cut = score_frame(camera, scene, recogniser, score, i)
             if cut != scene.cut_card_visible:
                 score.cut_flag_wrong += 1
                 if len(score.examples) < 20:
                     score.examples.append(f"frame {i}: cut card in view {scene.cut_card_visible}, seen {cut}")
         results.append(score)
     return results
+
+
+def score_frame(camera: SyntheticCamera, scene: TableScene, recogniser: Recogniser,
+                score: PresetScore, frame_no: int) -> bool:
+    """Film `scene`, read the frame, score each zone into `score`; whether the recogniser
+    saw the cut card."""
+    camera.scene = scene
+    camera.new_view()
+    got = None
+    while got is None:  # a dropped frame never reaches the recogniser
+        got = camera.read()
+    t0 = time.perf_counter()
+    zones, cut = recogniser.read_still(got[1])
+    score.seconds += time.perf_counter() - t0
+    truth = scene.snapshot()
+    score.frames += 1
+    for zone, seen in zones.items():
+        verdict = score_zone(truth[zone], seen)
+        score.counts[verdict] += 1
+        if verdict not in ("correct", "held") and len(score.examples) < 20:
+            score.examples.append(f"frame {frame_no} {zone}: truth {sorted(truth[zone])} "
+                                  f"seen {seen} ({verdict})")
+    return bool(cut)
 
 
 def by_style(results: list[PresetScore]) -> dict[str, dict[str, object]]:

@@ -11,9 +11,8 @@ the same `calibrate` the `station camera calibrate` command runs.
 from __future__ import annotations
 
 import random
-import time
 
-from firmware_bridge.camera.accuracy import PresetScore, score_zone
+from firmware_bridge.camera.accuracy import PresetScore, score_frame
 from firmware_bridge.camera.calibration import calibrate
 from firmware_bridge.camera.decks import DeckStyle
 from firmware_bridge.camera.layout import Layout
@@ -70,20 +69,6 @@ def run(layout: Layout, presets: list[str] | None = None, frames: int = 40, seed
             for i in range(frames):
                 rng = random.Random(base + i)
                 scene = random_seats(rng, base + i, zones)
-                camera.scene = scene
-                camera.new_view()
-                got = None
-                while got is None:  # a dropped frame never reaches the recogniser
-                    got = camera.read()
-                t0 = time.perf_counter()
-                seen, _ = recogniser.read_still(got[1])
-                score.seconds += time.perf_counter() - t0
-                truth = scene.snapshot()
-                score.frames += 1
-                for zone, got_zone in seen.items():
-                    verdict = score_zone(truth[zone], got_zone)
-                    score.counts[verdict] += 1
-                    if verdict not in ("correct", "held") and len(score.examples) < 20:
-                        score.examples.append(f"frame {i} {zone}: truth {sorted(truth[zone])} seen {got_zone} ({verdict})")
+                score_frame(camera, scene, recogniser, score, i)
             results.append(score)
     return results

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from station.core import chain
 from station.core.verify import LedgerCheckpoint, Unreadable, open_read_only, verify
-
 from station.live.journal_key import KEY_FILE
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge.tracefile import TraceWriter
+from station.core import chain
 from station.core.inputs import (
     JOURNAL_ONLY_KEYS,
     Input,
@@ -27,7 +28,6 @@ from station.core.inputs import (
     parse_header,
     parse_input,
 )
-from station.core import chain
 from station.core.outbox import OUTBOX_SCHEMA, enqueue
 from station.private_files import private_file
 
@@ -274,7 +274,7 @@ class Journal:
         if records:
             c.executemany(
                 "INSERT INTO records (input_seq, type, record) VALUES (?, ?, ?)",
-                [(seq, r["type"], t) for r, t in zip(records, texts)],
+                [(seq, r["type"], t) for r, t in zip(records, texts, strict=True)],
             )
         for m in messages:
             enqueue(c, m)

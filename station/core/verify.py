@@ -14,9 +14,8 @@ import json
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
 from struct import error as struct_error
+from typing import Any
 
 from station.core import chain
 

@@ -332,7 +332,7 @@ class TableStation:
                         self._q.put(nxt)
                         break
                     batch.append(nxt)
-                self._guarded(lambda: self._process_group(batch))
+                self._guarded(lambda batch=batch: self._process_group(batch))
         except BaseException as e:  # noqa: BLE001 - recorded, surfaced to every caller
             self.fatal = e
             log.exception("table core stopped")

@@ -87,7 +87,7 @@ def test_a_seats_dealt_cards_each_show_half_their_back_and_stay_in_the_zone():
                     x = dx + sx * math.cos(t) + sy * math.sin(t)
                     y = dy - sx * math.sin(t) + sy * math.cos(t)
                     assert abs(x) <= 103.5 and abs(y) <= 103.5  # the 207 mm zones of the 4K config
-        for (ax, ay, _), (bx, by, _) in zip(poses, poses[1:]):
+        for (ax, ay, _), (bx, by, _) in zip(poses, poses[1:], strict=False):
             # neighbours' centres at least half a card's width apart
             assert ((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5 >= 0.5 * CARD_W_MM - 1.0
 

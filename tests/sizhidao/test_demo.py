@@ -76,10 +76,10 @@ def test_the_demos_platform_key_comes_from_the_environment(monkeypatch) -> None:
 def test_no_camera_is_not_offered_as_degraded_mode(capsys) -> None:
     """--no-camera keeps the simulated camera observations; the table still runs with a camera
     (PROCEDURE.md §7 offers no degraded mode): the flag is no refusal any more."""
+    import argparse
+
     from station.commands.demo import add_arguments
     from station.sim.sizhidao_demo import refused_options
-
-    import argparse
 
     p = argparse.ArgumentParser()
     add_arguments(p)
