@@ -15,7 +15,7 @@ import hmac
 import json
 import os
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 CHAIN_VERSION = 1
@@ -60,17 +60,26 @@ def genesis(table: str, journal_id: str | None, header_text: str, every: int,
     return hashlib.sha256(GENESIS_TAG + text.encode()).digest()
 
 
-def entry_hash(prev: bytes, seq: int, t_us: int, line: str, records: Sequence[str]) -> bytes:
+def entry_hash(prev: bytes, seq: int, t_us: int, line: str | bytes,
+               records: Sequence[str | bytes]) -> bytes:
     """SHA-256 over the previous hash, "E", seq and t_us (signed 64-bit big-endian), then the
     input line and each record (in the order they were made), each as UTF-8 preceded by its
-    length (32-bit big-endian), the records preceded by their count."""
-    lb = line.encode()
+    length (32-bit big-endian), the records preceded by their count. The verifier passes the
+    bytes the file stores, as they are (a changed byte need not be UTF-8 any more)."""
+    lb = line if isinstance(line, bytes) else line.encode()
     parts = [prev, _ENTRY.pack(b"E", seq, t_us, len(lb)), lb, _LEN.pack(len(records))]
     for r in records:
-        rb = r.encode()
+        rb = r if isinstance(r, bytes) else r.encode()
         parts.append(_LEN.pack(len(rb)))
         parts.append(rb)
     return hashlib.sha256(b"".join(parts)).digest()
+
+
+def ends_round(round_end_records: frozenset[str], record_types: Iterable[object]) -> bool:
+    """Whether an entry whose records have these types ends a round: one of them is a type
+    the game declares round-ending (`Procedure.round_end_records`). The station signs the
+    chain at every such entry and the verifier requires a checkpoint there."""
+    return any(t in round_end_records for t in record_types)
 
 
 def sign(key: bytes, table: str, journal_id: str | None, seq: int, head: bytes) -> str:

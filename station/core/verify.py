@@ -74,17 +74,43 @@ def open_read_only(path: str | Path) -> sqlite3.Connection:
 def verify(conn: sqlite3.Connection, key: bytes,
            ledger: LedgerCheckpoint | None = None) -> Verdict:
     v = Verdict()
+    # text as the bytes the file stores: a changed byte that is no longer UTF-8 is a changed
+    # entry (named by its seq), not a file SQLite cannot decode (docs/core.md)
+    text_factory = conn.text_factory
+    conn.text_factory = bytes
     try:
         _verify(conn, key, ledger, v)
     except sqlite3.DatabaseError as e:
         # a file changed under SQLite's own structure: the walk stops where it could read
         raise Unreadable(f"the journal's database cannot be read ({e})") from None
+    finally:
+        conn.text_factory = text_factory
     return v
 
 
 def _meta(conn: sqlite3.Connection, name: str) -> str | None:
     row = conn.execute("SELECT value FROM meta WHERE key=?", (name,)).fetchone()
-    return None if row is None else row[0]
+    if row is None:
+        return None
+    value = row[0]
+    if isinstance(value, bytes):
+        try:
+            return value.decode()
+        except UnicodeDecodeError:
+            return "\ufffd"  # damaged: never a valid header, id or chain description
+    return str(value)
+
+
+def _round_end_records(header_text: str) -> frozenset[str] | None:
+    """The record types the journal's game declares round-ending; None when its game is not
+    one this station knows."""
+    from station.games import get_game  # the games plug into the core: looked up by name
+
+    try:
+        proc = get_game(json.loads(header_text)["game"]).table_procedure()
+    except (ValueError, TypeError, KeyError):
+        return None
+    return None if proc is None else frozenset(proc.round_end_records)
 
 
 def _verify(conn: sqlite3.Connection, key: bytes, ledger: LedgerCheckpoint | None,
@@ -109,6 +135,11 @@ def _verify(conn: sqlite3.Connection, key: bytes, ledger: LedgerCheckpoint | Non
         v.bad(0, "the journal's header names no table: the genesis cannot be made")
         return
     v.table = table
+    round_end = _round_end_records(header_text)
+    if round_end is None:
+        v.bad(0, "the journal's header names no game this station knows: which entries end "
+                 "a round (and must be signed) cannot be told")
+        return
     try:
         meta = chain.read_chain_meta(chain_text)
     except ValueError as e:
@@ -119,14 +150,16 @@ def _verify(conn: sqlite3.Connection, key: bytes, ledger: LedgerCheckpoint | Non
         v.notes.append(f"entries 1-{unchained} were written before the chain: chained when the "
                        "journal was migrated, so proven unchanged since then only")
     genesis = chain.genesis(table, v.journal_id or None, header_text, every, unchained)
-    cps = [(int(s), bytes(h), str(sig)) for s, h, sig in
+    cps = [(int(s), bytes(h), sig.decode(errors="replace") if isinstance(sig, bytes) else str(sig))
+           for s, h, sig in
            conn.execute("SELECT seq, head, sig FROM checkpoints ORDER BY seq")]
     v.checkpoints = len(cps)
     wanted = {s for s, _, _ in cps}
     if ledger is not None:
         wanted.add(ledger.seq)
     v.heads[0] = genesis
-    last, head, whole = _walk(conn, genesis, wanted, v)
+    ends: list[int] = []
+    last, head, whole = _walk(conn, genesis, wanted, v, round_end, ends)
     v.head_seq, v.head = last, head
     jid = v.journal_id or None
     if not cps:
@@ -148,10 +181,25 @@ def _verify(conn: sqlite3.Connection, key: bytes, ledger: LedgerCheckpoint | Non
             v.bad(seq, f"checkpoint at entry {seq}: the chain there is not the one signed "
                        "(entries up to it were changed and the chain recomputed)")
             break
-    if v.first_bad is None and cps and last - cps[-1][0] >= every:
-        v.bad(cps[-1][0] + every, f"{last - cps[-1][0]} entries after the last checkpoint (at "
-                                  f"entry {cps[-1][0]}), though the table signs every {every}: "
-                                  "checkpoints were removed")
+    signed = {s for s, _, _ in cps}
+    for seq in ends:
+        if seq > unchained and seq not in signed:
+            v.bad(seq, f"entry {seq} ends a round but no checkpoint signs it: checkpoints were "
+                       "removed (and the chain perhaps recomputed from there)")
+            break
+    prev = 0
+    for seq in [s for s in sorted(signed) if s <= last] + [last + 1]:
+        # the station signs at least every `every` entries; a migrated journal's first
+        # checkpoint after its genesis is at the end of its unchained part
+        gap_end = seq if seq <= last else last
+        limit = every if seq <= last else every - 1
+        if gap_end > unchained and gap_end - max(prev, unchained) > limit:
+            v.bad(max(prev, unchained) + every,
+                  f"{gap_end - max(prev, unchained)} entries after the checkpoint at entry "
+                  f"{max(prev, unchained)} without one, though the table signs every {every}: "
+                  "checkpoints were removed")
+            break
+        prev = seq
     if v.first_bad is None and cps and last > cps[-1][0]:
         v.notes.append(f"entries {cps[-1][0] + 1}-{last} follow the last checkpoint: chained, "
                        "not signed yet")
@@ -159,17 +207,19 @@ def _verify(conn: sqlite3.Connection, key: bytes, ledger: LedgerCheckpoint | Non
         _against_ledger(key, table, jid, ledger, last, v)
 
 
-def _walk(conn: sqlite3.Connection, genesis: bytes, wanted: set[int],
-          v: Verdict) -> tuple[int, bytes, bool]:
+def _walk(conn: sqlite3.Connection, genesis: bytes, wanted: set[int], v: Verdict,
+          round_end: frozenset[str], ends: list[int]) -> tuple[int, bytes, bool]:
     """Recompute the chain entry by entry; returns the last entry reached, its hash, and
-    whether the walk reached the journal's end without a problem."""
-    records = iter(conn.execute("SELECT input_seq, record FROM records ORDER BY input_seq, seq"))
+    whether the walk reached the journal's end without a problem. `ends` gets the entries
+    whose records end a round."""
+    records = iter(conn.execute("SELECT input_seq, record, type, typeof(record) FROM records"
+                                " ORDER BY input_seq, seq"))
     pending = next(records, None)
     head, expect = genesis, 1
     entry_hash = chain.entry_hash
-    rows = conn.execute("SELECT i.seq, i.t_us, i.line, c.hash FROM inputs i"
+    rows = conn.execute("SELECT i.seq, i.t_us, i.line, c.hash, typeof(i.line) FROM inputs i"
                         " LEFT JOIN chain c ON c.seq = i.seq ORDER BY i.seq")
-    for seq, t_us, line, stored in rows:
+    for seq, t_us, line, stored, line_kind in rows:
         if seq != expect:
             if seq < expect:
                 v.bad(seq, f"entry {seq} stands before the chain's first entry")
@@ -177,14 +227,20 @@ def _walk(conn: sqlite3.Connection, genesis: bytes, wanted: set[int],
                 v.bad(expect, f"entry {expect} is missing (the journal goes from entry "
                               f"{expect - 1} to {seq})")
             return expect - 1, head, False
-        recs: list[str] = []
+        recs: list[bytes] = []
+        kinds: list[tuple[Any, Any]] = []  # each record's stored type and storage class
         if pending is not None and pending[0] <= seq:
             if pending[0] < seq:
                 v.bad(pending[0], f"records of entry {pending[0]}, which the journal does not hold")
                 return expect - 1, head, False
             while pending is not None and pending[0] == seq:
                 recs.append(pending[1])
+                kinds.append((pending[2], pending[3]))
                 pending = next(records, None)
+        if line_kind != b"text" or any(k != b"text" for _, k in kinds):
+            # the same bytes stored as a BLOB would hash alike: the station writes text only
+            v.bad(seq, f"entry {seq} holds something other than the station's text")
+            return expect - 1, head, False
         try:
             head = entry_hash(head, seq, t_us, line, recs)
         except (AttributeError, TypeError, struct_error):
@@ -197,6 +253,11 @@ def _walk(conn: sqlite3.Connection, genesis: bytes, wanted: set[int],
             v.bad(seq, f"entry {seq} is not what the table wrote: its input, time or records "
                        "differ from the chain")
             return expect - 1, head, False
+        types = _record_types(seq, recs, kinds, v)
+        if types is None:
+            return expect - 1, head, False
+        if recs and any(t in round_end for t in types):
+            ends.append(seq)
         if seq in wanted:
             v.heads[seq] = head
         expect += 1
@@ -205,9 +266,30 @@ def _walk(conn: sqlite3.Connection, genesis: bytes, wanted: set[int],
         v.bad(pending[0], f"records of entry {pending[0]}, which the journal does not hold")
     beyond = conn.execute("SELECT MIN(seq) FROM chain WHERE seq > ?", (last,)).fetchone()[0]
     if beyond is not None:
-        v.bad(last + 1, f"the chain holds entry {beyond}, which the journal does not: "
-                        "the journal was cut short")
+        vouched = conn.execute("SELECT MAX(seq) FROM checkpoints").fetchone()[0]
+        v.bad(last + 1, f"the chain holds entry {beyond}, which the journal does not: the "
+                        f"journal was cut short (its last checkpoint vouches for {vouched or 0} "
+                        "entries)")
     return last, head, v.first_bad is None
+
+
+def _record_types(seq: int, recs: list[bytes], kinds: list[tuple[Any, Any]],
+                  v: Verdict) -> list[str] | None:
+    """The types the records of entry `seq` name in their text, each checked against the
+    `type` column beside it (which is not hashed, and which the station's lookups use)."""
+    types = []
+    for text, (stored, _) in zip(recs, kinds, strict=True):
+        try:
+            named = json.loads(text).get("type")
+        except (ValueError, AttributeError):
+            named = None
+        stored_type = stored.decode(errors="replace") if isinstance(stored, bytes) else stored
+        if not isinstance(named, str) or named != stored_type:
+            v.bad(seq, f"entry {seq} has a record filed as type {stored_type!r} whose text says "
+                       f"{named!r}: its type was changed")
+            return None
+        types.append(named)
+    return types
 
 
 def _against_ledger(key: bytes, table: str, jid: str | None, cp: LedgerCheckpoint, last: int,

@@ -189,6 +189,10 @@ class Procedure(ABC):
     #: timers that fire *at* their time (the others once more than their time has passed)
     inclusive_timers: frozenset[str] = frozenset()
 
+    #: the record types that end a round (a pot game's game): the station signs the journal
+    #: at each entry holding one, and `station journal verify` requires a checkpoint there
+    round_end_records: frozenset[str] = frozenset()
+
     #: the table settings this game's procedure reads (written into journals and traces)
     settings_used: tuple[str, ...] = ()
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from station.core import snapshot
+from station.core.chain import ends_round
 from station.core.inputs import US, Input, TraceHeader
 from station.core.journal import Journal, JournalError
 from station.core.kernel import TableKernel as TableCore
@@ -431,7 +432,7 @@ class TableStation:
         else:
             self.journal.add_outputs(seq, records, messages)
             self._maybe_snapshot(seq, records)
-            self._checkpoint_at_round_end(in_round, inp.t_us)
+            self._checkpoint_at_round_end(in_round, inp.t_us, records)
             self.journal.commit()
             self.inputs_applied += 1
         self._after_commit([(inp, None, records, messages, commands, records)])
@@ -549,16 +550,20 @@ class TableStation:
         records, messages, commands = self.core.take_outputs()
         self.journal.add_outputs(seq, records, messages)
         self._maybe_snapshot(seq, records)
-        self._checkpoint_at_round_end(in_round, inp.t_us)
+        self._checkpoint_at_round_end(in_round, inp.t_us, records)
         return records, messages, commands
 
     def _in_round(self) -> bool:
         return bool(self.core.proc.round_in_progress())
 
-    def _checkpoint_at_round_end(self, was_in_round: bool, t_us: int) -> None:
+    def _checkpoint_at_round_end(self, was_in_round: bool, t_us: int,
+                                 records: list[dict[str, Any]]) -> None:
         """A round (a pot game's game) that just ended is signed at once: its records can
-        then no longer be changed unnoticed, by anyone, once the ledger has the checkpoint."""
-        if was_in_round and not self._in_round():
+        then no longer be changed unnoticed, by anyone, once the ledger has the checkpoint.
+        An entry holding a record the game declares round-ending is always signed: that is
+        what `station journal verify` requires (`ends_round`)."""
+        if (was_in_round and not self._in_round()) or ends_round(
+                type(self.core.proc).round_end_records, (r.get("type") for r in records)):
             self.journal.checkpoint("round_end", t_us)
 
     def _after_commit(self, done: list[tuple[Any, ...]]) -> None:

@@ -234,8 +234,46 @@ def mutate_recompute(rng: random.Random, c: sqlite3.Connection) -> int:
     return cp
 
 
+#: the record types each game's station ends a round with (its settlement or its cancel)
+ROUND_ENDS = {"pokdeng": ("settlement", "round_cancelled"),
+              "paigow": ("settlement", "round_cancelled"),
+              "sizhidao": ("game_settled", "round_cancelled")}
+
+
+def _game(c: sqlite3.Connection) -> str:
+    return json.loads(c.execute("SELECT value FROM meta WHERE key='header'").fetchone()[0])["game"]
+
+
+def mutate_rewrite_recent(rng: random.Random, c: sqlite3.Connection) -> int:
+    """Without the key: a card of a recent round changed, the chain recomputed from there
+    and every checkpoint from there on deleted (the unsigned-tail disguise). The first round
+    that ends after the change has lost the checkpoint the table wrote at its end."""
+    ends = ROUND_ENDS[_game(c)]
+    marks = ",".join("?" * len(ends))
+    k = _change_a_card(rng, c)
+    row = c.execute(f"SELECT MIN(input_seq) FROM records WHERE input_seq >= ? AND type IN ({marks})",
+                    (k, *ends)).fetchone()
+    if row[0] is None:
+        # the change fell in the last round, which never ended: change another card (an
+        # earlier one, in the end, whose recomputed chain covers this change too)
+        return mutate_rewrite_recent(rng, c)
+    _recompute_from(c, k)
+    c.execute("DELETE FROM checkpoints WHERE seq >= ?", (k,))
+    return int(row[0])
+
+
+def mutate_record_type(rng: random.Random, c: sqlite3.Connection) -> int:
+    """A record filed under another type (the column the station's lookups use; its text is
+    hashed, the column is not): a settlement hidden from `records_of_type`, say."""
+    rid, seq, typ = rng.choice(c.execute("SELECT seq, input_seq, type FROM records").fetchall())
+    other = rng.choice([t for (t,) in c.execute("SELECT DISTINCT type FROM records") if t != typ])
+    c.execute("UPDATE records SET type=? WHERE seq=?", (other, rid))
+    return int(seq)
+
+
 MUTATIONS = {mutate_byte: 150, mutate_delete: 30, mutate_insert: 30, mutate_duplicate: 10,
-             mutate_swap: 30, mutate_move_record: 20, mutate_truncate: 25, mutate_recompute: 15}
+             mutate_swap: 30, mutate_move_record: 20, mutate_truncate: 25, mutate_recompute: 15,
+             mutate_rewrite_recent: 20, mutate_record_type: 20}
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -326,3 +364,30 @@ def test_verify_prints_one_json_line_with_its_exit_codes(journals, tmp_path):
     env["STATION_JOURNAL_KEY"] = "other-key-of-32-bytes-0123456789"
     rc, line, _ = verify_cli(str(path))
     assert rc == 1 and line["first_bad"]["seq"] == 0 and "signature" in line["first_bad"]["why"]
+
+
+def test_a_byte_changed_in_the_file_itself_is_named_by_its_seq(journals, tmp_path):
+    """The file edited as bytes, not through SQLite: a card's text in a page of the file
+    turned into a byte that is not UTF-8. SQLite reads the page as it is; verify hashes the
+    stored bytes and names the entry (exit 1), instead of failing to decode it (exit 2)."""
+    bad = tmp_path / "journal.sqlite"
+    c = _copy(journals["pokdeng"])
+    out = sqlite3.connect(bad)
+    c.backup(out)
+    out.close()
+    c.close()
+    raw = bytearray(bad.read_bytes())
+    i = raw.index(b"CARD,", len(raw) // 2) + 5
+    raw[i] = 0xFF
+    bad.write_bytes(bytes(raw))
+    probe = sqlite3.connect(bad)
+    probe.text_factory = bytes
+    changed = [s for s, line in probe.execute("SELECT seq, line FROM inputs") if b"\xff" in line]
+    probe.close()
+    assert len(changed) == 1
+    p = subprocess.run([sys.executable, "-m", "station", "journal", "verify", str(bad)],
+                       capture_output=True, text=True, timeout=60,
+                       env={"STATION_JOURNAL_KEY": KEY.decode(), "PATH": "/usr/bin:/bin"})
+    assert p.returncode == 1, p.stderr
+    line = json.loads(p.stdout)
+    assert line["ok"] is False and line["first_bad"]["seq"] == changed[0], line

@@ -143,6 +143,7 @@ class SiZhiDaoProcedure(Procedure):
     closable = ("idle", "shuffling", "between_rounds")
     cards_due_states = frozenset({"dealing"})
     betting_states = frozenset({"betting"})
+    round_end_records = frozenset({"game_settled", "round_cancelled"})
     fault_kinds = SZ_FAULT_KINDS
     cancel_only = frozenset({"extra_card", "premature_reveal", "foreign_card", "shoe_exhausted"})
     event_faults = frozenset(
