@@ -96,7 +96,7 @@ def _gather(conn: sqlite3.Connection, frames_dir: Path | None, audit_path: Path 
     messages = _messages(conn, rid)
     bets = [_with_postings(m, ledger) for m in messages]
     verdict = verify(conn, key, ledger_cp)
-    round_intact = verdict.first_bad is None or verdict.first_bad["seq"] > last
+    round_intact = _vouched_through(conn, verdict, key, header.table, jid, last, ledger_cp)
     head = conn.execute("SELECT hash FROM chain WHERE seq=?", (last,)).fetchone()
     replay_equal, replay_detail = _replay_equal(conn, header, jid, last)
     frames = sorted(p for p in frames_dir.glob(f"{rid}*.png")
@@ -125,6 +125,32 @@ def _gather(conn: sqlite3.Connection, frames_dir: Path | None, audit_path: Path 
         },
     }
     return evidence, frames
+
+
+def _vouched_through(conn: sqlite3.Connection, verdict: Any, key: bytes, table: str,
+                     jid: str | None, last: int, ledger_cp: LedgerCheckpoint | None) -> bool:
+    """Whether the chain proves the round as the table wrote it: the first checkpoint at or
+    after the round's last entry is signed with the table's key and signs the chain the walk
+    recomputed there, nothing bad was found up to it, and (given the ledger's checkpoint)
+    the ledger's agrees with the journal too. A problem found only after the round is not
+    enough to call it intact: a rewrite re-signed with the key shows only at the ledger's."""
+    row = conn.execute("SELECT seq, head, sig FROM checkpoints WHERE seq >= ? ORDER BY seq "
+                       "LIMIT 1", (last,)).fetchone()
+    if row is None:
+        return False
+    seq, head, sig = int(row[0]), bytes(row[1]), str(row[2])
+    bad = verdict.first_bad
+    if bad is not None and bad["seq"] <= seq:
+        return False
+    if verdict.heads.get(seq) != head or not chain.signature_ok(key, table, jid, seq, head, sig):
+        return False
+    if ledger_cp is not None:
+        # the walk keeps the chain's hash at the ledger's entry when it reaches it
+        if (verdict.heads.get(ledger_cp.seq) != ledger_cp.head
+                or not chain.signature_ok(key, table, jid, ledger_cp.seq, ledger_cp.head,
+                                          ledger_cp.sig)):
+            return False
+    return True
 
 
 def _timeline(conn: sqlite3.Connection, first: int, last: int) -> Iterator[dict[str, Any]]:

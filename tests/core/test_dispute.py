@@ -16,8 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from station.core import chain
 from station.core.inputs import US, read_trace
 from station.core.replay import settings_from_header
+from station.core.verify import LedgerCheckpoint
+from station.dispute.gather import gather
 from station.live.table_station import TableStation
 from station.settlement.core import SettlementCore
 from station.settlement.outbox import DeliveryWorker
@@ -242,3 +245,58 @@ def test_a_round_changed_afterwards_gets_a_pack_that_says_so(tables, tmp_path):
     with zipfile.ZipFile(tmp_path / "after.zip") as z:
         proof = json.loads(z.read("evidence.json"))["proof"]
     assert proof["chain"]["first_bad"]["seq"] == seq
+
+
+def test_a_round_rewritten_and_resigned_with_the_key_is_not_intact_against_the_ledger(tables,
+                                                                                       tmp_path):
+    """Whoever holds the key changes a bet of a settled round, recomputes the chain and
+    re-signs every checkpoint from there: the journal alone looks whole, but the ledger's
+    newest checkpoint (after the round) disagrees, so the pack does not call the round
+    intact, though the disagreement is found only after the round's last entry."""
+    src = tables["pokdeng"][0]
+    _data, rid = _pick([src])["settled"]
+    path = tmp_path / "journal.sqlite"
+    conn = sqlite3.connect(src / "journal.sqlite")
+    c = sqlite3.connect(path)
+    conn.backup(c)
+    conn.close()
+    intact, _ = gather(src / "journal.sqlite", rid, key=KEY)
+    first, last = intact["entries"]
+    seq, line = c.execute("SELECT seq, line FROM inputs WHERE seq BETWEEN ? AND ? AND line "
+                          "LIKE '%\"bet\"%' LIMIT 1", (first, last)).fetchone()
+    obj = json.loads(line)
+    obj["bet"]["amount"] += 100
+    c.execute("UPDATE inputs SET line=? WHERE seq=?", (json.dumps(obj), seq))
+    header = c.execute("SELECT value FROM meta WHERE key='header'").fetchone()[0]
+    table = json.loads(header)["table"]
+    jid = c.execute("SELECT value FROM meta WHERE key='journal_id'").fetchone()[0]
+    meta = chain.read_chain_meta(c.execute("SELECT value FROM meta WHERE key='chain'").fetchone()[0])
+    head = chain.genesis(table, jid, header, meta["every"], meta["unchained_through"])
+    recs: dict[int, list[str]] = {}
+    for s, r in c.execute("SELECT input_seq, record FROM records ORDER BY seq"):
+        recs.setdefault(s, []).append(r)
+    for s, t_us, text in c.execute("SELECT seq, t_us, line FROM inputs ORDER BY seq").fetchall():
+        head = chain.entry_hash(head, s, t_us, text, recs.get(s, []))
+        c.execute("UPDATE chain SET hash=? WHERE seq=?", (head, s))
+    for (s,) in c.execute("SELECT seq FROM checkpoints WHERE seq >= ?", (seq,)).fetchall():
+        (h,), = c.execute("SELECT hash FROM chain WHERE seq=?", (s,)).fetchall()
+        c.execute("UPDATE checkpoints SET head=?, sig=? WHERE seq=?",
+                  (h, chain.sign(KEY, table, jid, s, bytes(h)), s))
+    c.commit()
+    c.close()
+    ledger = SettlementCore(src / "ledger.sqlite")
+    try:
+        row = ledger.checkpoint(table, jid)
+    finally:
+        ledger.close()
+    cp = LedgerCheckpoint(row["seq"], bytes.fromhex(row["head"]), row["sig"])
+    assert cp.seq > last
+    alone, _ = gather(path, rid, key=KEY)
+    assert alone["proof"]["chain"]["ok"] and alone["proof"]["chain"]["through_round"]
+    ev, _ = gather(path, rid, key=KEY, ledger_checkpoint=cp)
+    proof = ev["proof"]["chain"]
+    assert not proof["ok"] and proof["first_bad"]["seq"] == cp.seq > last
+    assert proof["through_round"] is False
+    # the untouched journal against the same ledger is intact through the round
+    assert gather(src / "journal.sqlite", rid, key=KEY,
+                  ledger_checkpoint=cp)[0]["proof"]["chain"]["through_round"] is True
