@@ -94,6 +94,11 @@ class Journal:
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute(f"PRAGMA synchronous={sync.upper()}")
         self.conn.execute("PRAGMA busy_timeout=10000")
+        #: whether the file had the chain's tables before this open (a journal from before
+        #: the chain has neither): only such a journal is ever migrated
+        self._had_chain_tables = bool(self.conn.execute(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type='table'"
+            " AND name IN ('chain', 'checkpoints')").fetchone()[0])
         self.conn.executescript(SCHEMA)
         self.conn.executescript(OUTBOX_SCHEMA)
         row = self.conn.execute("SELECT value FROM meta WHERE key='header'").fetchone()
@@ -139,6 +144,14 @@ class Journal:
         c = self.conn
         row = c.execute("SELECT value FROM meta WHERE key='chain'").fetchone()
         self.header_text = c.execute("SELECT value FROM meta WHERE key='header'").fetchone()[0]
+        if row is None and self._had_chain_tables and self._holds_a_chain():
+            # the chain's description was removed from a chained journal: chaining it again
+            # would re-sign whatever it holds now, and the checkpoints it had would vanish
+            raise JournalError(
+                f"{self.path} has a hash chain but its description (meta 'chain') is missing: "
+                "it was removed or damaged, so the journal is not opened (re-chaining it "
+                "would sign whatever it now holds); check it with `station journal verify` "
+                "and restore the journal from its backup")
         if row is None:
             with c:
                 c.execute("BEGIN IMMEDIATE")
@@ -175,6 +188,12 @@ class Journal:
                     c.execute("BEGIN IMMEDIATE")
                     self._checkpoint_if_signing("genesis", 0, 0, self.genesis_hash)
         self._at_begin = (self.head, self.head_seq, self.last_checkpoint_seq)
+
+    def _holds_a_chain(self) -> bool:
+        """Anything chained or signed (or any entry) in a journal that has the chain's tables:
+        one whose first open stopped before its chain was described holds none."""
+        return any(self.conn.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone()
+                   for t in ("chain", "checkpoints", "inputs"))
 
     def _set_genesis(self, meta: dict[str, Any]) -> None:
         self.checkpoint_every = int(meta["every"])
@@ -225,7 +244,7 @@ class Journal:
         where = {"table": table} if self.journal_id else {}
         enqueue(self.conn, {"key": f"{table}/{jid}/checkpoint:{seq}", "kind": "checkpoint",
                             **where, "journal_id": jid, "seq": seq, "head": head.hex(),
-                            "sig": sig, "t": t_us / 1_000_000})
+                            "sig": sig, "why": why, "t": t_us / 1_000_000})
         return True
 
     def chain_head(self) -> tuple[int, str]:

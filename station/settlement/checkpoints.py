@@ -36,8 +36,20 @@ def _hex(m: Mapping[str, Any], name: str, length: int) -> str:
     return v
 
 
+#: the checkpoints that start a journal's chain (its genesis, or the migration of a journal
+#: from before the chain): a chain starts once per journal
+CHAIN_STARTS = ("genesis", "migrated")
+
+
+class ChainRestarted(ValueError):
+    """A chain start for a journal the ledger already holds a checkpoint of."""
+
+
 def apply(tx: Tx, table: str, key: str, m: Mapping[str, Any]) -> tuple:
-    """(result, round_id, finish) as the core's other kinds give them."""
+    """(result, round_id, finish) as the core's other kinds give them. A checkpoint that
+    starts a chain (`why`: genesis or migrated) for a journal the ledger already has one of
+    is refused: the journal was chained again on the table PC, which re-signs whatever it
+    holds (the station refuses to, station/core/journal.py)."""
     seq, jid = m.get("seq"), m.get("journal_id")
     if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
         raise ValueError("field 'seq' must be a non-negative integer")
@@ -45,6 +57,18 @@ def apply(tx: Tx, table: str, key: str, m: Mapping[str, Any]) -> tuple:
         raise ValueError("field 'journal_id' must be a string")
     head, sig = _hex(m, "head", 64), _hex(m, "sig", 64)
     t = m.get("t")
+    why = m.get("why")
+    if why is not None and not isinstance(why, str):
+        raise ValueError("field 'why' must be a string")
+    if why in CHAIN_STARTS:
+        tx.execute(CHECKPOINTS_SQL)
+        held = tx.one("SELECT seq FROM journal_checkpoints WHERE table_id = ? AND journal_id = ?",
+                      (table, jid))
+        if held is not None:
+            raise ChainRestarted(
+                f"a {why} checkpoint for journal {jid!r} of table {table}, whose chain the "
+                f"ledger already holds (a checkpoint at entry {held[0]}): the journal was "
+                "chained again")
     result = {"key": key, "kind": "checkpoint", "journal_id": jid, "seq": seq}
 
     def keep_newest(_entry_id: int) -> None:

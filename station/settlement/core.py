@@ -579,6 +579,8 @@ class SettlementCore:
         elif kind == "checkpoint":
             try:
                 result, round_id, finish = checkpoints.apply(tx, table, key, message)
+            except checkpoints.ChainRestarted as exc:
+                raise SettlementRefused(key, "chain_restarted", str(exc)) from None
             except ValueError as exc:
                 raise SettlementRefused(key, "malformed", str(exc)) from None
         else:

@@ -16,7 +16,7 @@ import pytest
 from station.cli import main as station_main
 from station.core import chain
 from station.core.inputs import US, read_trace
-from station.core.journal import Journal
+from station.core.journal import Journal, JournalError
 from station.core.replay import settings_from_header
 from station.core.verify import LedgerCheckpoint, verify
 from station.live.table_station import TableStation
@@ -168,3 +168,42 @@ def test_an_exported_trace_names_its_chain_head_and_replay_says_it_matches(tmp_p
     bad.write_text("\n".join(lines) + "\n")
     assert station_main(["replay", str(bad), "--out", str(tmp_path / "r2.jsonl")]) == 1
     assert "does NOT match the journal's chain" in capsys.readouterr().err
+
+
+def test_a_chained_journal_whose_chain_description_is_removed_is_not_chained_again(tmp_path):
+    """Deleting `meta.chain` must not make the station re-migrate (re-hash and re-sign)
+    whatever the journal now holds: it refuses to open it, naming why. And the ledger refuses
+    a chain start (genesis or migrated) for a journal whose chain it already holds."""
+    path = tmp_path / "journal.sqlite"
+    _run_shoe(path, every=250)
+    ledger = SettlementCore(tmp_path / "ledger.sqlite")
+    worker = DeliveryWorker(path, InProcessTransport(ledger))
+    try:
+        assert worker.drain(30)
+    finally:
+        worker.stop()
+    jid = _journal_id(path)
+    before = _rows(path, "SELECT seq, head, sig FROM checkpoints ORDER BY seq")
+    conn = sqlite3.connect(path)
+    conn.execute("DELETE FROM meta WHERE key='chain'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(JournalError, match="description .* is missing"):
+        Journal(path, signing_key=KEY)
+    assert _rows(path, "SELECT seq, head, sig FROM checkpoints ORDER BY seq") == before
+    assert _rows(path, "SELECT value FROM meta WHERE key='chain'") == []
+    # a chain started again elsewhere (a copy re-migrated by hand) reaches the ledger
+    head = bytes(32)
+    for why, seq in (("genesis", 0), ("migrated", 5000)):
+        with pytest.raises(SettlementRefused) as refused:
+            ledger.apply({"key": f"PD-01/{jid}/restart:{why}", "kind": "checkpoint",
+                          "table": "PD-01", "journal_id": jid, "seq": seq, "head": head.hex(),
+                          "sig": chain.sign(KEY, "PD-01", jid, seq, head), "why": why, "t": 1.0})
+        assert refused.value.reason == "chain_restarted"
+    assert ledger.checkpoint("PD-01", jid)["seq"] == before[-1][0]
+    # a journal the ledger has never seen starts its chain there as before
+    ledger.apply({"key": "PD-01/other/checkpoint:0", "kind": "checkpoint", "table": "PD-01",
+                  "journal_id": "other", "seq": 0, "head": head.hex(),
+                  "sig": chain.sign(KEY, "PD-01", "other", 0, head), "why": "genesis", "t": 1.0})
+    assert ledger.checkpoint("PD-01", "other")["seq"] == 0
+    ledger.close()
