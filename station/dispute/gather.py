@@ -201,21 +201,32 @@ def _cards(timeline: list[dict[str, Any]], records: list[dict[str, Any]]) -> dic
 
     for r in records:
         cards = r.get("cards")
+        deal = r.get("deal_id")
         if isinstance(cards, dict):
             for pos, cs in cards.items():
-                slot(pos)["shoe"] = cs
+                slot(_in_deal(deal, pos))["shoe"] = cs
         elif isinstance(cards, list) and isinstance(r.get("seat"), str):
-            slot(r["seat"])["shoe"] = cards
+            slot(_in_deal(deal, r["seat"]))["shoe"] = cards
+    deal = None  # the deal the camera's readings belong to: the last one a record named
     for e in timeline:
         if e["input"]["kind"] == "camera" and isinstance(e["input"]["value"], dict):
             for zone, seen in e["input"]["value"].items():
-                s = slot(zone)
+                s = slot(_in_deal(deal, zone))
                 s["camera"] = seen
                 s["camera_readings"].append({"t": e["t"], "seq": e["seq"], "seen": seen})
+        for r in e["records"]:
+            if isinstance(r.get("deal_id"), str):
+                deal = r["deal_id"]
     for s in by.values():
         s["agree"] = (None if s["shoe"] is None or s["camera"] is None
                       else sorted(map(str, s["shoe"])) == sorted(map(str, s["camera"])))
     return dict(sorted(by.items()))
+
+
+def _in_deal(deal: Any, position: str) -> str:
+    """A position's name in the pack: per deal where a round has several (a game of tied
+    deals), so an earlier deal's cards are not overwritten by a later one's."""
+    return f"{deal}/{position}" if isinstance(deal, str) else position
 
 
 def _messages(conn: sqlite3.Connection, rid: str) -> list[dict[str, Any]]:

@@ -155,14 +155,22 @@ def _check_against_journal(data: Path, rid: str, ev: dict) -> None:
            for _, _, line in inputs if "supervisor" in json.loads(line)]
     assert [(d["action"], d["user"]) for d in ev["decisions"] if d["by"] == "supervisor"] == sup
     # cards: what the records say the shoe read, per position, beside the camera's last view
+    # (per deal in a game of several deals: "<deal_id>/<seat>")
+    def named(deal, pos):
+        return f"{deal}/{pos}" if deal else pos
+
+    shoe = {}
     for _, r in mine:
         if isinstance(r.get("cards"), dict):
             for pos, cards in r["cards"].items():
-                assert ev["cards"][pos]["shoe"] == cards
-    cams = {}
+                shoe[named(r.get("deal_id"), pos)] = cards
+    for pos, cards in shoe.items():
+        assert ev["cards"][pos]["shoe"] == cards
+    cams, deal = {}, None
     for e in ev["timeline"]:
         if e["input"]["kind"] == "camera":
-            cams.update(e["input"]["value"])
+            cams.update({named(deal, z): seen for z, seen in e["input"]["value"].items()})
+        deal = next((r["deal_id"] for r in reversed(e["records"]) if "deal_id" in r), deal)
     for zone, seen in cams.items():
         assert ev["cards"][zone]["camera"] == seen
     # bets: every accepted bet of the round, each with its ledger postings (which balance)
@@ -212,7 +220,12 @@ def test_a_pack_for_a_settled_a_cancelled_and_a_resumed_round(tables, game, tmp_
             deals = [r for e in ev["timeline"] for r in e["records"] if r["type"] == "deal_open"]
             private = [r for e in ev["timeline"] for r in e["records"] if r["type"] == "private"]
             assert deals and all(d["deal_id"].startswith(rid + "-D") for d in deals)
-            assert private and all(ev["cards"][p["seat"]]["shoe"] is not None for p in private)
+            assert private
+            # each deal's own cards, the last read of each seat in it (earlier deals' kept)
+            last_read = {f"{p['deal_id']}/{p['seat']}": p["cards"] for p in private}
+            assert {p["deal_id"] for p in private} == {d["deal_id"] for d in deals}
+            for slot, cards in last_read.items():
+                assert ev["cards"][slot]["shoe"] == cards, slot
         with chromium() as browser, new_page(browser, 1280, 900, f"{game} {how} pack") as page:
             page.goto((tmp_path / how / "index.html").as_uri())
             assert page.locator("#replay-verdict").inner_text() == "yes"
