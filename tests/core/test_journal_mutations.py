@@ -391,3 +391,23 @@ def test_a_byte_changed_in_the_file_itself_is_named_by_its_seq(journals, tmp_pat
     assert p.returncode == 1, p.stderr
     line = json.loads(p.stdout)
     assert line["ok"] is False and line["first_bad"]["seq"] == changed[0], line
+
+
+def test_a_tail_cut_says_how_many_entries_the_last_checkpoint_vouches_for(journals):
+    """Cut with its chain rows (the checkpoints then lie beyond the end) or without them (the
+    chain then holds entries the journal does not): both say it was cut short, and how many
+    entries the last checkpoint vouches for."""
+    path = journals["paigow"]
+    c = _copy(path)
+    vouched = int(c.execute("SELECT MAX(seq) FROM checkpoints").fetchone()[0])
+    k = vouched - 5
+    for keep_chain in (False, True):
+        c = _copy(path)
+        c.execute("DELETE FROM inputs WHERE seq >= ?", (k,))
+        c.execute("DELETE FROM records WHERE input_seq >= ?", (k,))
+        if not keep_chain:
+            c.execute("DELETE FROM chain WHERE seq >= ?", (k,))
+        got = verify(c, KEY)
+        assert not got.ok and got.first_bad["seq"] == k, got.line()
+        assert "cut short" in got.first_bad["why"], got.first_bad
+        assert f"vouches for {vouched} entries" in got.first_bad["why"], got.first_bad
