@@ -13,6 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from station.core.chain import ends_round
 from station.core.inputs import Input, TraceHeader, read_trace
 from station.core.journal import Journal
 from station.core.kernel import TableKernel
@@ -43,6 +44,9 @@ def build(path: Path, n: int) -> int:
             kernel.apply(moved)
             records, messages, _ = kernel.take_outputs()
             j.add_outputs(seq, records, [])
+            # signed where the station signs: at each entry that ends a round
+            if ends_round(type(kernel.proc).round_end_records, (r["type"] for r in records)):
+                j.checkpoint("round_end", moved.t_us)
             done += 1
         j.checkpoint("round_end")
         j.commit()
