@@ -215,6 +215,8 @@ class ScriptedDealer:
             return
         wrong, right, card = self._misplaced
         self._misplaced = None
+        if card not in self._on_table.get(wrong, []):
+            return  # the table was cleared since (a round cancelled): nothing to move
         keep = list(self._on_table[wrong])
         keep.remove(card)
         self.scene.clear(wrong)
@@ -303,6 +305,12 @@ class ScriptedDealer:
         self._sleep(1.5)
 
     def _round(self) -> None:
+        cam = self._view().get("camera") or {}
+        if cam.get("fitted") and cam.get("last_seen") is None:
+            # a dealer does not open a round while the camera shows nothing yet (its first
+            # picture can take seconds on a busy machine; the round would stop at camera_lost)
+            self._wait_for(lambda v: (v.get("camera") or {}).get("last_seen") is not None,
+                           "the camera's first picture", TABLE_WAIT_S)
         recs = self._act("dealer", "open_betting")
         if any(r["type"] == "action_refused" for r in recs):
             self._sleep(1.0)
@@ -339,6 +347,7 @@ class ScriptedDealer:
         self._revealed: set[str] = set()
         self._faults_this_round: dict[str, int] = {}
         self.rng = self._round_rng()
+        self._misplaced = None  # a card misplaced in a cancelled round left with its table
         misplace_at, early_turn, misprint_at = self.round_mistakes(self.rng)
         self._sleep(1.0)
         k = 0

@@ -73,6 +73,7 @@ class PaiGowDealer(ScriptedDealer):
         self._revealed: set[str] = set(DOORS)  # Pai Gow deals face up
         self._faults_this_round: dict[str, int] = {}
         self._faces = None
+        self._misplaced = None  # a card misplaced in a cancelled round left with its table
         misplace_at = rng.randrange(0, 8) if rng.random() < self.mistakes.misplace else None
         misprint_at = rng.randrange(0, 8) if rng.random() < self.mistakes.misprint else None
         mistype = rng.random() < self.mistakes.mistype_dice
