@@ -586,7 +586,7 @@ class TableStation:
     def _after_commit(self, done: list[tuple[Any, ...]]) -> None:
         """Durable: now the world may hear of it."""
         any_messages = False
-        for inp, fut, records, messages, commands, answer in done:
+        for inp, _fut, records, messages, commands, _answer in done:
             self._deliver_commands(commands)
             any_messages = any_messages or bool(messages)
             if self.on_input is not None and inp.kind not in NOT_RECORDED:

@@ -4,6 +4,7 @@ never runs faster than real time."""
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 
@@ -112,7 +113,7 @@ def test_frames_come_at_the_clocks_pace_stamped_with_its_time() -> None:
         t.start()
         t.join(30)
         times = [ft for ft, _ in got]
-        assert [round(b - a, 6) for a, b in zip(times, times[1:])] == [0.1, 0.1, 0.1], times
+        assert [round(b - a, 6) for a, b in itertools.pairwise(times)] == [0.1, 0.1, 0.1], times
         assert [f for _, f in got] == ["frame 1", "frame 2", "frame 3", "frame 4"]
         frames.close()
         assert frames.read() is None and frames.source.closed
