@@ -110,7 +110,10 @@ def start_runtime(
     console_secret: str | None = None,
     with_console: bool = True,
     with_bet_api: bool = True,
+    clock: Callable[[], float] | None = None,
 ) -> Runtime:
+    """`clock`: the table's time in seconds (default: monotonic real time; a simulated table
+    passes its demo clock, station/sim/demo_clock.py)."""
     if config.settlement.reserve:
         check_reservable(config.table.game)  # before anything opens: a config built in code too
     private_dir(config.data_dir)
@@ -118,7 +121,8 @@ def start_runtime(
 
     station = TableStation(config.table, config.journal_path, journal_sync=config.journal_sync,
                            signing_key=table_key(config.signing_key_env, config.data_dir),
-                           checkpoint_every=config.checkpoint_every)
+                           checkpoint_every=config.checkpoint_every,
+                           **({} if clock is None else {"clock": clock}))
     from station.live.disk import DiskWatch
 
     station.disk = DiskWatch(config.data_dir, config.table.table, config.disk)

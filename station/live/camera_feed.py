@@ -19,6 +19,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -308,8 +309,11 @@ def camera_source_spec(cfg: Any, cam: Any, *, perturbations: Any = None,
 
 
 def camera_factory_for(cfg: Any, scene: Any = None, *, perturbations: Any = None,
-                       fps: float | None = None):
+                       fps: float | None = None, paced: Callable[[Any], Any] | None = None):
     """A factory the runtime calls with the station once it runs (None: no camera).
+
+    `paced`: wraps the frame source to read it at its own pace (a simulated table's clock,
+    station/sim/demo_clock.py); the synthetic source then renders on demand, unpaced.
 
     The camera config file (`[camera] layout`) is honoured whole: its zones (checked against
     the table's game), calibration, `[recogniser]` tuning (stable_frames, decoder,
@@ -324,8 +328,11 @@ def camera_factory_for(cfg: Any, scene: Any = None, *, perturbations: Any = None
         from firmware_bridge.camera.build import build_recogniser
         from firmware_bridge.camera.sources import open_source
 
-        source = open_source(camera_source_spec(cfg, cam, perturbations=perturbations, fps=fps),
-                             layout=cam.layout, scene=scene)
+        spec = camera_source_spec(cfg, cam, perturbations=perturbations,
+                                  fps=0 if paced is not None else fps)
+        source = open_source(spec, layout=cam.layout, scene=scene)
+        if paced is not None:
+            source = paced(source)
         frames_dir = cfg.camera.frames_dir or cfg.data_dir / "frames"
         recogniser = build_recogniser(cam)
         return CameraFeed(station, source, recogniser, frames_dir=frames_dir,

@@ -313,27 +313,13 @@ class TableStation:
                     item = self._q.get(timeout=timeout)
                 except queue.Empty:
                     item = None
-                if self._stop.is_set():
-                    break
-                if self.write_fault is not None and not self._journal_writable():
-                    if item is not None:
-                        self._refuse_unwritten([item])
-                    continue
-                if item is None:
-                    self._guarded(self._tick)
-                    continue
-                # group commit: whatever else is already waiting shares this transaction
-                batch = [item]
-                while len(batch) < self.max_group:
-                    try:
-                        nxt = self._q.get_nowait()
-                    except queue.Empty:
-                        break
-                    if nxt[0] is None and nxt[2] == "":  # stop marker
-                        self._q.put(nxt)
-                        break
-                    batch.append(nxt)
-                self._guarded(lambda batch=batch: self._process_group(batch))
+                batch = [] if item is None else [item]
+                try:
+                    self._step(batch)
+                finally:
+                    # an input counts as in flight (inputs_in_flight) until its step is done
+                    for _ in batch:
+                        self._q.task_done()
         except BaseException as e:  # noqa: BLE001 - recorded, surfaced to every caller
             self.fatal = e
             log.exception("table core stopped")
@@ -344,6 +330,37 @@ class TableStation:
                     break
                 if fut:
                     fut.set_exception(StationStopped(str(e)))
+
+    def _step(self, batch: list[tuple[Any, ...]]) -> None:
+        """One turn of the owner thread: the inputs taken (grown in place by whatever else is
+        waiting), or a tick when none came."""
+        if self._stop.is_set():
+            return
+        if self.write_fault is not None and not self._journal_writable():
+            if batch:
+                self._refuse_unwritten(list(batch))
+            return
+        if not batch:
+            self._guarded(self._tick)
+            return
+        # group commit: whatever else is already waiting shares this transaction
+        while len(batch) < self.max_group:
+            try:
+                nxt = self._q.get_nowait()
+            except queue.Empty:
+                break
+            batch.append(nxt)
+            if nxt[0] is None and nxt[2] == "":  # stop marker: back for the loop to see
+                self._q.put(nxt)
+                batch.pop()
+                self._q.task_done()
+                break
+        self._guarded(lambda: self._process_group(list(batch)))
+
+    def inputs_in_flight(self) -> int:
+        """Inputs queued or being applied, not yet committed and answered (a simulated
+        table's virtual clock holds while there are any: station/sim/demo_clock.py)."""
+        return self._q.unfinished_tasks
 
     max_group = 256
 
@@ -569,7 +586,7 @@ class TableStation:
     def _after_commit(self, done: list[tuple[Any, ...]]) -> None:
         """Durable: now the world may hear of it."""
         any_messages = False
-        for inp, fut, records, messages, commands, answer in done:
+        for inp, _fut, records, messages, commands, _answer in done:
             self._deliver_commands(commands)
             any_messages = any_messages or bool(messages)
             if self.on_input is not None and inp.kind not in NOT_RECORDED:
@@ -583,11 +600,15 @@ class TableStation:
                         fn(records)
                     except Exception:  # a listener's trouble is its own
                         log.exception("record listener failed")
-            if fut is not None:
-                fut.set_result(answer)
         if any_messages and self.on_outbox:
             self.on_outbox()
+        # the view first, then the answers: whoever acted and then reads the view sees its
+        # own action in it (a dealer that opened a game and then waited on a view from before
+        # the game opened would open it again)
         self._publish_view()
+        for _inp, fut, _records, _messages, _commands, answer in done:
+            if fut is not None:
+                fut.set_result(answer)
 
     def _deliver_commands(self, commands: list[tuple[str, ...]]) -> None:
         if self._on_shoe_command:

@@ -16,7 +16,8 @@ def test_demo_runs_a_table_you_can_watch(tmp_path):
     data = tmp_path / "demo"
     code, text, login_page = run_demo(
         "--rounds", "2", "--speed", "2", "--betting-seconds", "6", "--port", "0",
-        "--decide-after", "2", "--seed", "9", "--data", str(data), "--password", "demo-password")
+        "--decide-after", "2", "--seed", "9", "--data", str(data), "--password", "demo-password",
+        "--clock", "virtual")
     assert b"password" in login_page.lower()
     assert code == 0, text
     summary = json.loads(text[text.index("{"):])
