@@ -110,6 +110,9 @@ def _gather(conn: sqlite3.Connection, frames_dir: Path | None, audit_path: Path 
         "entries": [first, last],
         "timeline": timeline,
         "decisions": decisions,
+        # the station's own faults in the round: a time its journal could not be written
+        "station_faults": [{"seq": e["seq"], "t": e["t"], **e["input"]["value"]}
+                           for e in timeline if e["input"]["kind"] == "station_fault"],
         "audit": audit,
         "cards": _cards(timeline, [r for _, r in mine]),
         "bets": bets,

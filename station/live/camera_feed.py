@@ -326,7 +326,7 @@ def camera_factory_for(cfg: Any, scene: Any = None, *, perturbations: Any = None
 
         source = open_source(camera_source_spec(cfg, cam, perturbations=perturbations, fps=fps),
                              layout=cam.layout, scene=scene)
-        frames_dir = cfg.camera.frames_dir or cfg.data_dir / "frames"
+        frames_dir = cfg.frames_path
         recogniser = build_recogniser(cam)
         return CameraFeed(station, source, recogniser, frames_dir=frames_dir,
                           heartbeat=cam.heartbeat).start()
