@@ -73,9 +73,12 @@ def render(evidence: dict[str, Any], frames: list[Path]) -> str:
                  "<th>account</th><th>amount</th><th>postings in the ledger</th></tr>")
     for b in e["bets"]:
         m = b["message"]
+        refused = b.get("ledger_refused")
         post = ("not checked (no ledger given)" if b["postings"] is None else
                 "; ".join(f"{escape(p['account'])} {p['amount']:+d}" for p in b["postings"])
-                or "none")
+                or (f"<span class='bad'>refused by the ledger: {escape(str(refused['reason']))}"
+                    f"</span> ({escape(str(refused['detail']))})" if refused
+                    else "none yet (not delivered)" if not b["delivered"] else "none"))
         parts.append(f"<tr><td><code>{escape(b['key'])}</code></td><td>{escape(b['kind'])}</td>"
                      f"<td>{escape(str(m.get('account', '')))}</td>"
                      f"<td>{escape(str(m.get('amount', '')))}</td><td>{post}</td></tr>")
