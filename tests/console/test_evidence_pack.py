@@ -13,6 +13,7 @@ import shutil
 import uuid
 import zipfile
 
+import pytest
 from playwright.sync_api import expect
 
 from station.live.disk import MB, DiskLimits, DiskWatch
@@ -25,6 +26,7 @@ from tests.settlement.backends import local_postgres  # noqa: F401 - the session
 KEY = b"console-key-0123456789abcdef0123"
 
 
+@pytest.mark.browser
 def test_supervisors_get_the_pack_dealers_do_not_and_both_are_audited(make_table, serve,
                                                                        tmp_path) -> None:
     table = make_table("mismatch_cancel", signing_key=KEY)
