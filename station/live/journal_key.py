@@ -43,8 +43,8 @@ class TableKey:
 
 
 def key_from_file(path: Path, *, private: bool = False) -> bytes:
-    """The key a file holds (its first line, e.g. 64 hex digits). `private`: refuse a file
-    any other user may read or write (the station's own key file)."""
+    """The key a file holds (e.g. 64 hex digits; the whitespace around it ignored).
+    `private`: refuse a file any other user may read or write (the station's own key file)."""
     p = Path(path)
     try:
         st = p.stat()
