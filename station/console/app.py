@@ -35,17 +35,20 @@ def make_console_app(stations: Mapping[str, TableStation] | Iterable[TableStatio
                      frames_dir: str | Path | None = None, audit_path: str | Path | None = None,
                      session_ttl: float = 8 * 3600, registry: Registry = REGISTRY,
                      secure_cookies: bool = False,
-                     session_clock: Callable[[], float] | None = None) -> Starlette:
+                     session_clock: Callable[[], float] | None = None,
+                     ledgers: Mapping[str, str | None] | None = None) -> Starlette:
     """The console over these tables (a mapping table name -> station, or the stations).
 
     `users`: a `UserStore` or the path of its file. `secret` signs the session cookies.
     `frames_dir`: where the camera writes `<round_id>.png` at validation (optional).
     `audit_path`: the audit log (default: `console_audit.sqlite` beside the first journal).
     `session_clock`: the sessions' time in seconds (default: the wall clock).
+    `ledgers`: table -> the ledger its evidence packs read postings and checkpoints from.
     """
     console = Console(stations, users=users, secret=secret, frames_dir=frames_dir,
                       audit_path=audit_path, session_ttl=session_ttl, registry=registry,
-                      secure_cookies=secure_cookies, session_clock=session_clock)
+                      secure_cookies=secure_cookies, session_clock=session_clock,
+                      ledgers=ledgers)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -84,7 +84,8 @@ class Console:
                  frames_dir: str | Path | None = None, audit_path: str | Path | None = None,
                  session_ttl: float = 8 * 3600, registry: Registry = REGISTRY,
                  secure_cookies: bool = False,
-                 session_clock: Callable[[], float] | None = None) -> None:
+                 session_clock: Callable[[], float] | None = None,
+                 ledgers: Mapping[str, str | None] | None = None) -> None:
         if isinstance(stations, Mapping):
             items = list(stations.items())
             for name, st in items:
@@ -100,6 +101,10 @@ class Console:
         self.sessions = Sessions(secret, ttl_seconds=session_ttl,
                                  **({} if session_clock is None else {"clock": session_clock}))
         self.frames_dir = Path(frames_dir) if frames_dir is not None else None
+        #: table -> the ledger its evidence packs read (a file or a postgresql:// URL, read
+        #: only), as the station is configured (`StationConfig.evidence_ledger`); a table
+        #: not named here has none, and its packs say the postings were not checked
+        self.ledgers: dict[str, str | None] = dict(ledgers or {})
         if audit_path is None:
             # next to the first table's journal: the audit trail lives with the table's records
             first = items[0][1].journal.path

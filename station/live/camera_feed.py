@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -103,6 +104,10 @@ class _Watched:
         with self._lock:
             now = time.perf_counter()
             return sum(1 for x in self.frame_times if now - x < 5.0) / 5.0
+
+
+#: a round, game or deal id fit to name a file (no separator, no leading dot)
+ROUND_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 
 
 class CameraFeed:
@@ -242,15 +247,18 @@ class CameraFeed:
         frame = self.watched.last_frame
         if frame is None or self.frames_dir is None:
             return
+        kept = type(self.station.core.proc).frame_records  # the game's validations
         for r in records:
-            if r.get("type") == "hand":
+            name = next((r[k] for k in ("deal_id", "round_id", "game_id")
+                         if isinstance(r.get(k), str)), None)
+            if r.get("type") in kept and name is not None and ROUND_FILE.fullmatch(name):
                 # with the zones drawn, so a floor manager (and a dispute's evidence pack)
                 # sees which cards lay in which zone
                 if self.layout is not None:
                     from firmware_bridge.camera.overlay import draw_view
 
                     frame = draw_view(frame, self.layout)
-                write_frame(self.frames_dir / f"{r['round_id']}.png", frame)
+                write_frame(self.frames_dir / f"{name}.png", frame)
 
 
 def write_frame(path: Path, frame: Any) -> None:
@@ -333,7 +341,7 @@ def camera_factory_for(cfg: Any, scene: Any = None, *, perturbations: Any = None
         source = open_source(spec, layout=cam.layout, scene=scene)
         if paced is not None:
             source = paced(source)
-        frames_dir = cfg.camera.frames_dir or cfg.data_dir / "frames"
+        frames_dir = cfg.frames_path
         recogniser = build_recogniser(cam)
         return CameraFeed(station, source, recogniser, frames_dir=frames_dir,
                           heartbeat=cam.heartbeat).start()

@@ -385,6 +385,11 @@ class TableStation:
         except sqlite3.Error:
             log.exception("journal %s: rollback after a failed write", self.journal.path)
         first = self.write_fault is None
+        if first:
+            self._outage = {"kind": "device_fault", "since": self._last_us / US, "attempts": 0,
+                            "refused": 0, "error": str(e), "last_error": str(e)}
+        self._outage["attempts"] += 1
+        self._outage["last_error"] = str(e)
         self.write_fault = {
             "kind": "device_fault", "round_id": None, "station": True,
             "detail": f"the journal cannot be written ({e}); nothing after its last entry was "
@@ -404,10 +409,13 @@ class TableStation:
         self._publish_view()
 
     _write_tried = 0.0
+    #: while the journal cannot be written: what the `station_fault` entry will say of it
+    _outage: dict[str, Any] = {}
 
     def _journal_writable(self) -> bool:
         """While the journal cannot be written: try one real write (at most every
-        `write_probe_s`); True, and the fault cleared, once it succeeds."""
+        `write_probe_s`); once one succeeds, journal the outage (`station_fault`) as the
+        first entry after it, and only then clear the fault and go on (True)."""
         now = time.monotonic()
         if now - self._write_tried < self.write_probe_s:
             return False
@@ -417,15 +425,40 @@ class TableStation:
         except (sqlite3.Error, OSError) as e:
             if not journal_write_failed(e):
                 raise
+            self._outage["attempts"] += 1
+            self._outage["last_error"] = str(e)
             return False
-        log.warning("journal %s: writes succeed again; the table goes on", self.journal.path)
+        failed_before = self._outage["attempts"]
+        self._guarded(self._journal_outage)
+        if self._outage["attempts"] != failed_before:
+            return False  # the disk refused the outage's own entry: still standing
+        log.warning("journal %s: writes succeed again after %d failed; the table goes on",
+                    self.journal.path, failed_before)
         self.write_fault = None
+        self._outage = {}
         self._publish_view()
         return True
+
+    def _journal_outage(self) -> None:
+        """The journal's own trace of the time it could not be written: one `station_fault`
+        entry, journaled and applied as any input (it changes nothing at the table; timers
+        due by now fire, as a tick would fire them), so the round's timeline and its
+        evidence pack show when the table stood, how many writes failed and why."""
+        inp = Input(self._now_us(), "station_fault", dict(self._outage))
+        self.journal.begin()
+        try:
+            records, messages, commands = self._apply_one(inp)
+            self.journal.commit()
+        except BaseException:
+            self.journal.rollback()
+            raise
+        self.inputs_applied += 1
+        self._after_commit([(inp, None, records, messages, commands, records)])
 
     def _refuse_unwritten(self, batch: list[tuple[Any, ...]]) -> None:
         """Inputs that came while the journal cannot be written: not taken (no ACK, so the
         shoe resends; callers hear why)."""
+        self._outage["refused"] += len(batch)
         for _extra, fut, *_ in batch:
             if fut is not None and not fut.done():
                 fut.set_exception(StationStopped(

@@ -423,6 +423,7 @@ def run_demo(args: argparse.Namespace) -> int:
     from station.console import UserStore
     from station.core.settings import TableSettings
     from station.live.config import CameraConfig, HttpConfig, ShoeConfig, StationConfig
+    from station.live.journal_key import demo_key_file
     from station.runtime import start_runtime
     from station.settlement.core import SettlementCore
     from station.sim.sizhidao_bots import PlatformClient, make_bots
@@ -452,6 +453,7 @@ def run_demo(args: argparse.Namespace) -> int:
                                             layout=str(SEAT_CAMERA) if rendered else None),
                         console=HttpConfig(host, port),
                         bet_api=HttpConfig(host, port + 1 if port else 0),
+                        signing_key_file=demo_key_file(data),
                         source="station demo --game sizhidao")
     users = UserStore(data / "users.sqlite")
     password = getattr(args, "password", None) or secrets.token_urlsafe(9)

@@ -142,6 +142,7 @@ class Studio:
         from firmware_bridge.shoe.simulator import FaultPlan, ScheduledFault, ShoeSimulator
         from station.console import UserStore
         from station.live.camera_feed import camera_factory_for
+        from station.live.journal_key import demo_key_file
         from station.runtime import start_runtime
 
         o = self.opts
@@ -174,7 +175,7 @@ class Studio:
             camera=CameraConfig(enabled=o.camera, source="synthetic", fps=o.camera_fps,
                                 layout=str(PAIGOW_CAMERA) if paigow else None),
             console=HttpConfig(o.host, o.console_port), bet_api=HttpConfig(o.host, o.bet_port),
-            source="station demo",
+            signing_key_file=demo_key_file(o.data_dir), source="station demo",
         )
         users = UserStore(o.data_dir / "users.sqlite")
         password = o.password or secrets.token_urlsafe(9)

@@ -46,7 +46,8 @@ class StationProcess:
             self._down_since = None
 
     def start(self) -> None:
-        env = dict(os.environ, STATION_BET_API_KEYS=f"{API_KEY}=drill")
+        env = dict(os.environ, STATION_BET_API_KEYS=f"{API_KEY}=drill",
+                   STATION_JOURNAL_KEY="drill-journal-key-0123456789abcdef")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "station", "run", "--config", str(self.config),
              "--log-level", "WARNING"],

@@ -25,6 +25,7 @@ from station.doctor.ports import check_port
 from station.doctor.settlement import check_settlement
 from station.doctor.shoe import check_shoe
 from station.live.config import parse_config
+from station.live.journal_key import make_key_file
 from tests.ports import free_port
 from tests.waiting import wait_for
 
@@ -57,6 +58,8 @@ fps = 5
 port = {console_port or free_port()}
 [bet_api]
 port = {free_port()}
+[journal]
+signing_key_file = "{make_key_file(tmp / "keys" / "PD-07.key")}"
 """)
     return p
 

@@ -7,6 +7,7 @@ and the dice tray through the recogniser, bets through the bet API, settlement i
 from __future__ import annotations
 
 import dataclasses
+import os
 import signal
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from station.games.paigow import DECK_COUNTS
 from station.games.paigow.rules import PaiGow, deal_plan_for
 from station.live.camera_feed import camera_factory_for
 from station.live.config import load_config
+from station.live.journal_key import make_key_file
 from station.sim.demo_clock import ClockedFrames, VirtualClock
 from tests.waiting import retry_until, wait_for
 
@@ -55,9 +57,10 @@ def _config_file(tmp_path: Path, shoe_url: str) -> Path:
 def test_station_run_starts_on_the_pai_gow_config_and_stops_cleanly(tmp_path) -> None:
     with ShoeSimulator(deck=DECK_COUNTS, cut_at=None, seed=3) as shoe:
         cfg = _config_file(tmp_path, shoe.serve_pty())
+        env = {**os.environ, "STATION_JOURNAL_KEY": "wz-sim-journal-key-0123456789abcdef"}
         proc = subprocess.Popen([sys.executable, "-m", "station", "run", "--config", str(cfg),
                                  "--log-level", "WARNING"], stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+                                stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=env)
         try:
             assert proc.stdout is not None
             seen: list[str] = []
@@ -102,6 +105,7 @@ def test_the_pai_gow_table_deals_a_round_from_its_config(tmp_path) -> None:
     with ShoeSimulator(deck=DECK_COUNTS, cut_at=None, seed=5) as shoe:
         cfg = load_config(_config_file(tmp_path, shoe.serve_pty()))
         cfg.table = dataclasses.replace(cfg.table, betting_seconds=4)
+        cfg.signing_key_file = make_key_file(tmp_path / "keys" / "WZ-SIM.key")
         scene = TableScene(PaiGow.zones, seed=2)
         factory = camera_factory_for(cfg, scene, paced=lambda source: ClockedFrames(source, clock, 10))
         rt = start_runtime(cfg, camera_factory=factory, api_keys={KEY: "platform"}, clock=clock.now)
