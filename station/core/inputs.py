@@ -196,12 +196,20 @@ RESERVATION_ATTEMPT = re.compile(r"[0-9a-z]{1,32}")
 
 def check_reservation_answer(value: Any, line_no: int) -> dict[str, Any]:
     """`{"key": str, "attempt"?: str, "answer": str, "balance"?: int, "detail"?: str}`: the
-    studio ledger's answer to the reservation of the bet that follows it in the journal. An
+    studio ledger's answer to the reservation of the bet that follows it in the journal (or of
+    one draw on a wallet, `account` and `amount`, of the pot game's action that follows). An
     answer other than `reserved` names the refusal (RESERVATION_ANSWERS, or another reason of
     the ledger's). `attempt` is the intake's id of that one reservation request: the bet's
     outbox key ends in it, so no two attempts ever ask the ledger under one key."""
-    if not isinstance(value, dict) or set(value) - {"key", "attempt", "answer", "balance", "detail"}:
-        raise TraceError(line_no, "'reservation_answer' is {key, attempt?, answer, balance?, detail?}")
+    if not isinstance(value, dict) or set(value) - {"key", "attempt", "answer", "balance", "detail",
+                                                    "account", "amount"}:
+        raise TraceError(line_no, "'reservation_answer' is {key, attempt?, answer, balance?, detail?,"
+                                  " account?, amount?}")
+    if "account" in value and not isinstance(value["account"], str):
+        raise TraceError(line_no, "'reservation_answer' account is text")
+    amount = value.get("amount")
+    if amount is not None and (isinstance(amount, bool) or not isinstance(amount, int)):
+        raise TraceError(line_no, "'reservation_answer' amount must be an integer")
     if not isinstance(value.get("key"), str) or not isinstance(value.get("answer"), str):
         raise TraceError(line_no, "'reservation_answer' needs its key and answer")
     attempt = value.get("attempt")

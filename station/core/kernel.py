@@ -165,7 +165,15 @@ class TableKernel:
             fields["table_round"] = fields["round_id"]
             fields["round_id"] = self.key_prefix + fields["round_id"]
         where = {"table": self.table} if self.key_prefix else {}
-        self._messages.append({"key": self.key_prefix + key, "kind": kind,
+        full_key = self.key_prefix + key
+        if kind in self.proc.wallet_draws and self.purse.answers is not None:
+            # a draw on a shared wallet: made under the key the studio ledger reserved it with
+            answer = self.purse.take_answer(fields.get("account", ""), fields.get("amount", 0))
+            if answer is None:
+                raise RuntimeError(f"{kind} {key}: the game took money the studio ledger did "
+                                   f"not reserve ({fields.get('account')}, {fields.get('amount')})")
+            full_key = answer["key"]
+        self._messages.append({"key": full_key, "kind": kind,
                                "t": to_s(self.now_us), **where, **fields})
 
     def command(self, *cmd: str) -> None:
@@ -218,8 +226,21 @@ class TableKernel:
         handler = self._input_handlers.get(inp.kind)
         if handler is None:
             raise ValueError(f"a {self.game.name} table takes no {inp.kind!r} input")
-        handler(inp)
-        self._after()
+        if inp.kind in ("reservation_answer", "bet"):
+            handler(inp)
+            self._after()
+            return
+        # the ledger's answers journaled just before this input decide what it may take from
+        # the wallets (docs/studio.md, "Pot games in the studio"); without any, the mirror
+        answers = self.__dict__.pop("_answers", None)
+        if answers is not None:
+            self.purse.answers = list(answers)
+        try:
+            handler(inp)
+            self._after()
+        finally:
+            if answers is not None:
+                self.purse.answers = None
 
     def _on_tick(self, inp: Input) -> None:
         """The clock alone: timers due by now have already fired."""
@@ -561,7 +582,8 @@ class TableKernel:
         ref = v.get("ref")
         purse = self.purse
         # a studio intake's reservation answer is for this bet alone, whatever becomes of it
-        answer = self.__dict__.pop("_reservation", None)
+        answers = self.__dict__.pop("_answers", None)
+        answer = answers[-1] if answers else None
         if ref is not None:
             # the platform's idempotency key: a bet sent again (its answer was lost when the
             # station restarted) gets the first decision, and is never placed twice
@@ -576,10 +598,12 @@ class TableKernel:
         purse.last_decision = rec
 
     def _on_reservation_answer(self, inp: Input) -> None:
-        """A studio table's intake asked the studio ledger to reserve the bet that comes next
+        """A studio table asked the studio ledger to reserve the bet, or what the action, that comes next
         (docs/studio.md): its answer, journaled, decides that bet's funds instead of this
-        table's own mirror, whose wallets other tables also spend. Replay reads it here."""
-        self._reservation = inp.value
+        table's own mirror, whose wallets other tables also spend. Replay reads it here.
+        A pot game's action may draw on several wallets (a game's antes): one answer each,
+        all for the input that follows them."""
+        self.__dict__.setdefault("_answers", []).append(inp.value)
 
     def bet_refusal(self, account: str, spot: str, amount: Any, *,
                     funds: bool = True) -> tuple[str | None, int]:

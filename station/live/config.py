@@ -219,18 +219,20 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
 
 
 def check_reservable(game: str) -> None:
-    """`settlement.reserve` reserves what the bet intake takes. A pot game (no bet spots: Si
-    Zhi Dao) takes its players' money by player actions (antes, bets, buy-ins into the pot),
-    which are not reserved yet: with a wallet shared across tables the studio ledger could
-    refuse a `pot_in` after the table took the money, and the game's pot would never close.
-    Refused until that is built (docs/studio.md, "Pot games in the studio")."""
+    """`settlement.reserve` reserves what the table takes from a wallet before it takes it:
+    the bet intake's bets, and the draws a pot game declares (`Procedure.wallet_draws`: Si Zhi
+    Dao's antes, bets and buy-ins; docs/studio.md, "Pot games in the studio"). A game whose
+    money comes by neither way could not be reserved: with a wallet shared across tables the
+    studio ledger might refuse it after the table took it, so it is refused at start."""
     from station.games import get_game
 
-    if not get_game(game).spots:
-        raise ConfigError(f"settlement.reserve: a {game} table's money comes from player actions "
-                          "into a pot, which the studio ledger does not reserve yet; run it with "
-                          "reserve = false and wallets of its own (docs/studio.md, 'Pot games in "
-                          "the studio')")
+    rules = get_game(game)
+    procedure = rules.table_procedure()
+    if not rules.spots and not (procedure is not None and procedure.wallet_draws):
+        raise ConfigError(f"settlement.reserve: a {game} table takes its players' money neither "
+                          "through the bet intake nor by draws its game declares, so the studio "
+                          "ledger cannot reserve it; run it with reserve = false and wallets of "
+                          "its own (docs/studio.md, 'Pot games in the studio')")
 
 
 def _settlement(se: dict[str, Any], table: str, base: Path) -> SettlementConfig:

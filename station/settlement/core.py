@@ -42,6 +42,8 @@ from station.settlement.ledger.store import ensure_system_accounts
 from station.settlement.pot import POT_KINDS
 
 MESSAGE_KINDS = ("wallet", "bet", "hand", "round_cancelled", *POT_KINDS, "checkpoint")
+#: what a table may reserve before it takes the money: a bet at its intake, a pot game's pot_in
+RESERVABLE = ("bet", "pot_in")
 #: balances moved by one statement at most (its parameters stay far below either engine's limit)
 MOVE_CHUNK = 2000
 #: at most this many bets are applied together by the fast path for runs of bets
@@ -181,6 +183,7 @@ class SettlementCore:
         self._system: dict[str, dict[str, int]] = {}
         self._meta_lock = threading.Lock()
         try:
+            pot.ensure_reservations_table(self.store)
             self._system_accounts(table)
         except BaseException:
             self.store.close()
@@ -558,14 +561,16 @@ class SettlementCore:
             digest = message_digest(message)
         except ValueError as exc:  # NaN or infinity somewhere: not JSON, never an amount
             raise SettlementRefused(key, "malformed", str(exc)) from None
-        row = tx.one("SELECT result, digest FROM entries WHERE table_id = ? AND key = ?",
+        row = tx.one("SELECT result, digest, kind FROM entries WHERE table_id = ? AND key = ?",
                      (table, key))
         if row is not None:
             if row[1] != digest:
                 raise SettlementRefused(key, "key_reused", "this key was applied with other content")
+            if row[2] == "pot_in" and not reservation:
+                pot.taken(tx, table, key)  # a reserved pot_in its game took (station/settlement/pot.py)
             return json.loads(row[0])
-        if reservation and kind != "bet":
-            raise SettlementRefused(key, "malformed", f"only a bet is reserved, not a {kind!r}")
+        if reservation and kind not in RESERVABLE:
+            raise SettlementRefused(key, "malformed", f"only a bet or a pot_in is reserved, not a {kind!r}")
         if kind == "wallet":
             result, round_id, finish = self._wallet(tx, table, key, message)
         elif kind == "bet":
@@ -575,7 +580,7 @@ class SettlementCore:
         elif kind == "round_cancelled":
             result, round_id, finish = self._cancel(tx, table, key, message)
         elif kind in POT_KINDS:
-            result, round_id, finish = pot.apply(self, tx, table, kind, key, message)
+            result, round_id, finish = pot.apply(self, tx, table, kind, key, message, reservation)
         elif kind == "checkpoint":
             try:
                 result, round_id, finish = checkpoints.apply(tx, table, key, message)
