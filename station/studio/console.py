@@ -183,7 +183,7 @@ async function refresh() {
           &middot; to settle ${esc(t.pending_settlement)}${t.ledger_applied_up_to != null ? " &middot; ledger has up to #" + esc(t.ledger_applied_up_to) + (t.ledger_gaps ? " (" + esc(t.ledger_gaps) + " gaps re-sent)" : "") : ""}</div>
         <div>${t.faults && t.faults.length ? "faults: " + esc(t.faults.join(", ")) : ""}</div>
         <div class="muted">${results(t.last_results)}</div>
-        <div class="muted">${esc(t.age_s)} s ago</div>
+        <div class="muted">${esc(t.age_s)} s ago${t.players_url ? " &middot; player API " + esc(t.players_url) : ""}</div>
       </a>`).join("");
     document.getElementById("refusals").innerHTML = data.alarms.slice(-5).map(a =>
       `<div>settlement refused ${esc(a.table)} ${esc(a.key)}: ${esc(a.reason)}</div>`).join("");
