@@ -30,6 +30,9 @@ class Purse:
     answers: list[dict[str, Any]] | None = None
     #: the station's probe of such an input: every wallet can pay (the ledger will say)
     probing: bool = False
+    #: what bets took on the table's credit per account while the studio ledger did not
+    #: answer (station/live/reservations.py), since it last did
+    on_credit: dict[str, int] = field(default_factory=dict)
 
     def can_pay(self, account: str, amount: int) -> bool:
         """Whether the game may take `amount` from the wallet now."""

@@ -50,6 +50,9 @@ class SettlementConfig:
     reserve_timeout_s: float = 0.3
     #: what the bet intake does while the studio ledger does not answer (station/live/reservations.py)
     reserve_when_down: str = "refuse"
+    #: with reserve_when_down = "credit": what one account's bets may take on the table's
+    #: credit (minor units) while the ledger does not answer, until it answers again
+    reserve_credit_limit: int = 0
 
 
 SETTLEMENT_MODES = ("embedded", "remote", "bus")
@@ -245,6 +248,7 @@ def _settlement(se: dict[str, Any], table: str, base: Path) -> SettlementConfig:
         reserve=_take(se, "settlement", "reserve", bool, False),
         reserve_timeout_s=float(_take(se, "settlement", "reserve_timeout_s", (int, float), 0.3)),
         reserve_when_down=_take(se, "settlement", "reserve_when_down", str, "refuse"),
+        reserve_credit_limit=_take(se, "settlement", "reserve_credit_limit", int, 0),
     )
     _leftover(se, "settlement")
     mode = settlement.mode
@@ -270,6 +274,17 @@ def _settlement(se: dict[str, Any], table: str, base: Path) -> SettlementConfig:
         if settlement.reserve_when_down not in POLICIES:
             raise ConfigError(f"settlement.reserve_when_down: one of {', '.join(POLICIES)}, got "
                               f"{settlement.reserve_when_down!r}")
+        credit = settlement.reserve_credit_limit
+        if settlement.reserve_when_down == "credit":
+            from station.money import MAX_AMOUNT
+
+            if isinstance(credit, bool) or not 0 < credit <= MAX_AMOUNT:
+                raise ConfigError("settlement.reserve_credit_limit: with reserve_when_down ="
+                                  f" \"credit\", a whole amount from 1 to {MAX_AMOUNT} minor"
+                                  f" units, got {credit!r}")
+        elif credit:
+            raise ConfigError("settlement.reserve_credit_limit: only with reserve_when_down ="
+                              " \"credit\"")
         if not 0.01 <= settlement.reserve_timeout_s <= 10:
             raise ConfigError(f"settlement.reserve_timeout_s: between 0.01 and 10 seconds, got "
                               f"{settlement.reserve_timeout_s}")

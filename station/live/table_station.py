@@ -30,6 +30,7 @@ from station.core import snapshot
 from station.core.chain import ends_round
 from station.core.inputs import US, Input, TraceHeader
 from station.core.journal import Journal, JournalError
+from station.core.kernel import ON_CREDIT
 from station.core.kernel import TableKernel as TableCore
 from station.core.settings import TableSettings
 from station.core.view import public_view
@@ -120,6 +121,9 @@ class TableStation:
         self.reserve_bet: Callable[[dict[str, Any]], dict[str, Any]] | None = None
         #: with reserve_bet: whether the studio ledger answers (station/live/reservations.py)
         self.reservation_health: Any = None
+        #: the policy `credit` while the ledger does not answer: what one account's bets may
+        #: take on the table's credit until it answers again (None: such bets are refused)
+        self.credit_limit_minor: int | None = None
 
     # ---------------------------------------------------------------- lifecycle
     def add_listener(self, fn: RecordListener) -> None:
@@ -461,6 +465,10 @@ class TableStation:
                             # the record says insufficient_funds (TRACES.md); the player
                             # hears what the studio ledger said, e.g. unavailable
                             decision = dict(decision, ledger=answer["answer"])
+                        elif (answer is not None and answer["answer"] == ON_CREDIT
+                              and decision is not None):
+                            # accepted while the ledger is away, on the table's credit
+                            decision = dict(decision, ledger=ON_CREDIT)
                         decisions.append(decision)
                         last = i == len(value) - 1  # the caller hears once all are decided
                         done.append((inp, fut if last else None, records, messages, commands,
@@ -533,7 +541,24 @@ class TableStation:
         request = next((m for m in messages if m.get("kind") == "bet"), None)
         if request is None:
             return None  # refused for the table's own reasons (or a retried ref): nothing to ask
-        return self._ask_ledger(t_us, request, {"key": request["key"], "attempt": attempt}, done)
+        return self._ask_ledger(t_us, request, {"key": request["key"], "attempt": attempt}, done,
+                                on_down=self._on_credit)
+
+    def _on_credit(self, request: dict[str, Any], value: dict[str, Any]) -> dict[str, Any]:
+        """The ledger did not answer a bet's reservation. With the policy `credit`
+        (station/live/reservations.py) the table takes it on its own credit while the account's
+        bets on credit since the ledger last answered stay within `credit_limit_minor`; the
+        answer `credit` is journaled (replay takes the bet the same way) and the bet's outbox
+        message says so, for the ledger to book what the wallet cannot cover."""
+        limit = self.credit_limit_minor
+        if limit is None:
+            return value
+        account, deducted = request["account"], request["deducted"]
+        owed = self.core.purse.on_credit.get(account, 0)
+        if owed + deducted > limit:
+            return {**value, "detail": f"table credit of {account} would be {owed + deducted},"
+                                       f" over its limit {limit}; {value.get('detail', '')}"[:300]}
+        return {**value, "answer": ON_CREDIT, "account": account, "amount": deducted}
 
     def _reserve_draws(self, t_us: int, kind: str, value: Any, user: str | None,
                        extra: Any, done: list[tuple[Any, ...]]) -> None:
@@ -571,9 +596,11 @@ class TableStation:
                 down = value_
 
     def _ask_ledger(self, t_us: int, request: dict[str, Any], answer: dict[str, Any],
-                    done: list[tuple[Any, ...]]) -> dict[str, Any]:
+                    done: list[tuple[Any, ...]], on_down: Callable[..., dict[str, Any]] | None = None,
+                    ) -> dict[str, Any]:
         """Reserve `request` in the studio ledger and journal its answer (`answer` with the
-        ledger's word) as an input; returns the journaled answer."""
+        ledger's word; `on_down(request, value)` may turn no answer into the table's own) as
+        an input; returns the journaled answer."""
         assert self.reserve_bet is not None
         try:
             reply = self.reserve_bet(request)
@@ -590,6 +617,8 @@ class TableStation:
                 value["balance"] = balance
         elif reply.get("detail"):
             value["detail"] = str(reply["detail"])[:300]
+        if value["answer"] in DOWN_ANSWERS and on_down is not None:
+            value = on_down(request, value)
         self._journal_answer(t_us, value, done)
         return value
 

@@ -123,7 +123,7 @@ class StudioView:
         consumers = (settlement.get("bus") or {}).get("consumers") or {}
         return {"bus_connected": self.connected, "tables": tables,
                 "paused": [s["table"] for s in tables if s.get("state") == "paused"],
-                "reservations_down": [s["table"] for s in tables
+                "reservations_down": [_down_text(s) for s in tables
                                       if (s.get("reservations") or {}).get("down")],
                 "alarms": alarms,
                 "settlement": {"error": settlement.get("error"),
@@ -192,6 +192,16 @@ async function refresh() {
 refresh(); setInterval(refresh, 1000);
 </script></body></html>
 """
+
+
+def _down_text(state: dict[str, Any]) -> str:
+    """A table whose reservations go unanswered, as the banner names it: its policy and what
+    it refused or took on its own credit meanwhile."""
+    r = state["reservations"]
+    if r.get("policy") == "credit":
+        return (f"{state['table']} (on table credit: {r.get('on_credit_bets', 0)} bets,"
+                f" {r.get('on_credit', 0)}; refused {r.get('refused_while_down', 0)})")
+    return f"{state['table']} (refused {r.get('refused_while_down', 0)})"
 
 
 def make_studio_app(view: StudioView) -> Starlette:

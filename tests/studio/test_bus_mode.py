@@ -94,3 +94,19 @@ def test_a_table_configured_for_the_bus_settles_in_the_studio_ledger_and_shows_o
         view.close()
     assert core.check().ok
     core.close()
+
+
+def test_the_bus_down_policy_and_its_credit_limit_are_configured_together():
+    bus = {"mode": "bus", "url": "nats://127.0.0.1:4222", "reserve": True}
+    table = {"name": "PD-01", "game": "pokdeng"}
+    cfg = parse_config({"table": table, "settlement": {
+        **bus, "reserve_when_down": "credit", "reserve_credit_limit": 5_000}})
+    assert cfg.settlement.reserve_when_down == "credit"
+    assert cfg.settlement.reserve_credit_limit == 5_000
+    assert parse_config({"table": table, "settlement": bus}).settlement.reserve_when_down == "refuse"
+    with pytest.raises(ConfigError, match="reserve_credit_limit: with reserve_when_down"):
+        parse_config({"table": table, "settlement": {**bus, "reserve_when_down": "credit"}})
+    with pytest.raises(ConfigError, match="reserve_credit_limit: only with"):
+        parse_config({"table": table, "settlement": {**bus, "reserve_credit_limit": 100}})
+    with pytest.raises(ConfigError, match="reserve_when_down: one of refuse, credit"):
+        parse_config({"table": table, "settlement": {**bus, "reserve_when_down": "hope"}})

@@ -8,6 +8,8 @@ here becomes a float.
 
 from __future__ import annotations
 
+import json
+
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -240,6 +242,11 @@ def _check(tx: Tx, s: str, problem: Any, require_closed: bool) -> dict[str, Any]
         row = tx.one(sql)
         return int(row[0]) if row else 0
 
+    # bets tables took on their own credit while the ledger was away, whose wallets could not
+    # cover them when they came (station/settlement/core.py `_bet`): the floor settles these
+    credit = [json.loads(r)["credit"] for (r,) in tx.execute(
+        "SELECT result FROM entries WHERE kind = 'bet' AND result LIKE '%\"credit\":%'")]
+
     return {
         "postings": int(n_postings),
         "wallets": count("SELECT COUNT(*) FROM accounts WHERE kind = 'wallet'"),
@@ -254,6 +261,8 @@ def _check(tx: Tx, s: str, problem: Any, require_closed: bool) -> dict[str, Any]
         "bets_settled": counts["settled"],
         "bets_refunded": counts["refunded"],
         "bets_released": counts["released"],
+        "bets_on_credit": len(credit),
+        "credit_extended": sum(credit),
         "in_play": in_play_total,
         # refused messages that never applied since: on record, alarmed, never posted
         "refused": count("SELECT COUNT(*) FROM refusals r WHERE NOT EXISTS (SELECT 1 FROM"
