@@ -123,7 +123,8 @@ def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None, *,
     t_us = to_us(t)
     if prev_t_us is not None and t_us < prev_t_us:
         raise TraceError(line_no, f"time goes backwards ({t} after {to_s(prev_t_us)})")
-    allowed = (*INPUT_KEYS, *JOURNAL_ONLY_KEYS) if journal else INPUT_KEYS
+    allowed = (*INPUT_KEYS, *STUDIO_TRACE_KEYS, *JOURNAL_ONLY_KEYS) if journal else (
+        *INPUT_KEYS, *STUDIO_TRACE_KEYS)
     keys = [k for k in allowed if k in obj]
     if len(keys) != 1:
         raise TraceError(line_no, f"a line needs exactly one of {', '.join(INPUT_KEYS)}; has {keys or 'none'}")
@@ -184,8 +185,13 @@ def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None, *,
 
 
 #: inputs a journal holds that are no part of the trace format: the clock firing a timer with
-#: no other input, and the studio ledger's answer to a bet's reservation (docs/studio.md)
-JOURNAL_ONLY_KEYS = ("tick", "reservation_answer")
+#: no other input (a trace's times and its `end` line imply the ticks)
+JOURNAL_ONLY_KEYS = ("tick",)
+#: inputs of a studio table that TRACES.md's key list does not name, which its traces carry:
+#: the studio ledger's answer to a reservation came from outside the table like a card read,
+#: and replay decides the bet or the pot game's action from it (docs/studio.md). A trace of a
+#: table without reservations holds none, so its traces stay exactly TRACES.md's
+STUDIO_TRACE_KEYS = ("reservation_answer",)
 #: what the studio ledger may answer a reservation: reserved, or why not
 RESERVATION_ANSWERS = frozenset({"reserved", "insufficient_funds", "no_wallet", "unavailable"})
 

@@ -6,11 +6,13 @@ table spending one player's wallet at once never take it below zero."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from station.cli import main as station_main
 from station.core.inputs import US, parse_input
 from station.core.journal import Journal
 from station.core.kernel import TableKernel
@@ -117,6 +119,26 @@ def replays_to_its_records(journal_path: Path) -> list[dict[str, Any]]:
         journal.close()
 
 
+def exports_and_replays_to_its_records(journal_path: Path, folder: Path) -> int:
+    """`station journal export` of the journal, then `station replay` of that trace: the
+    records the table made, the reservation answers read from the trace (no ledger asked).
+    Returns how many answers the trace carries."""
+    trace = folder / f"{journal_path.stem}.trace.jsonl"
+    out = folder / f"{journal_path.stem}.replayed.jsonl"
+    assert station_main(["journal", "export", str(journal_path), str(trace)]) == 0
+    assert station_main(["replay", str(trace), "--out", str(out)]) == 0
+    replayed = [json.loads(line) for line in out.read_text().splitlines()]
+    journal = Journal(journal_path)
+    try:
+        stored = list(journal.stored_records())
+    finally:
+        journal.close()
+    # the replay ends with the wallets' balances (TRACES.md §3), which a journal does not store
+    assert replayed[-1]["type"] == "balances"
+    assert replayed[:-1] == stored
+    return sum(1 for line in trace.read_text().splitlines() if '"reservation_answer"' in line)
+
+
 def fund(core: SettlementCore, wallets: dict[str, int]) -> None:
     for n, (account, balance) in enumerate(wallets.items()):
         core.apply({"key": f"wallet:{n}", "kind": "wallet", "account": account,
@@ -181,6 +203,8 @@ def test_a_si_zhi_dao_table_reserves_its_pot_and_releases_what_it_never_took(
     # the journal holds every answer; it re-applies to its records without the ledger
     answers = replays_to_its_records(sz.journal)
     assert Counter(a["answer"] for a in answers) == {"reserved": 6, "unavailable": 1}
+    # and its export replays through `station replay` to the same records
+    assert exports_and_replays_to_its_records(sz.journal, tmp_path) == 7
 
 
 def test_a_shared_wallet_spent_at_a_pok_deng_and_a_si_zhi_dao_table_at_once(
@@ -252,4 +276,10 @@ def test_a_shared_wallet_spent_at_a_pok_deng_and_a_si_zhi_dao_table_at_once(
     assert report.figures["refused"] == 0
     assert core.balances()["p1"] >= 0
     assert mirror_sz >= 0
-    replays_to_its_records(sz.journal)
+    # each reserving table, of each kind, exports to a trace `station replay` takes to its
+    # records: the answers are in the trace
+    answers = {}
+    for journal in (pd.journal, sz.journal):
+        replays_to_its_records(journal)
+        answers[journal] = exports_and_replays_to_its_records(journal, tmp_path)
+    assert answers[pd.journal] == 8 and answers[sz.journal] == 4  # 8 bets; 3 antes, the all-in
