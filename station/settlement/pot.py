@@ -241,6 +241,36 @@ def _pot_in(core: SettlementCore, tx: Tx, table: str, key: str, round_id: str,
     return result, round_id, move_in
 
 
+def _has_reservations(tx: Tx) -> bool:
+    """A ledger no settlement process of this code has opened yet has no reservations table."""
+    if tx.lock:  # PostgreSQL
+        return tx.one("SELECT to_regclass('pot_reservations') IS NOT NULL")[0]  # type: ignore[index]
+    return tx.one("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pot_reservations'"
+                  ) is not None
+
+
+def reservation_figures(tx: Tx) -> dict[str, int]:
+    """How the pot games' reservations ended: taken by their games, released, still held."""
+    counts = {"taken": 0, "released": 0, "held": 0}
+    if _has_reservations(tx):
+        for state, n in tx.execute("SELECT state, COUNT(*) FROM pot_reservations GROUP BY state"):
+            counts[str(state)] = int(n)
+    return counts
+
+
+def reservation_problems(tx: Tx) -> list[str]:
+    """A game closes by releasing every reservation its table did not take: none of a
+    closed game may still be held."""
+    if not _has_reservations(tx):
+        return []
+    return [f"reservation {key} of game {round_id} of table {table!r} is still held after"
+            f" the game was {status}"
+            for table, key, round_id, status in tx.execute(
+                "SELECT r.table_id, r.key, r.round_id, g.status FROM pot_reservations r"
+                " JOIN rounds g ON g.table_id = r.table_id AND g.round_id = r.round_id"
+                " WHERE r.state = 'held' ORDER BY r.key")]
+
+
 def pot_problems(tx: Tx, *, require_closed: bool = False) -> list[str]:
     """Every pot account of a closed game must be at zero; an open game's never below (and,
     with `require_closed`, every game must be over)."""

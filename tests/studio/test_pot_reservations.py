@@ -190,6 +190,7 @@ def test_a_si_zhi_dao_table_reserves_its_pot_and_releases_what_it_never_took(
     report = core.check(require_closed=True)
     assert report.ok, report.problems
     assert report.figures["refused"] == 0
+    assert (report.figures["pot_draws_taken"], report.figures["pot_draws_released"]) == (6, 1)
     # the orphan went back to b's wallet: the ledger and the table agree on every wallet
     balances = core.balances()
     assert {a: balances[a] for a in "abc"} == {"a": 1_000 - 300 + 850, "b": 700, "c": 0}
