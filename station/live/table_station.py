@@ -696,6 +696,9 @@ class TableStation:
                 v["disk"] = self.disk.status()
             except OSError as e:
                 v["disk"] = {"error": str(e)}
+        if self.reservation_health is not None:
+            # the table's console shows whether the studio ledger answers its reservations
+            v["reservations"] = self.reservation_health.state()
         own = getattr(self.core.proc, "private_views", None)
         private = own() if own is not None else {}
         with self._view_cond:

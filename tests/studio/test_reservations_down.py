@@ -20,6 +20,7 @@ from station.settlement.core import SettlementCore
 from station.studio.state import TableState
 from tests.studio.test_bus import RunningConsumer
 from tests.studio.test_reservation_keys import shoe
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.postgres
 TABLE = "PD-61"
@@ -131,6 +132,9 @@ def test_bets_are_taken_on_the_tables_credit_within_its_limit_and_reconciled_whe
         assert down["down"] and down["policy"] == "credit"
         assert (down["on_credit_bets"], down["on_credit"], down["refused_while_down"]) == (2, 400, 1)
         assert credit_gauge is not None and credit_gauge.get(table=table) == 400
+        # the table's own console shows it too (its public view)
+        wait_for(lambda: (station.view.get("reservations") or {}).get("on_credit") == 400, 10,
+                 lambda: f"the table's view to show the credit: {station.view.get('reservations')}")
         assert _down_text({"table": table, "reservations": down}) == (
             f"{table} (on table credit: 2 bets, 400; refused 1)")
         local_nats.start()
