@@ -605,8 +605,9 @@ class TableKernel:
         purse.last_decision = rec
 
     def _on_reservation_answer(self, inp: Input) -> None:
-        """A studio table asked the studio ledger to reserve the bet, or what the action, that comes next
-        (docs/studio.md): its answer, journaled, decides that bet's funds instead of this
+        """A studio table asked the studio ledger to reserve the bet that comes next, or what
+        the action that comes next takes from the wallets (docs/studio.md): its answer,
+        journaled, decides those funds instead of this
         table's own mirror, whose wallets other tables also spend. Replay reads it here.
         A pot game's action may draw on several wallets (a game's antes): one answer each,
         all for the input that follows them. The ledger's own answer again (not the table's

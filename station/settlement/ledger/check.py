@@ -9,7 +9,6 @@ here becomes a float.
 from __future__ import annotations
 
 import json
-
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
