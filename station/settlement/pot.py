@@ -66,14 +66,9 @@ def _core_names():
 
 
 def ensure_reservations_table(store: Any) -> None:
-    sql = RESERVATIONS_SCHEMA.format(int="BIGINT" if store.dialect == "postgresql" else "INTEGER")
-    with store.transaction() as tx:
-        if store.dialect == "postgresql":
-            # several settlement processes may start at once; CREATE IF NOT EXISTS races
-            tx.execute("SELECT pg_advisory_xact_lock(7162536)")
-        for statement in sql.split(";"):
-            if statement.strip():
-                tx.execute(statement)
+    from station.settlement.ledger.progress import create_tables
+
+    create_tables(store, RESERVATIONS_SCHEMA, 7162536)
 
 
 def taken(tx: Tx, table: str, key: str) -> None:
