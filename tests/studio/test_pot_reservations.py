@@ -284,3 +284,46 @@ def test_a_shared_wallet_spent_at_a_pok_deng_and_a_si_zhi_dao_table_at_once(
         replays_to_its_records(journal)
         answers[journal] = exports_and_replays_to_its_records(journal, tmp_path)
     assert answers[pd.journal] == 8 and answers[sz.journal] == 4  # 8 bets; 3 antes, the all-in
+
+
+def test_a_pot_games_draws_are_refused_while_the_ledger_does_not_answer(
+        tmp_path, local_nats, studio_ledger):
+    """The bus down (docs/studio.md): a Si Zhi Dao table's antes cannot be reserved, so no
+    game opens (each player's ante `bet_rejected`, `insufficient_funds`; the journal keeps
+    `unavailable`, asked once for the action, the others not waited for); once the bus is
+    back the dealer opens the game and its antes are reserved."""
+    core = SettlementCore(studio_ledger)
+    fund(core, {"a": 1_000, "b": 1_000, "c": 1_000})
+    sz = SzTable("SZ-71", tmp_path, local_nats.url, timeout_s=0.5)
+    consumer = None
+    try:
+        s = sz.follow(SzTraceScript(table="SZ-71"))
+        for account, seat in (("a", "S1"), ("b", "S2"), ("c", "S3")):
+            s.player(account, "sit", seat=seat).wait(0.5)
+        local_nats.stop()
+        s.wait(1).dealer("open_betting").wait(1)
+        rejected = [r for r in sz.records if r["type"] == "bet_rejected"]
+        assert [(r["account"], r["reason"]) for r in rejected] == [
+            ("a", "insufficient_funds"), ("b", "insufficient_funds"), ("c", "insufficient_funds")]
+        assert any(r["type"] == "action_refused" and r.get("reason") == "not_enough_players"
+                   for r in sz.records)
+        assert len(sz.requests) == 1  # the first ante found the ledger away; no more waits
+        local_nats.start()
+        consumer = RunningConsumer(core, local_nats.url)
+        consumer.wait_subscribed()
+
+        def open_game() -> bool:
+            # the dealer tries again until the table's bus client has reconnected
+            s.wait(1).dealer("open_betting").wait(1)
+            return any(r["type"] == "game_open" for r in sz.records)
+
+        wait_for(open_game, 30, "the game to open once the ledger answers", poll_s=0.2)
+        assert core.balances() == {"a": 900, "b": 900, "c": 900}
+    finally:
+        if consumer is not None:
+            consumer.stop()
+        sz.close()
+    answers = replays_to_its_records(sz.journal)
+    assert [a["answer"] for a in answers[:3]] == ["unavailable"] * 3
+    assert [a["answer"] for a in answers[-3:]] == ["reserved"] * 3
+    core.close()
