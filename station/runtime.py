@@ -247,6 +247,8 @@ def _reserve_bets(rt: Runtime) -> None:
     rt.station.reserve_bet = lambda bet: reserver.reserve(bet, timeout_s=timeout_s)
     rt.station.reservation_health = ReservationHealth(rt.config.table.table,
                                                       rt.config.settlement.reserve_when_down)
+    if rt.config.settlement.reserve_when_down == "credit":
+        rt.station.credit_limit_minor = rt.config.settlement.reserve_credit_limit
     rt.extra_stops.append(reserver.close)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import secrets
 import shutil
 import sys
 import tempfile
@@ -84,12 +85,16 @@ def run(args: argparse.Namespace) -> int:
         view = StudioView(bus, core.store)  # with how far settlement is, from the ledger
         console = serve_app(make_studio_app(view), "127.0.0.1", args.port, name="studio console")
         rounds = args.rounds or UNTIL_STOPPED_ROUNDS
+        # the betting platform's key to the player API of the tables where players act (a
+        # throw-away studio on this machine: printed below, as the console's address is)
+        player_key = secrets.token_urlsafe(18)
         for i in range(args.tables):
             game = games[i % len(games)]
             # each game names its tables (Pai Gow's are WZ-, for Wenzhou)
             name = f"{get_game(game).table_prefix}{i + 1:02d}"
             tables.append(StudioTable(name, game, seed=args.seed * 1000 + i, rounds=rounds,
-                                      pace_s=args.pace, bus_url=bus, folder=folder))
+                                      pace_s=args.pace, bus_url=bus, folder=folder,
+                                      player_key=player_key))
         for table in tables:
             table.start()
         print(f"studio: {len(tables)} tables ({', '.join(t.name + ' ' + t.game for t in tables)})",
@@ -98,6 +103,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"studio ledger: {core.ledger_path}", flush=True)
         print(f"studio bus: {bus}", flush=True)
         print(f"tables' journals: {folder} (removed on exit)", flush=True)
+        for table in tables:
+            if table.players_url:
+                print(f"player API of {table.name}: {table.players_url}/v1/players/ "
+                      f"(Authorization: Bearer {player_key})", flush=True)
         try:
             while not all(t.finished.is_set() for t in tables):
                 time.sleep(0.2)

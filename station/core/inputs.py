@@ -123,7 +123,8 @@ def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None, *,
     t_us = to_us(t)
     if prev_t_us is not None and t_us < prev_t_us:
         raise TraceError(line_no, f"time goes backwards ({t} after {to_s(prev_t_us)})")
-    allowed = (*INPUT_KEYS, *JOURNAL_ONLY_KEYS) if journal else INPUT_KEYS
+    allowed = (*INPUT_KEYS, *STUDIO_TRACE_KEYS, *JOURNAL_ONLY_KEYS) if journal else (
+        *INPUT_KEYS, *STUDIO_TRACE_KEYS)
     keys = [k for k in allowed if k in obj]
     if len(keys) != 1:
         raise TraceError(line_no, f"a line needs exactly one of {', '.join(INPUT_KEYS)}; has {keys or 'none'}")
@@ -186,9 +187,14 @@ def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None, *,
 
 
 #: inputs a journal holds that are no part of the trace format: the clock firing a timer with
-#: no other input, the studio ledger's answer to a bet's reservation (docs/studio.md), and
-#: the station's own account of a time its journal could not be written (`station_fault`)
-JOURNAL_ONLY_KEYS = ("tick", "reservation_answer", "station_fault")
+#: no other input (a trace's times and its `end` line imply the ticks), and the station's own
+#: account of a time its journal could not be written (`station_fault`)
+JOURNAL_ONLY_KEYS = ("tick", "station_fault")
+#: inputs of a studio table that TRACES.md's key list does not name, which its traces carry:
+#: the studio ledger's answer to a reservation came from outside the table like a card read,
+#: and replay decides the bet or the pot game's action from it (docs/studio.md). A trace of a
+#: table without reservations holds none, so its traces stay exactly TRACES.md's
+STUDIO_TRACE_KEYS = ("reservation_answer",)
 #: what the studio ledger may answer a reservation: reserved, or why not
 RESERVATION_ANSWERS = frozenset({"reserved", "insufficient_funds", "no_wallet", "unavailable"})
 
@@ -199,12 +205,20 @@ RESERVATION_ATTEMPT = re.compile(r"[0-9a-z]{1,32}")
 
 def check_reservation_answer(value: Any, line_no: int) -> dict[str, Any]:
     """`{"key": str, "attempt"?: str, "answer": str, "balance"?: int, "detail"?: str}`: the
-    studio ledger's answer to the reservation of the bet that follows it in the journal. An
+    studio ledger's answer to the reservation of the bet that follows it in the journal (or of
+    one draw on a wallet, `account` and `amount`, of the pot game's action that follows). An
     answer other than `reserved` names the refusal (RESERVATION_ANSWERS, or another reason of
     the ledger's). `attempt` is the intake's id of that one reservation request: the bet's
     outbox key ends in it, so no two attempts ever ask the ledger under one key."""
-    if not isinstance(value, dict) or set(value) - {"key", "attempt", "answer", "balance", "detail"}:
-        raise TraceError(line_no, "'reservation_answer' is {key, attempt?, answer, balance?, detail?}")
+    if not isinstance(value, dict) or set(value) - {"key", "attempt", "answer", "balance", "detail",
+                                                    "account", "amount"}:
+        raise TraceError(line_no, "'reservation_answer' is {key, attempt?, answer, balance?, detail?,"
+                                  " account?, amount?}")
+    if "account" in value and not isinstance(value["account"], str):
+        raise TraceError(line_no, "'reservation_answer' account is text")
+    amount = value.get("amount")
+    if amount is not None and (isinstance(amount, bool) or not isinstance(amount, int)):
+        raise TraceError(line_no, "'reservation_answer' amount must be an integer")
     if not isinstance(value.get("key"), str) or not isinstance(value.get("answer"), str):
         raise TraceError(line_no, "'reservation_answer' needs its key and answer")
     attempt = value.get("attempt")

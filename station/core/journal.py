@@ -434,9 +434,9 @@ def export_trace(journal_path: str | Path, path: str | Path, note: str = "") -> 
     """Write the journal's inputs, from the table's first, as one TRACES.md trace; returns
     its line count. The journal is opened read-only (a running station may go on writing
     it): nothing is created or changed in it, nor in a file that is not a journal, which is
-    a JournalError. Journal-only inputs are left out (`JOURNAL_ONLY_KEYS`: a trace's times and its `end` line
-    imply the clock ticks): a studio table's
-    reserved bets then replay on the table's own funds."""
+    a JournalError. Clock ticks are left out (`JOURNAL_ONLY_KEYS`: a trace's times and its
+    `end` line imply them); a studio table's reservation answers are kept
+    (`STUDIO_TRACE_KEYS`), so its bets and pot actions replay as the table decided them."""
     src = Path(journal_path)
     if not src.is_file():
         raise JournalError(f"{src} is not a station journal (no such file)")

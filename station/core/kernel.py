@@ -45,6 +45,10 @@ from station.games.base import BetError
 
 log = logging.getLogger("station.kernel")
 
+#: a studio table's answer for a bet its station took on the table's credit while the studio
+#: ledger did not answer (docs/studio.md, "The bus down with reservations on")
+ON_CREDIT = "credit"
+
 
 
 class TableKernel:
@@ -168,7 +172,18 @@ class TableKernel:
             fields["table_round"] = fields["round_id"]
             fields["round_id"] = self.key_prefix + fields["round_id"]
         where = {"table": self.table} if self.key_prefix else {}
-        self._messages.append({"key": self.key_prefix + key, "kind": kind,
+        full_key = self.key_prefix + key
+        if kind == "bet" and self.__dict__.get("_bet_credit"):
+            # the ledger books what the wallet cannot cover of it as credit the table gave
+            fields["credit"] = True
+        if kind in self.proc.wallet_draws and self.purse.answers is not None:
+            # a draw on a shared wallet: made under the key the studio ledger reserved it with
+            answer = self.purse.take_answer(fields.get("account", ""), fields.get("amount", 0))
+            if answer is None:
+                raise RuntimeError(f"{kind} {key}: the game took money the studio ledger did "
+                                   f"not reserve ({fields.get('account')}, {fields.get('amount')})")
+            full_key = answer["key"]
+        self._messages.append({"key": full_key, "kind": kind,
                                "t": to_s(self.now_us), **where, **fields})
 
     def command(self, *cmd: str) -> None:
@@ -221,8 +236,21 @@ class TableKernel:
         handler = self._input_handlers.get(inp.kind)
         if handler is None:
             raise ValueError(f"a {self.game.name} table takes no {inp.kind!r} input")
-        handler(inp)
-        self._after()
+        if inp.kind in ("reservation_answer", "bet"):
+            handler(inp)
+            self._after()
+            return
+        # the ledger's answers journaled just before this input decide what it may take from
+        # the wallets (docs/studio.md, "Pot games in the studio"); without any, the mirror
+        answers = self.__dict__.pop("_answers", None)
+        if answers is not None:
+            self.purse.answers = list(answers)
+        try:
+            handler(inp)
+            self._after()
+        finally:
+            if answers is not None:
+                self.purse.answers = None
 
     def _on_tick(self, inp: Input) -> None:
         """The clock alone: timers due by now have already fired."""
@@ -564,7 +592,8 @@ class TableKernel:
         ref = v.get("ref")
         purse = self.purse
         # a studio intake's reservation answer is for this bet alone, whatever becomes of it
-        answer = self.__dict__.pop("_reservation", None)
+        answers = self.__dict__.pop("_answers", None)
+        answer = answers[-1] if answers else None
         if ref is not None:
             # the platform's idempotency key: a bet sent again (its answer was lost when the
             # station restarted) gets the first decision, and is never placed twice
@@ -579,10 +608,16 @@ class TableKernel:
         purse.last_decision = rec
 
     def _on_reservation_answer(self, inp: Input) -> None:
-        """A studio table's intake asked the studio ledger to reserve the bet that comes next
-        (docs/studio.md): its answer, journaled, decides that bet's funds instead of this
-        table's own mirror, whose wallets other tables also spend. Replay reads it here."""
-        self._reservation = inp.value
+        """A studio table asked the studio ledger to reserve the bet that comes next, or what
+        the action that comes next takes from the wallets (docs/studio.md): its answer,
+        journaled, decides those funds instead of this
+        table's own mirror, whose wallets other tables also spend. Replay reads it here.
+        A pot game's action may draw on several wallets (a game's antes): one answer each,
+        all for the input that follows them. The ledger's own answer again (not the table's
+        credit, nor no answer) ends what the table counted on credit."""
+        if inp.value["answer"] not in (ON_CREDIT, "unavailable"):
+            self.purse.on_credit.clear()
+        self.__dict__.setdefault("_answers", []).append(inp.value)
 
     def bet_refusal(self, account: str, spot: str, amount: Any, *,
                     funds: bool = True) -> tuple[str | None, int]:
@@ -610,7 +645,8 @@ class TableKernel:
         """`reservation`: the studio ledger's journaled answer for this bet (docs/studio.md),
         which decides its funds after the table's own checks."""
         reason, deducted = self.bet_refusal(account, spot, amount, funds=reservation is None)
-        if reason is None and reservation is not None:
+        on_credit = reservation is not None and reservation["answer"] == ON_CREDIT
+        if reason is None and reservation is not None and not on_credit:
             if reservation["answer"] != "reserved":
                 # TRACES.md §3 has one reason for funds the table cannot count on:
                 # `insufficient_funds`, whatever the ledger said (no wallet, no answer in
@@ -623,11 +659,17 @@ class TableKernel:
             return self.emit("bet_rejected", account=account, spot=spot, amount=amount,
                              reason=reason)
         self.purse.debit(account, deducted)
+        if on_credit:
+            # the studio ledger did not answer and the station's policy took the bet on the
+            # table's credit (station/live/reservations.py): counted until the ledger answers
+            self.purse.on_credit[account] = self.purse.on_credit.get(account, 0) + deducted
         self._bet_attempt = reservation.get("attempt") if reservation is not None else None
+        self._bet_credit = on_credit
         try:
             return self.proc.place_bet(account, spot, amount, deducted)
         finally:
             self._bet_attempt = None
+            self._bet_credit = False
 
     def bet_key(self, round_id: str, number: int) -> str:
         """The outbox key of a round's `number`-th accepted bet. A bet reserved in the studio
@@ -635,7 +677,10 @@ class TableKernel:
         attempt the table never accepted (no answer in time, or a crash before the journal
         kept it) leaves its key behind, so the next bet never asks under that key again."""
         attempt = self.__dict__.get("_bet_attempt")
-        return f"bet:{round_id}:{number}" + (f":{attempt}" if attempt else "")
+        # a bet on the table's credit has a key of its own: its reservation may have been
+        # committed after the table stopped waiting (released at round close, as any orphan)
+        credit = ":credit" if self.__dict__.get("_bet_credit") else ""
+        return f"bet:{round_id}:{number}" + (f":{attempt}" if attempt else "") + credit
 
     def settle_bets(self, bets: list[Bet], returned_of: Callable[[Bet], int]) -> list[dict[str, Any]]:
         """Credit each bet its return; the settlement lines of a validated hand."""

@@ -347,6 +347,19 @@ class Procedure(ABC):
         """Record an accepted bet (the kernel has debited the wallet)."""
         raise NotImplementedError
 
+    #: outbox message kinds (each with `account` and `amount`) by which the game itself takes
+    #: money from a player's wallet, outside the bet intake (a pot game's `pot_in`). A studio
+    #: table whose wallets other tables share reserves each in the studio ledger before the
+    #: game takes it (docs/studio.md, "Pot games in the studio"): the game asks
+    #: `purse.can_pay(account, amount)` before it takes, never its mirror of the balance
+    wallet_draws: frozenset[str] = frozenset()
+
+    def may_draw(self, kind: str, value: Any) -> bool:
+        """Whether this input (`player` or `dealer`, with its value) may make any of
+        `wallet_draws`: the studio station then tries it first on a copy of the table and
+        reserves what that copy took."""
+        return False
+
     # ---- views
     def view(self) -> dict[str, Any]:
         """The game's part of the public view: nothing a viewer may not see."""

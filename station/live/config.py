@@ -54,6 +54,9 @@ class SettlementConfig:
     #: read only (a file or a postgresql:// URL): on the bus or remote, the studio's; in
     #: embedded mode the table's own ledger when not given
     evidence_ledger: str = ""
+    #: with reserve_when_down = "credit": what one account's bets may take on the table's
+    #: credit (minor units) while the ledger does not answer, until it answers again
+    reserve_credit_limit: int = 0
 
 
 SETTLEMENT_MODES = ("embedded", "remote", "bus")
@@ -263,18 +266,20 @@ def key_file_refusal(key_file: Path, data_dir: Path) -> str | None:
 
 
 def check_reservable(game: str) -> None:
-    """`settlement.reserve` reserves what the bet intake takes. A pot game (no bet spots: Si
-    Zhi Dao) takes its players' money by player actions (antes, bets, buy-ins into the pot),
-    which are not reserved yet: with a wallet shared across tables the studio ledger could
-    refuse a `pot_in` after the table took the money, and the game's pot would never close.
-    Refused until that is built (docs/studio.md, "Pot games in the studio")."""
+    """`settlement.reserve` reserves what the table takes from a wallet before it takes it:
+    the bet intake's bets, and the draws a pot game declares (`Procedure.wallet_draws`: Si Zhi
+    Dao's antes, bets and buy-ins; docs/studio.md, "Pot games in the studio"). A game whose
+    money comes by neither way could not be reserved: with a wallet shared across tables the
+    studio ledger might refuse it after the table took it, so it is refused at start."""
     from station.games import get_game
 
-    if not get_game(game).spots:
-        raise ConfigError(f"settlement.reserve: a {game} table's money comes from player actions "
-                          "into a pot, which the studio ledger does not reserve yet; run it with "
-                          "reserve = false and wallets of its own (docs/studio.md, 'Pot games in "
-                          "the studio')")
+    rules = get_game(game)
+    procedure = rules.table_procedure()
+    if not rules.spots and not (procedure is not None and procedure.wallet_draws):
+        raise ConfigError(f"settlement.reserve: a {game} table takes its players' money neither "
+                          "through the bet intake nor by draws its game declares, so the studio "
+                          "ledger cannot reserve it; run it with reserve = false and wallets of "
+                          "its own (docs/studio.md, 'Pot games in the studio')")
 
 
 def _settlement(se: dict[str, Any], table: str, base: Path) -> SettlementConfig:
@@ -288,6 +293,7 @@ def _settlement(se: dict[str, Any], table: str, base: Path) -> SettlementConfig:
         reserve_timeout_s=float(_take(se, "settlement", "reserve_timeout_s", (int, float), 0.3)),
         reserve_when_down=_take(se, "settlement", "reserve_when_down", str, "refuse"),
         evidence_ledger=_take(se, "settlement", "evidence_ledger", str, ""),
+        reserve_credit_limit=_take(se, "settlement", "reserve_credit_limit", int, 0),
     )
     _leftover(se, "settlement")
     mode = settlement.mode
@@ -313,6 +319,17 @@ def _settlement(se: dict[str, Any], table: str, base: Path) -> SettlementConfig:
         if settlement.reserve_when_down not in POLICIES:
             raise ConfigError(f"settlement.reserve_when_down: one of {', '.join(POLICIES)}, got "
                               f"{settlement.reserve_when_down!r}")
+        credit = settlement.reserve_credit_limit
+        if settlement.reserve_when_down == "credit":
+            from station.money import MAX_AMOUNT
+
+            if isinstance(credit, bool) or not 0 < credit <= MAX_AMOUNT:
+                raise ConfigError("settlement.reserve_credit_limit: with reserve_when_down ="
+                                  f" \"credit\", a whole amount from 1 to {MAX_AMOUNT} minor"
+                                  f" units, got {credit!r}")
+        elif credit:
+            raise ConfigError("settlement.reserve_credit_limit: only with reserve_when_down ="
+                              " \"credit\"")
         if not 0.01 <= settlement.reserve_timeout_s <= 10:
             raise ConfigError(f"settlement.reserve_timeout_s: between 0.01 and 10 seconds, got "
                               f"{settlement.reserve_timeout_s}")

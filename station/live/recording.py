@@ -17,8 +17,8 @@ from station.core.inputs import JOURNAL_ONLY_KEYS, Input, TraceHeader
 from station.games import get_game
 from station.private_files import private_dir
 
-#: inputs a trace never holds: clock ticks are implied by the times, and a studio's reservation
-#: answer is the journal's, not the trace format's (docs/studio.md)
+#: inputs a trace never holds: clock ticks are implied by the times (a studio table's
+#: reservation answers are recorded: replay decides its bets from them, docs/studio.md)
 NOT_RECORDED = frozenset(JOURNAL_ONLY_KEYS)
 
 

@@ -30,10 +30,12 @@ from station.core import snapshot
 from station.core.chain import ends_round
 from station.core.inputs import US, Input, TraceHeader
 from station.core.journal import Journal, JournalError
+from station.core.kernel import ON_CREDIT
 from station.core.kernel import TableKernel as TableCore
 from station.core.settings import TableSettings
 from station.core.view import public_view
 from station.live.recording import NOT_RECORDED
+from station.live.reservations import DOWN_ANSWERS
 from station.money import MAX_AMOUNT
 
 log = logging.getLogger("station.live")
@@ -119,6 +121,9 @@ class TableStation:
         self.reserve_bet: Callable[[dict[str, Any]], dict[str, Any]] | None = None
         #: with reserve_bet: whether the studio ledger answers (station/live/reservations.py)
         self.reservation_health: Any = None
+        #: the policy `credit` while the ledger does not answer: what one account's bets may
+        #: take on the table's credit until it answers again (None: such bets are refused)
+        self.credit_limit_minor: int | None = None
 
     # ---------------------------------------------------------------- lifecycle
     def add_listener(self, fn: RecordListener) -> None:
@@ -510,18 +515,26 @@ class TableStation:
                             # the record says insufficient_funds (TRACES.md); the player
                             # hears what the studio ledger said, e.g. unavailable
                             decision = dict(decision, ledger=answer["answer"])
+                        elif (answer is not None and answer["answer"] == ON_CREDIT
+                              and decision is not None):
+                            # accepted while the ledger is away, on the table's credit
+                            decision = dict(decision, ledger=ON_CREDIT)
                         decisions.append(decision)
                         last = i == len(value) - 1  # the caller hears once all are decided
                         done.append((inp, fut if last else None, records, messages, commands,
                                      decisions))
                     continue
                 if kind == PLAYER:
-                    inp = Input(self._now_us(), "player", value)
+                    t_us = self._now_us()
+                    self._reserve_draws(t_us, "player", value, None, None, done)
+                    inp = Input(t_us, "player", value)
                     records, messages, commands = self._apply_one(inp)
                     answer = list(getattr(self.core.proc, "last_answer", None) or [])
                     done.append((inp, fut, records, messages, commands, answer))
                     continue
-                inp = Input(self._now_us(), kind, value, user, dict(extra) if extra else {})
+                t_us = self._now_us()
+                self._reserve_draws(t_us, kind, value, user, extra, done)
+                inp = Input(t_us, kind, value, user, dict(extra) if extra else {})
                 records, messages, commands = self._apply_one(inp)
                 done.append((inp, fut, records, messages, commands, records))
             self.journal.commit()
@@ -545,6 +558,18 @@ class TableStation:
         if len(self.latencies_us) > 100_000:
             del self.latencies_us[:50_000]
 
+    def _probe(self, t_us: int, inputs: list[Input]) -> list[dict[str, Any]]:
+        """The outbox messages these inputs would make, applied on a copy of the table core
+        whose wallets can pay anything (funds are the studio ledger's to say)."""
+        import pickle
+
+        probe = pickle.loads(pickle.dumps(self.core, pickle.HIGHEST_PROTOCOL))
+        probe.purse.probing = True
+        for inp in inputs:
+            probe.apply(inp)
+        _records, messages, _commands = probe.take_outputs()
+        return messages
+
     def _reserve(self, t_us: int, bet: dict[str, Any],
                  done: list[tuple[Any, ...]]) -> dict[str, Any] | None:
         """A studio table: if the core would accept this bet but for its funds, ask the studio
@@ -553,44 +578,107 @@ class TableStation:
         crash before the commit leaves neither: the table never accepted the bet, and the
         ledger releases the reservation when the round closes). Replay reads the answer from
         the journal and never asks again."""
-        import pickle
         import secrets
 
         # each request its own key (docs/studio.md): an attempt the table does not accept, or
         # does not live to journal, must not collide with the next bet of the round
         attempt = secrets.token_hex(6)
-        probe = pickle.loads(pickle.dumps(self.core, pickle.HIGHEST_PROTOCOL))
-        # funds are the ledger's to say: the probe decides as if reserved
-        probe.apply(Input(t_us, "reservation_answer", {"key": "", "attempt": attempt,
-                                                       "answer": "reserved",
-                                                       "balance": MAX_AMOUNT * 1000}))
-        probe.apply(Input(t_us, "bet", bet))
-        _records, messages, _commands = probe.take_outputs()
+        messages = self._probe(t_us, [
+            Input(t_us, "reservation_answer", {"key": "", "attempt": attempt,
+                                               "answer": "reserved",
+                                               "balance": MAX_AMOUNT * 1000}),
+            Input(t_us, "bet", bet)])
         request = next((m for m in messages if m.get("kind") == "bet"), None)
         if request is None:
             return None  # refused for the table's own reasons (or a retried ref): nothing to ask
+        return self._ask_ledger(t_us, request, {"key": request["key"], "attempt": attempt}, done,
+                                on_down=self._on_credit)
+
+    def _on_credit(self, request: dict[str, Any], value: dict[str, Any]) -> dict[str, Any]:
+        """The ledger did not answer a bet's reservation. With the policy `credit`
+        (station/live/reservations.py) the table takes it on its own credit while the account's
+        bets on credit since the ledger last answered stay within `credit_limit_minor`; the
+        answer `credit` is journaled (replay takes the bet the same way) and the bet's outbox
+        message says so, for the ledger to book what the wallet cannot cover."""
+        limit = self.credit_limit_minor
+        if limit is None:
+            return value
+        account, deducted = request["account"], request["deducted"]
+        owed = self.core.purse.on_credit.get(account, 0)
+        if owed + deducted > limit:
+            return {**value, "detail": f"table credit of {account} would be {owed + deducted},"
+                                       f" over its limit {limit}; {value.get('detail', '')}"[:300]}
+        return {**value, "answer": ON_CREDIT, "account": account, "amount": deducted}
+
+    def _reserve_draws(self, t_us: int, kind: str, value: Any, user: str | None,
+                       extra: Any, done: list[tuple[Any, ...]]) -> None:
+        """A studio table of a pot game (docs/studio.md, "Pot games in the studio"): an action
+        that may take money from the players' wallets (the game says which) is tried first on
+        a copy of the core; each draw the copy made (an ante, a bet, a buy-in) is reserved in
+        the studio ledger under a key of its own (the draw's key and a fresh attempt), and the
+        answers are journaled just before the action, which then takes only what was
+        reserved. An answer the table never journals leaves a reservation its game did not
+        take: the ledger releases it when the game closes."""
+        import secrets
+
+        proc = self.core.proc
+        if self.reserve_bet is None or not proc.wallet_draws or not proc.may_draw(kind, value):
+            return
+        messages = self._probe(t_us, [Input(t_us, kind, value, user,
+                                            dict(extra) if extra else {})])
+        down: dict[str, Any] | None = None
+        for m in messages:
+            if m.get("kind") not in proc.wallet_draws:
+                continue
+            attempt = secrets.token_hex(6)
+            request = dict(m, key=f"{m['key']}:{attempt}")
+            answer = {"key": request["key"], "attempt": attempt, "account": m["account"],
+                      "amount": m["amount"]}
+            if down is not None:
+                # the ledger did not answer this action's last draw: the others of the same
+                # action are not asked (each would wait out its own timeout)
+                self._journal_answer(t_us, {**answer, "answer": down["answer"],
+                                            "detail": "not asked: " + str(down.get("detail"))[:280]},
+                                     done)
+                continue
+            value_ = self._ask_ledger(t_us, request, answer, done)
+            if value_["answer"] in DOWN_ANSWERS:
+                down = value_
+
+    def _ask_ledger(self, t_us: int, request: dict[str, Any], answer: dict[str, Any],
+                    done: list[tuple[Any, ...]], on_down: Callable[..., dict[str, Any]] | None = None,
+                    ) -> dict[str, Any]:
+        """Reserve `request` in the studio ledger and journal its answer (`answer` with the
+        ledger's word; `on_down(request, value)` may turn no answer into the table's own) as
+        an input; returns the journaled answer."""
+        assert self.reserve_bet is not None
         try:
             reply = self.reserve_bet(request)
         except Exception as exc:  # noqa: BLE001 - no answer is an answer
             reply = {"answer": "unavailable", "detail": repr(exc)}
-        value: dict[str, Any] = {"key": request["key"], "attempt": attempt,
-                                 "answer": str(reply.get("answer"))}
+        value: dict[str, Any] = {**answer, "answer": str(reply.get("answer"))}
         result = reply.get("result") if isinstance(reply.get("result"), dict) else {}
         if value["answer"] == "reserved":
             balance = result.get("balance")
             if isinstance(balance, bool) or not isinstance(balance, int):
-                value = {"key": request["key"], "attempt": attempt, "answer": "unavailable",
+                value = {**answer, "answer": "unavailable",
                          "detail": "the ledger's answer named no balance"}
             else:
                 value["balance"] = balance
         elif reply.get("detail"):
             value["detail"] = str(reply["detail"])[:300]
+        if value["answer"] in DOWN_ANSWERS and on_down is not None:
+            value = on_down(request, value)
+        self._journal_answer(t_us, value, done)
+        return value
+
+    def _journal_answer(self, t_us: int, value: dict[str, Any],
+                        done: list[tuple[Any, ...]]) -> None:
         if self.reservation_health is not None:
             self.reservation_health.note(value)
         inp = Input(t_us, "reservation_answer", value)
         records, messages, commands = self._apply_one(inp)
         done.append((inp, None, records, messages, commands, records))
-        return value
 
     def _apply_one(self, inp: Input) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[tuple[str, ...]]]:
         seq = self.journal.add_input(inp)
@@ -662,6 +750,9 @@ class TableStation:
                 v["disk"] = self.disk.status()
             except OSError as e:
                 v["disk"] = {"error": str(e)}
+        if self.reservation_health is not None:
+            # the table's console shows whether the studio ledger answers its reservations
+            v["reservations"] = self.reservation_health.state()
         own = getattr(self.core.proc, "private_views", None)
         private = own() if own is not None else {}
         with self._view_cond:

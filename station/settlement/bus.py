@@ -392,9 +392,11 @@ class StatePublisher:
 
 
 class Reserver:
-    """A table's bet intake asking the studio ledger to reserve a bet (docs/studio.md).
+    """A table asking the studio ledger to reserve a bet at its intake, or a pot game's draw
+    on a wallet (an ante, a bet, a buy-in: a `pot_in`) before its game takes it
+    (docs/studio.md).
 
-    `reserve(bet)` sends the bet message the outbox will carry (same key) and returns the
+    `reserve(bet)` sends the message the outbox will carry (same key) and returns the
     ledger's answer, which the table journals as an input and decides the bet from:
     ``{"answer": "reserved", "result": {...}}``, ``{"answer": <refusal reason>, "detail"}``
     (``insufficient_funds``, ``no_wallet``, …) or ``{"answer": "unavailable", "detail"}`` when

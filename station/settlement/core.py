@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import random
 import threading
 import time
@@ -41,7 +42,11 @@ from station.settlement.ledger.schema import MAX_BALANCE
 from station.settlement.ledger.store import ensure_system_accounts
 from station.settlement.pot import POT_KINDS
 
+log = logging.getLogger("station.settlement")
+
 MESSAGE_KINDS = ("wallet", "bet", "hand", "round_cancelled", *POT_KINDS, "checkpoint")
+#: what a table may reserve before it takes the money: a bet at its intake, a pot game's pot_in
+RESERVABLE = ("bet", "pot_in")
 #: balances moved by one statement at most (its parameters stay far below either engine's limit)
 MOVE_CHUNK = 2000
 #: at most this many bets are applied together by the fast path for runs of bets
@@ -181,6 +186,7 @@ class SettlementCore:
         self._system: dict[str, dict[str, int]] = {}
         self._meta_lock = threading.Lock()
         try:
+            pot.ensure_reservations_table(self.store)
             self._system_accounts(table)
         except BaseException:
             self.store.close()
@@ -360,7 +366,7 @@ class SettlementCore:
                 break
             try:
                 key = _plain_key(m, table)
-                if key is None:
+                if key is None or not isinstance(m.get("credit", False), bool):
                     break
                 _need_text(m, "account")
                 balance = _need(m, "balance", int)
@@ -446,7 +452,7 @@ class SettlementCore:
                 break
             try:
                 key = _plain_key(m, table)
-                if key is None:
+                if key is None or not isinstance(m.get("credit", False), bool):
                     break
                 _need_text(m, "round_id"), _need_text(m, "account"), _need_text(m, "spot")
                 amount, deducted = _need(m, "amount", int), _need(m, "deducted", int)
@@ -558,14 +564,16 @@ class SettlementCore:
             digest = message_digest(message)
         except ValueError as exc:  # NaN or infinity somewhere: not JSON, never an amount
             raise SettlementRefused(key, "malformed", str(exc)) from None
-        row = tx.one("SELECT result, digest FROM entries WHERE table_id = ? AND key = ?",
+        row = tx.one("SELECT result, digest, kind FROM entries WHERE table_id = ? AND key = ?",
                      (table, key))
         if row is not None:
             if row[1] != digest:
                 raise SettlementRefused(key, "key_reused", "this key was applied with other content")
+            if row[2] == "pot_in" and not reservation:
+                pot.taken(tx, table, key)  # a reserved pot_in its game took (station/settlement/pot.py)
             return json.loads(row[0])
-        if reservation and kind != "bet":
-            raise SettlementRefused(key, "malformed", f"only a bet is reserved, not a {kind!r}")
+        if reservation and kind not in RESERVABLE:
+            raise SettlementRefused(key, "malformed", f"only a bet or a pot_in is reserved, not a {kind!r}")
         if kind == "wallet":
             result, round_id, finish = self._wallet(tx, table, key, message)
         elif kind == "bet":
@@ -575,7 +583,7 @@ class SettlementCore:
         elif kind == "round_cancelled":
             result, round_id, finish = self._cancel(tx, table, key, message)
         elif kind in POT_KINDS:
-            result, round_id, finish = pot.apply(self, tx, table, kind, key, message)
+            result, round_id, finish = pot.apply(self, tx, table, kind, key, message, reservation)
         elif kind == "checkpoint":
             try:
                 result, round_id, finish = checkpoints.apply(tx, table, key, message)
@@ -723,7 +731,14 @@ class SettlementCore:
         if found is None:
             raise SettlementRefused(key, "no_wallet", f"no wallet {account!r} in the ledger")
         account_id, balance = found
-        if balance < deducted:
+        credit = m.get("credit", False)
+        if not isinstance(credit, bool):
+            raise SettlementRefused(key, "malformed", "field 'credit' is true or false")
+        # a bet the table took on its own credit while this ledger did not answer (its
+        # policy `credit`, station/live/reservations.py): what the wallet cannot cover is
+        # the table's credit to the player, from the table's cashier, in the bet's result
+        shortfall = deducted - balance if credit and not reservation and balance < deducted else 0
+        if balance + shortfall < deducted:
             raise SettlementRefused(
                 key, "insufficient_funds", f"wallet {account!r} holds {balance}, the bet deducts {deducted}"
             )
@@ -736,13 +751,21 @@ class SettlementCore:
                 (table, key, round_id, game.name, account_id, spot, amount, deducted,
                  int(reservation)),
             )
+            credited = [(account_id, shortfall, None),
+                        (self._system_accounts(table)["cashier"], -shortfall, None)]
             self._post(tx, key, entry_id, [(account_id, -deducted, bet_id),
-                                           (in_play, deducted, bet_id)])
+                                           (in_play, deducted, bet_id),
+                                           *(credited if shortfall else [])])
 
         result = {
             "key": key, "kind": "bet", "round_id": round_id, "account": account, "spot": spot,
-            "amount": amount, "deducted": deducted, "balance": balance - deducted,
+            "amount": amount, "deducted": deducted, "balance": balance + shortfall - deducted,
         }
+        if shortfall:
+            result["credit"] = shortfall
+            log.warning("table %s: bet %s taken on the table's credit while the ledger was"
+                        " away: wallet %r held %d of its %d; %d booked as the table's credit",
+                        table, key, account, balance, deducted, shortfall)
         return result, round_id, record_bet
 
     @staticmethod

@@ -8,8 +8,21 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from station.core.inputs import read_trace
 from station.core.replay import replay_file
 from station.settlement.core import SettlementCore, SettlementRefused
+
+#: the replay ledger's stand-in for the studio's cage: it sets a shared wallet to what the
+#: studio ledger said it held when it reserved the table's bet or draw
+STUDIO_CAGE = "STUDIO"
+
+
+def _reserved_answers(path: str | Path) -> dict[str, dict[str, Any]]:
+    """A studio table's trace: the ledger's `reserved` answers, by their attempt (the last
+    part of the reserved message's key)."""
+    _header, inputs = read_trace(path)
+    return {str(inp.value.get("attempt")): inp.value for inp in inputs
+            if inp.kind == "reservation_answer" and inp.value.get("answer") == "reserved"}
 
 
 def replay_settled(path: str | Path, *, ledger: str | Path | None = None,
@@ -24,9 +37,22 @@ def replay_settled(path: str | Path, *, ledger: str | Path | None = None,
     with tempfile.TemporaryDirectory(prefix="station-replay-") as tmp:
         sc = SettlementCore(ledger or Path(tmp) / "ledger.sqlite")
         refused: list[str] = []
+        # a studio table's wallets are shared with other tables and live in the studio
+        # ledger; what the table decided by is in its trace: each reserved answer says what
+        # the wallet held after the reservation, so the replay's ledger is set to that before
+        # the table's message is applied
+        reserved = _reserved_answers(path)
+        cage = [0]
 
         def deliver(messages: list[dict[str, Any]]) -> None:
             for m in messages:
+                answer = reserved.get(str(m.get("key", "")).rsplit(":", 1)[-1])
+                if answer is not None and m.get("kind") in ("bet", "pot_in"):
+                    cage[0] += 1
+                    took = m.get("deducted", m.get("amount"))
+                    sc.apply({"key": f"studio-wallet:{cage[0]}", "kind": "wallet",
+                              "account": m["account"], "balance": answer["balance"] + took},
+                             table=STUDIO_CAGE)
                 try:
                     sc.apply(m)
                 except SettlementRefused as e:

@@ -123,7 +123,7 @@ class StudioView:
         consumers = (settlement.get("bus") or {}).get("consumers") or {}
         return {"bus_connected": self.connected, "tables": tables,
                 "paused": [s["table"] for s in tables if s.get("state") == "paused"],
-                "reservations_down": [s["table"] for s in tables
+                "reservations_down": [_down_text(s) for s in tables
                                       if (s.get("reservations") or {}).get("down")],
                 "alarms": alarms,
                 "settlement": {"error": settlement.get("error"),
@@ -183,7 +183,7 @@ async function refresh() {
           &middot; to settle ${esc(t.pending_settlement)}${t.ledger_applied_up_to != null ? " &middot; ledger has up to #" + esc(t.ledger_applied_up_to) + (t.ledger_gaps ? " (" + esc(t.ledger_gaps) + " gaps re-sent)" : "") : ""}</div>
         <div>${t.faults && t.faults.length ? "faults: " + esc(t.faults.join(", ")) : ""}</div>
         <div class="muted">${results(t.last_results)}</div>
-        <div class="muted">${esc(t.age_s)} s ago</div>
+        <div class="muted">${esc(t.age_s)} s ago${t.players_url ? " &middot; player API " + esc(t.players_url) : ""}</div>
       </a>`).join("");
     document.getElementById("refusals").innerHTML = data.alarms.slice(-5).map(a =>
       `<div>settlement refused ${esc(a.table)} ${esc(a.key)}: ${esc(a.reason)}</div>`).join("");
@@ -192,6 +192,16 @@ async function refresh() {
 refresh(); setInterval(refresh, 1000);
 </script></body></html>
 """
+
+
+def _down_text(state: dict[str, Any]) -> str:
+    """A table whose reservations go unanswered, as the banner names it: its policy and what
+    it refused or took on its own credit meanwhile."""
+    r = state["reservations"]
+    if r.get("policy") == "credit":
+        return (f"{state['table']} (on table credit: {r.get('on_credit_bets', 0)} bets,"
+                f" {r.get('on_credit', 0)}; refused {r.get('refused_while_down', 0)})")
+    return f"{state['table']} (refused {r.get('refused_while_down', 0)})"
 
 
 def make_studio_app(view: StudioView) -> Starlette:

@@ -27,11 +27,14 @@ def _sizhidao_game(view: dict[str, Any]) -> dict[str, Any] | None:
 
 class TableState:
     def __init__(self, station: Any, publisher: Any, *, pending: Callable[[], int] | None = None,
-                 console_url: str | None = None, every_s: float = 0.5) -> None:
+                 console_url: str | None = None, every_s: float = 0.5,
+                 players_url: str | None = None) -> None:
         self.station = station
         self.publisher = publisher
         self.pending = pending
         self.console_url = console_url
+        #: where the table serves its player API (a table where players act)
+        self.players_url = players_url
         self.every_s = every_s
         self.rounds_done = 0
         self.last_results: Any = None
@@ -75,6 +78,8 @@ class TableState:
             state["game_round"] = {k: rnd[k] for k in ("deal", "deal_phase", "pot")}
         if self.console_url:
             state["console_url"] = self.console_url
+        if self.players_url:
+            state["players_url"] = self.players_url
         health = getattr(self.station, "reservation_health", None)
         if health is not None:  # the studio console's banner while reservations are down
             state["reservations"] = health.state()

@@ -17,6 +17,12 @@ journal re-applies to the same records (a station restarted on it carries on).
         --pace 0.3 --bus nats://127.0.0.1:4222
 
 runs one table as its own process (the drills) and prints a JSON line when it is done.
+
+A table where players act (Si Zhi Dao) serves the player API as a lone table does
+(station/live/player_api.py, on a port of its own, the platform's key `player_key`), and its
+session's players play through it: each `player` line is a `POST /v1/players/actions` over
+real HTTP, answered once the table has journaled it. The API's address is in the table's
+state (`players_url`) for the studio console.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import secrets
 import sqlite3
 import sys
 import threading
@@ -49,7 +56,7 @@ class StudioTable:
     def __init__(self, name: str, game: str, *, seed: int, rounds: int, pace_s: float,
                  bus_url: str, folder: Path, accounts: int = 8, journal_sync: str = "normal",
                  max_backoff: float = 1.0, session: Session | None = None,
-                 transport: Any = None) -> None:
+                 transport: Any = None, player_key: str | None = None) -> None:
         self.name = name
         self.game = game
         self.rounds = rounds
@@ -73,8 +80,22 @@ class StudioTable:
                                      on_error=lambda exc, key: self._error(f"{key}: {exc}"))
         self.station.on_outbox = self.worker.wake
         self.state_bus = StatePublisher(bus_url, name) if bus_url else None
+        #: the player API, served while the table runs (a table where players act)
+        self.player_key = player_key or secrets.token_urlsafe(18)
+        self.players_url: str | None = None
+        self.player_actions = 0  # answered by the player API
+        self._players: Any = None
+        self._players_app: Any = None
+        self._http: Any = None
+        if self.station.core.proc.player_handler() is not None:
+            from station.live.http import serve_app
+            from station.live.player_api import make_player_app
+
+            self._players_app = make_player_app(self.station, {self.player_key: "studio"})
+            self._players = serve_app(self._players_app, "127.0.0.1", 0, name=f"players-{name}")
+            self.players_url = self._players.url
         self._state = TableState(self.station, self.state_bus, pending=self.worker.pending,
-                                 every_s=STATE_EVERY_S)
+                                 every_s=STATE_EVERY_S, players_url=self.players_url)
         self.finished = threading.Event()
         self.failed: BaseException | None = None
         self._stop = threading.Event()
@@ -116,13 +137,28 @@ class StudioTable:
                 if delay > 0 and self._stop.wait(delay):
                     break
                 self._now_s = inp.t_us / US
-                self.station.submit(inp.kind, inp.value, inp.user, extra=inp.extra or None)
+                if inp.kind == "player" and self.players_url is not None:
+                    self._play(inp.value)
+                else:
+                    self.station.submit(inp.kind, inp.value, inp.user, extra=inp.extra or None)
         except BaseException as exc:  # noqa: BLE001 - the summary says why the table stopped
             self.failed = exc
             log.exception("studio table %s stopped", self.name)
         finally:
             self.publish_state(closed=True)
             self.finished.set()
+
+    def _play(self, action: dict[str, Any]) -> None:
+        """A player's action through the player API, as the betting platform sends it."""
+        import httpx
+
+        if self._http is None:
+            self._http = httpx.Client(base_url=self.players_url, timeout=30.0,
+                                      headers={"Authorization": f"Bearer {self.player_key}"})
+        r = self._http.post("/v1/players/actions", json=action)
+        if r.status_code not in (200, 409):  # 409: the table refused it, as it may
+            raise RuntimeError(f"player API: {action} answered {r.status_code} {r.text[:300]}")
+        self.player_actions += 1
 
     # -- what the studio console sees ----------------------------------------------------
 
@@ -146,6 +182,12 @@ class StudioTable:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(10)
+        if self._http is not None:
+            self._http.close()
+        if self._players is not None:
+            from station.live.player_api import stop_player_app
+
+            stop_player_app(self._players_app, self._players)
         self.station.stop()
         self.worker.stop()
         self.transport.close()

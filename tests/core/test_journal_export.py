@@ -103,23 +103,27 @@ def test_a_running_station_is_exported_to_its_last_tick_and_nothing_of_it_is_ove
     assert replayed[:-1] == stored and replayed[-1]["type"] == "balances"
 
 
-def test_journal_only_inputs_are_left_out_of_the_trace(tmp_path) -> None:
-    """A studio table's reservation answers are journal inputs, not trace lines: the export
-    leaves them out, so the trace stays one that any reader of TRACES.md takes."""
+def test_clock_ticks_are_left_out_and_a_studio_tables_reservation_answers_kept(tmp_path) -> None:
+    """A tick is the journal's own (the trace's times imply it); a studio table's reservation
+    answers came from outside the table and decide its bets, so its trace carries them
+    (docs/studio.md) and a reader of the trace reads them back."""
     journal = tmp_path / "journal.sqlite"
     j = Journal(journal, TraceHeader("PD-01", "pokdeng", False, {}, "studio table"))
+    answer = {"key": "bet:x-R1:1:1", "attempt": "1", "answer": "reserved", "balance": 300}
     try:
         for inp in (Input(1_000_000, "wallet", {"account": "u1", "balance": 500}),
-                    Input(2_000_000, "reservation_answer",
-                          {"key": "bet:x-R1:1:1", "answer": "reserved", "balance": 300})):
+                    Input(1_500_000, "tick", True),
+                    Input(2_000_000, "reservation_answer", answer),
+                    Input(3_000_000, "tick", True)):
             j.append(inp, [], [])
     finally:
         j.close()
     out = tmp_path / "studio.jsonl"
     assert station_main(["journal", "export", str(journal), str(out)]) == 0
     _, lines = read_trace(out)
-    assert [inp.kind for inp in lines] == ["wallet", "end"]
-    assert lines[-1].t_us == 2_000_000  # the clock still runs to the journal's last input
+    assert [inp.kind for inp in lines] == ["wallet", "reservation_answer", "end"]
+    assert lines[1].value == answer
+    assert lines[-1].t_us == 3_000_000  # the clock still runs to the journal's last input
 
 
 def test_what_is_not_a_journal_is_refused_and_left_as_it_was(tmp_path, capsys):

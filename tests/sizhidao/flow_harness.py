@@ -29,6 +29,9 @@ class Wallets:
     def balance(self, account: str) -> int:
         return self.balances.get(account, 0)
 
+    def can_pay(self, account: str, amount: int) -> bool:
+        return self.balance(account) >= amount
+
 
 class TracePort:
     """The kernel's small API over virtual time, as the game sees it."""

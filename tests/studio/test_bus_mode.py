@@ -46,26 +46,23 @@ def test_a_table_on_the_bus_needs_a_name_that_is_a_subject_token():
     assert cfg.settlement.reserve_timeout_s == 0.5 and cfg.settlement.publish_state
 
 
-def test_a_pot_game_table_is_refused_reservations_it_could_not_keep(tmp_path):
-    # Si Zhi Dao's money comes from player actions into a pot, not through the bet intake:
-    # reserving would cover none of it (docs/studio.md, "Pot games in the studio")
+def test_a_pot_game_table_reserves_the_draws_its_game_declares():
+    # Si Zhi Dao's money comes from player actions into a pot: its game declares those draws
+    # (docs/studio.md, "Pot games in the studio"), so a table of it may reserve
     bus = {"mode": "bus", "url": "nats://127.0.0.1:4222"}
-    with pytest.raises(ConfigError, match="sizhidao table's money comes from player actions"):
-        parse_config({"table": {"name": "SZ-01", "game": "sizhidao"},
-                      "settlement": {**bus, "reserve": True}})
-    cfg = parse_config({"table": {"name": "SZ-01", "game": "sizhidao"}, "settlement": bus})
-    assert not cfg.settlement.reserve
-    # a configuration built in code is refused before the table opens anything
-    cfg.settlement.reserve = True
-    cfg.data_dir = tmp_path / "SZ-01"
-    from station.runtime import start_runtime
-
-    with pytest.raises(ConfigError, match="player actions"):
-        start_runtime(cfg, with_console=False, with_bet_api=False)
-    assert not cfg.data_dir.exists()
-    for game in ("pokdeng", "paigow"):
+    for game in ("pokdeng", "paigow", "sizhidao"):
         assert parse_config({"table": {"name": "T-01", "game": game},
                              "settlement": {**bus, "reserve": True}}).settlement.reserve
+
+
+def test_a_game_whose_money_could_not_be_reserved_is_refused_at_start(monkeypatch):
+    from station.games import get_game
+    from station.live.config import check_reservable
+
+    procedure = get_game("sizhidao").table_procedure()
+    monkeypatch.setattr(procedure, "wallet_draws", frozenset())  # a pot game without the hook
+    with pytest.raises(ConfigError, match="neither through the bet intake nor by draws"):
+        check_reservable("sizhidao")
 
 
 def test_a_table_configured_for_the_bus_settles_in_the_studio_ledger_and_shows_on_the_console(
@@ -99,3 +96,19 @@ def test_a_table_configured_for_the_bus_settles_in_the_studio_ledger_and_shows_o
         view.close()
     assert core.check().ok
     core.close()
+
+
+def test_the_bus_down_policy_and_its_credit_limit_are_configured_together():
+    bus = {"mode": "bus", "url": "nats://127.0.0.1:4222", "reserve": True}
+    table = {"name": "PD-01", "game": "pokdeng"}
+    cfg = parse_config({"table": table, "settlement": {
+        **bus, "reserve_when_down": "credit", "reserve_credit_limit": 5_000}})
+    assert cfg.settlement.reserve_when_down == "credit"
+    assert cfg.settlement.reserve_credit_limit == 5_000
+    assert parse_config({"table": table, "settlement": bus}).settlement.reserve_when_down == "refuse"
+    with pytest.raises(ConfigError, match="reserve_credit_limit: with reserve_when_down"):
+        parse_config({"table": table, "settlement": {**bus, "reserve_when_down": "credit"}})
+    with pytest.raises(ConfigError, match="reserve_credit_limit: only with"):
+        parse_config({"table": table, "settlement": {**bus, "reserve_credit_limit": 100}})
+    with pytest.raises(ConfigError, match="reserve_when_down: one of refuse, credit"):
+        parse_config({"table": table, "settlement": {**bus, "reserve_when_down": "hope"}})

@@ -186,6 +186,13 @@ function renderHealth(v) {
   $("h-disk").replaceChildren(disk && typeof disk.free_bytes === "number"
     ? el("span", { class: disk.low ? "down" : "up", text: `${(disk.free_bytes / 1e9).toFixed(1)} GB${disk.below_floor ? " — below the floor: no new shoe" : disk.low ? " — low" : ""}` })
     : (disk && disk.error ? el("span", { class: "down", text: disk.error }) : "not watched"));
+  // a studio table reserving in the studio ledger (station/live/reservations.py): while the
+  // ledger does not answer, its bets are refused or taken on the table's credit
+  const r = v.reservations;
+  $("h-ledger").replaceChildren(!r ? "not reserving"
+    : r.down ? el("span", { class: "down", text: `not answering: ${r.refused_while_down} bets refused`
+        + (r.policy === "credit" ? `, ${r.on_credit_bets} on table credit (${r.on_credit})` : "") })
+    : el("span", { class: "up", text: `answering (when down: ${r.policy})` }));
 }
 
 // Each of the user's decisions: a button when the table takes it now (its effect beside it),

@@ -205,6 +205,19 @@ class BettingRound:
             if self.level - p.total > p.wallet:
                 raise Refused("insufficient_funds", "the wallet is too small to call")
 
+    def stake(self, seat: str, action: str, amount: object = None) -> int:
+        """What this decision would put in now (checked: raises Refused); changes nothing."""
+        self.check(seat, action, amount)
+        p = self._p[seat]
+        if action == CALL:
+            return self.level - p.total
+        if action == ALL_IN:
+            return p.wallet
+        if action in (BET, RAISE):
+            assert isinstance(amount, int)
+            return amount - p.total
+        return 0
+
     def timeout(self) -> list[Decision]:
         """The player to act stayed silent for its whole decision time: folded (auto)."""
         if self.over or self.to_act is None:

@@ -58,6 +58,9 @@ class Purse(Protocol):
     def credit(self, account: str, amount: int) -> None: ...
     def debit(self, account: str, amount: int) -> None: ...
     def balance(self, account: str) -> int: ...
+    #: whether the game may take `amount` now: the mirror, or at a studio table whose
+    #: wallets other tables share, the studio ledger's journaled reservation (docs/studio.md)
+    def can_pay(self, account: str, amount: int) -> bool: ...
 
 
 class Port(Protocol):
@@ -304,6 +307,9 @@ class SiZhiDaoGame:
             raise Refused("paused", "the table is paused")
         if d.phase != BETTING or d.betting is None:
             raise Refused("not_now", "no betting in progress")
+        put = d.betting.stake(seat, action, fields.get("amount"))
+        if put and not self.port.purse.can_pay(account, put):
+            raise Refused("insufficient_funds", "the wallet cannot pay it")
         self._decided(d, d.betting.act(seat, action, fields.get("amount")))
 
     def _arrange(self, account: str, fields: Mapping[str, Any], paused: bool) -> None:
@@ -346,7 +352,9 @@ class SiZhiDaoGame:
         w = g.window
         if w is None:
             raise Refused("not_now", "no buy-in window is open")
-        answer = w.answer(seat, action, self.port.purse.balance(account))
+        # the window checks the price against what the wallet can pay
+        wallet = w.price if self.port.purse.can_pay(account, w.price) else 0
+        answer = w.answer(seat, action, wallet)
         self._record_buy_in(g, account, seat, answer.amount, auto=False)
         if w.everyone_answered:
             self._close_window()
@@ -370,7 +378,7 @@ class SiZhiDaoGame:
         payers: dict[str, str] = {}
         for seat in self.seating.occupied():
             account = self.seating.seats[seat]
-            if self.port.purse.balance(account) < ante:
+            if not self.port.purse.can_pay(account, ante):
                 self._emit(
                     "bet_rejected",
                     account=account,

@@ -207,6 +207,18 @@ class SiZhiDaoProcedure(Procedure):
         #: what the table made of the last player action (the platform API answers with it)
         self.last_answer: list[dict[str, Any]] = []
 
+    # ------------------------------------------------------------------ money
+    #: antes, bets and buy-ins move money from the wallets into the game's pot
+    wallet_draws = frozenset({"pot_in"})
+    #: the player actions that may put money into the pot (a fold or a decline puts none)
+    DRAWING_ACTIONS = frozenset({"bet", "call", "raise", "all_in", "buy_in"})
+
+    def may_draw(self, kind: str, value: Any) -> bool:
+        if kind == "dealer":
+            return value == "open_betting"  # the antes
+        return (kind == "player" and isinstance(value, dict)
+                and value.get("action") in self.DRAWING_ACTIONS)
+
     # ------------------------------------------------------------------ tables
     def dealer_handlers(self) -> dict[str, Any]:
         return {"new_shoe": self._dealer_new_shoe, "open_betting": self._dealer_open_betting}

@@ -8,13 +8,14 @@ here becomes a float.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
 from station.settlement.ledger.store import SqliteStore, Store, Tx
-from station.settlement.pot import pot_problems
+from station.settlement.pot import pot_problems, reservation_figures, reservation_problems
 
 #: at most this many problems are listed one by one; the rest are counted
 MAX_LISTED_PROBLEMS = 50
@@ -235,10 +236,18 @@ def _check(tx: Tx, s: str, problem: Any, require_closed: bool) -> dict[str, Any]
     # pot games (Si Zhi Dao): a closed game's pot is empty; an open one only at the end
     for text in pot_problems(tx, require_closed=require_closed):
         problem(text)
+    for text in reservation_problems(tx):
+        problem(text)
+    pot_reserved = reservation_figures(tx)
 
     def count(sql: str) -> int:
         row = tx.one(sql)
         return int(row[0]) if row else 0
+
+    # bets tables took on their own credit while the ledger was away, whose wallets could not
+    # cover them when they came (station/settlement/core.py `_bet`): the floor settles these
+    credit = [json.loads(r)["credit"] for (r,) in tx.execute(
+        "SELECT result FROM entries WHERE kind = 'bet' AND result LIKE '%\"credit\":%'")]
 
     return {
         "postings": int(n_postings),
@@ -254,6 +263,11 @@ def _check(tx: Tx, s: str, problem: Any, require_closed: bool) -> dict[str, Any]
         "bets_settled": counts["settled"],
         "bets_refunded": counts["refunded"],
         "bets_released": counts["released"],
+        "bets_on_credit": len(credit),
+        "credit_extended": sum(credit),
+        # pot games' draws reserved by studio tables: taken by their games, or released
+        "pot_draws_taken": pot_reserved["taken"],
+        "pot_draws_released": pot_reserved["released"],
         "in_play": in_play_total,
         # refused messages that never applied since: on record, alarmed, never posted
         "refused": count("SELECT COUNT(*) FROM refusals r WHERE NOT EXISTS (SELECT 1 FROM"

@@ -50,18 +50,23 @@ def _now(tx: Tx) -> str:
             else "((julianday('now') - 2440587.5) * 86400.0)")
 
 
-def ensure_progress_tables(store: Store) -> None:
-    if store.dialect == "postgresql":
-        sql = PROGRESS_SCHEMA.format(int="BIGINT", real="DOUBLE PRECISION")
-    else:
-        sql = PROGRESS_SCHEMA.format(int="INTEGER", real="REAL")
+def create_tables(store: Store, schema: str, lock_id: int) -> None:
+    """Run `schema` (statements of CREATE ... IF NOT EXISTS, `{int}` and `{real}` for the
+    engine's types) in one transaction. On PostgreSQL an advisory lock (`lock_id`) comes
+    first: several settlement processes may start at once, and CREATE IF NOT EXISTS races on
+    the catalog."""
+    pg = store.dialect == "postgresql"
+    sql = schema.format(int="BIGINT" if pg else "INTEGER", real="DOUBLE PRECISION" if pg else "REAL")
     with store.transaction() as tx:
-        if store.dialect == "postgresql":
-            # several consumers may start at once; CREATE IF NOT EXISTS races on the catalog
-            tx.execute("SELECT pg_advisory_xact_lock(7162535)")
+        if pg:
+            tx.execute(f"SELECT pg_advisory_xact_lock({int(lock_id)})")
         for statement in sql.split(";"):
             if statement.strip():
                 tx.execute(statement)
+
+
+def ensure_progress_tables(store: Store) -> None:
+    create_tables(store, PROGRESS_SCHEMA, 7162535)
 
 
 def acquire(store: Store, name: str, owner: str, lease_s: float) -> bool:
