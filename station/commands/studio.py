@@ -38,6 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="games of the tables, comma-separated, dealt round-robin (pokdeng)")
     parser.add_argument("--rounds", type=int, default=0,
                         help="rounds per table, then stop and check (0: until Ctrl-C)")
+    parser.add_argument("--hold", action="store_true",
+                        help="with --rounds: once every table has played its rounds, keep the "
+                             "studio console up (the final state, for a look) until Ctrl-C, "
+                             "then stop and check")
     parser.add_argument("--pace", type=float, default=2.0, help="seconds per round (2)")
     parser.add_argument("--ledger", help="the studio ledger, postgresql://… (default: a local"
                         " PostgreSQL in a temporary folder)")
@@ -110,6 +114,11 @@ def run(args: argparse.Namespace) -> int:
         try:
             while not all(t.finished.is_set() for t in tables):
                 time.sleep(0.2)
+            if args.hold:
+                print("studio: every table has played its rounds; the console stays up until "
+                      "Ctrl-C", flush=True)
+                while True:
+                    time.sleep(0.5)
         except KeyboardInterrupt:
             print("studio: stopping the tables", flush=True)
         for table in tables:

@@ -4,8 +4,10 @@ settlement consumer and the studio console, run to a clean studio ledger."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 import httpx
@@ -24,7 +26,7 @@ def test_station_studio_runs_every_game_to_a_clean_ledger_and_shows_every_table(
     games = ",".join(sorted(BUILT_IN))
     proc = subprocess.Popen(
         [sys.executable, "-m", "station", "studio", "--tables", "6", "--rounds", "4",
-         "--pace", "0.4", "--port", "0", "--games", games, "--seed", "3"],
+         "--pace", "0.4", "--port", "0", "--games", games, "--seed", "3", "--hold"],
         cwd=REPO, env=env_with_secret(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         lines = {}
@@ -69,7 +71,22 @@ def test_station_studio_runs_every_game_to_a_clean_ledger_and_shows_every_table(
         wait_for(lambda: "PD-99" in httpx.get(console + "api/tables", timeout=5).json()["paused"],
                  20, "the studio console to list PD-99 as paused", poll_s=0.2)
         other.close()
-        out, err = proc.communicate(timeout=180)
+        # the studio keeps its console up once the rounds are played (--hold): the checks above
+        # never race its end; Ctrl-C then stops it, and it settles and checks the books
+        rest: list[str] = []
+        errs: list[str] = []
+        readers = [threading.Thread(target=lambda: rest.extend(iter(proc.stdout.readline, "")),
+                                    daemon=True),
+                   threading.Thread(target=lambda: errs.append(proc.stderr.read()), daemon=True)]
+        for reader in readers:
+            reader.start()
+        wait_for(lambda: any("every table has played its rounds" in line for line in rest), 180,
+                 lambda: f"the studio to finish its rounds (printed: {rest[-5:]})", poll_s=0.2)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=180)
+        for reader in readers:
+            reader.join(10)
+        out, err = "".join(rest), "".join(errs)
     finally:
         if proc.poll() is None:
             proc.kill()
