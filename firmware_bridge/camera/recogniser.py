@@ -44,6 +44,7 @@ from firmware_bridge.camera import back_count, colours
 from firmware_bridge.camera.calibration import Calibration
 from firmware_bridge.camera.decoders import QrDecoder, QrRead, make_decoder
 from firmware_bridge.camera.faces import parse_face_text
+from firmware_bridge.camera.stacking import codes_in_full_view
 from firmware_bridge.camera.layout import (
     CARD_H_MM,
     CARD_W_MM,
@@ -176,6 +177,7 @@ class Recogniser:
                                    CARD_H_MM - 2 * (QR_MARGIN_RANGE_MM[0] + QR_SIDE_MM / 2)]) / mm
         self._pair_tol = 7.0 / mm  # print skew, a card's warp, the decoder's corners
         self._qr_side = QR_SIDE_MM / mm
+        self._quiet_px = QR_WIDTH_MM / QR_MODULES * QR_QUIET_MODULES / mm
         # temporal state
         self._ref_gray: dict[str, np.ndarray] = {}
         self._prev_gray: dict[str, np.ndarray] = {}
@@ -560,7 +562,8 @@ class Recogniser:
             return rs if inside is None else [r for r in rs if inside(r)]
 
         reads = own([r.shifted(x0, y0) for r in self.decoder.decode(crop)])
-        instances = self._group(reads, covered_at, (w, h))
+        seen = (crop, (x0, y0))
+        instances = self._group(reads, covered_at, (w, h), seen)
         # Most symbols read at once. When fewer cards are named than lie face up, look
         # again harder: enlarged and sharpened (blur, JPEG), then binarised (glare, dim).
         for make_view in self._harder_views(crop):
@@ -569,7 +572,7 @@ class Recogniser:
             view, scale = make_view()  # drawn only when needed
             more = own([r.scaled(1.0 / scale).shifted(x0, y0) for r in self.decoder.decode(view)])
             reads = _merge_reads(reads, more)
-            instances = self._group(reads, covered_at, (w, h))
+            instances = self._group(reads, covered_at, (w, h), seen)
         names = [n for n, _ in instances]
         if len(names) > face_up:
             # More cards named than face-up cards seen: something is off (a foreign QR, a
@@ -608,14 +611,17 @@ class Recogniser:
         return float(np.hypot(*(local - (self._pair_near + u * seg))))
 
     def _group(self, reads: list[QrRead], covered_at: Callable[[float, float, float], float] | None = None,
-               frame_size: tuple[int, int] | None = None) -> list[tuple[str, tuple[float, float]]]:
+               frame_size: tuple[int, int] | None = None,
+               seen: tuple[np.ndarray, tuple[int, int]] | None = None) -> list[tuple[str, tuple[float, float]]]:
         """Codes → cards. Two codes are one card when they face opposite ways and each lies
         where the other corner's code should be for some margin of 2-6 mm.
 
         The one-code rule (CARD_FACES.md): a card is named from a lone code only when the
         card's other code is covered (a back, the cut card, a face-up card lying on top whose
         own two codes were read) or outside the picture. If the other code's place is in full
-        view, that code did not decode (or says something unreadable): the card is XX."""
+        view, that code did not decode (or says something unreadable): the card is XX. A code
+        that decoded though another face-up card may lie on its white square is not in full
+        view (stacking.py): it names no card."""
         n = len(reads)
         partner = [-1] * n
         cands = []
@@ -633,6 +639,11 @@ class Recogniser:
             if partner[i] < 0 and partner[j] < 0:
                 partner[i], partner[j] = j, i
         whole = [(i, partner[i]) for i in range(n) if partner[i] > i]
+        # a code another face-up card may lie on is not in full view (stacking.py)
+        clear = codes_in_full_view(reads, partner, self.layout.card_px, self.layout.mm_per_px,
+                                    QR_WIDTH_MM / self.layout.mm_per_px,
+                                    self._quiet_px, QR_MARGIN_RANGE_MM,
+                                    *(seen if seen is not None else (None, (0, 0))))
         out: list[tuple[str, tuple[float, float]]] = []
         done: set[int] = set()
         # names of which some card showed both its codes; only those may appear twice
@@ -648,6 +659,8 @@ class Recogniser:
             faces = [parse_face_text(t) for t in texts]
             if any(f is None for f in faces) or len(set(texts)) > 1:
                 out.append((UNREADABLE, reads[i].centre))  # foreign text or a disagreeing pair
+            elif not clear[i] and (partner[i] < 0 or not clear[partner[i]]):
+                out.append((UNREADABLE, reads[i].centre))  # no code of it in full view
             elif partner[i] < 0 and not self._partner_hidden(reads[i], reads, whole, covered_at, frame_size):
                 out.append((UNREADABLE, reads[i].centre))
             else:
