@@ -44,7 +44,6 @@ from firmware_bridge.camera import back_count, colours
 from firmware_bridge.camera.calibration import Calibration
 from firmware_bridge.camera.decoders import QrDecoder, QrRead, make_decoder
 from firmware_bridge.camera.faces import parse_face_text
-from firmware_bridge.camera.stacking import codes_in_full_view
 from firmware_bridge.camera.layout import (
     CARD_H_MM,
     CARD_W_MM,
@@ -55,6 +54,7 @@ from firmware_bridge.camera.layout import (
     Layout,
 )
 from firmware_bridge.camera.scene import CUT, FACE_DOWN, UNREADABLE
+from firmware_bridge.camera.stacking import codes_in_full_view
 
 SHRINK = 4  # quarter resolution for everything but QR decoding
 
