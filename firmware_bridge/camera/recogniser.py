@@ -57,6 +57,9 @@ from firmware_bridge.camera.scene import CUT, FACE_DOWN, UNREADABLE
 from firmware_bridge.camera.stacking import codes_in_full_view
 
 SHRINK = 4  # quarter resolution for everything but QR decoding
+#: zone markings on the felt (a painted outline, a seat's name) are at most this wide; cards
+#: always show far more of themselves (a card dealt on another shows at least half its back)
+MARKING_MM = 10.0
 
 # Change detection at quarter resolution: a pixel has changed when it differs by more than
 # CHANGE_LEVEL grey levels; a zone has changed when more than CHANGE_FRACTION of its pixels
@@ -178,6 +181,8 @@ class Recogniser:
         self._pair_tol = 7.0 / mm  # print skew, a card's warp, the decoder's corners
         self._qr_side = QR_SIDE_MM / mm
         self._quiet_px = QR_WIDTH_MM / QR_MODULES * QR_QUIET_MODULES / mm
+        k = max(3, int(MARKING_MM / mm / SHRINK) | 1)
+        self._marking_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
         # temporal state
         self._ref_gray: dict[str, np.ndarray] = {}
         self._prev_gray: dict[str, np.ndarray] = {}
@@ -376,8 +381,9 @@ class Recogniser:
             self.unknown_back_zones.discard(name)
             return ZoneView(reading=None, covered=True)
         cardish = ((~cls.felt) & inside).astype(np.uint8) * 255
-        # Opening removes the zone markings, printed labels and noise; cards are far wider.
-        cardish = cv2.morphologyEx(cardish, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        # Opening removes the zone markings (a painted outline up to MARKING_MM wide), printed
+        # labels and noise; every card shows far more than that of itself.
+        cardish = cv2.morphologyEx(cardish, cv2.MORPH_OPEN, self._marking_kernel)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(cardish, connectivity=8)
         unexplained = ~cls.explained()
         # what hides a code: a back, the cut card (the hand holds the whole zone); a code's
