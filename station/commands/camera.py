@@ -201,7 +201,6 @@ def _read(args: argparse.Namespace) -> int:
     import cv2
 
     from firmware_bridge.camera.build import build_recogniser
-
     from firmware_bridge.camera.rig import is_rig_file, load_rig
     from station.games.camera_zones import game_zones
 

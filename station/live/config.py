@@ -308,10 +308,9 @@ def load_table_camera_config(cfg: StationConfig) -> Any:
     the extra zones."""
     from firmware_bridge.camera.config import load_camera_config
     from firmware_bridge.camera.layout import LayoutError, check_zones
+    from firmware_bridge.camera.rig import is_rig_file
     from station.games import get_game
     from station.games.camera_zones import game_zones
-
-    from firmware_bridge.camera.rig import is_rig_file
 
     if is_rig_file(cfg.camera.layout):
         return load_table_camera_rig(cfg)
