@@ -1,9 +1,9 @@
 """Several cameras' observations as the table's one (a camera rig, rig.py).
 
 Each camera runs its own observer thread (source → its recogniser → observations of its own
-zones: changes, or `{}` at least every heartbeat while it gives frames). The merger passes on
-one observation per frame time: the zones that changed at that time, whichever camera saw
-them. A camera that has given nothing for `lost_after_s` is lost: its zones cannot be read,
+zones: changes, or `{}` at least every heartbeat while it gives frames). The merger passes
+each report on at its frame's time, as the table's one stream of observations (cameras are
+not triggered together: two cameras' frames of one instant are two observations). A camera that has given nothing for `lost_after_s` is lost: its zones cannot be read,
 so the merger passes on nothing at all (no changes, no heartbeat) until it is back, and the
 table core's `camera_lost` follows as for a table with one camera that stopped
 (PROCEDURE.md: no camera observation for 3 s while a round is open). What changed meanwhile

@@ -139,8 +139,20 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
         right, down = _axes(reads[i].orientation)
         return _rect(reads[i].centre, right, down, qr_px / 2, qr_px / 2)
 
-    squares = [_rect(r.centre, *_axes(r.orientation), qr_px / 2 + quiet_px + 2, qr_px / 2 + quiet_px + 2)
+    # rectangles as (centre, right, down, half width, half height), for tests on many points
+    square_half = qr_px / 2 + quiet_px + 2
+    squares = [(np.array(r.centre, np.float64), *_axes(r.orientation), square_half, square_half)
                for r in reads if r.orientation is not None]
+
+    def card_box(k: int, sign: int):
+        _, c, right, down, (tx, ty) = cards[k]
+        return c, right, down, cw / 2 + sign * tx, ch / 2 + sign * ty
+
+    def within(pts: np.ndarray, box, pad: float) -> np.ndarray:
+        """Which points lie inside `box` grown by `pad` (shrunk when pad < 0)."""
+        c, right, down, hw, hh = box
+        d = pts - c
+        return (np.abs(d @ right) < hw + pad) & (np.abs(d @ down) < hh + pad)
 
     def edge_over(a: int, b: int) -> bool:
         """Is card a's edge seen as a line where it lies over card b? (A card's edge on the
@@ -148,43 +160,51 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
         if gray is None:
             return False
         _, c, right, down, (tx, ty) = cards[a]
-        certain = body(b, -1)
-        others = [body(k, 1) for k in range(len(cards)) if k not in (a, b)]
-        hits = offsets = 0
-        where: list[float] = []
+        certain = card_box(b, -1)
+        others = [card_box(k, 1) for k in range(len(cards)) if k not in (a, b)] + squares
+        where: list[np.ndarray] = []
+        offsets = 0
         for normal, along, half_n, half_a, tol in ((-down, right, ch / 2, cw / 2, ty), (down, right, ch / 2, cw / 2, ty),
                                                     (-right, down, cw / 2, ch / 2, tx), (right, down, cw / 2, ch / 2, tx)):
             reach = tol + 3.0
+            us = np.arange(-half_a + 8, half_a - 8, 3.0)
+            pts = c + normal * half_n + along * us[:, None]
+            keep = within(pts, certain, -reach)
+            for box in others:
+                keep &= ~within(pts, box, reach)
+            pts = pts[keep] - np.asarray(origin, np.float64)
+            if not len(pts):
+                continue
             ts = np.arange(-reach, reach + 0.01, 0.5)
-            for u in np.arange(-half_a + 8, half_a - 8, 3.0):
-                p = c + normal * half_n + along * u
-                pt = (float(p[0]), float(p[1]))
-                if cv2.pointPolygonTest(certain, pt, True) < reach or any(
-                        cv2.pointPolygonTest(q, pt, True) > -reach for q in others + squares):
-                    continue
-                pts = p + normal * ts[:, None] - np.asarray(origin, np.float64)
-                xs, ys = pts[:, 0].astype(np.float32), pts[:, 1].astype(np.float32)
-                if xs.min() < 0 or ys.min() < 0 or xs.max() > gray.shape[1] - 2 or ys.max() > gray.shape[0] - 2:
-                    continue
-                prof = cv2.remap(gray, xs.reshape(1, -1), ys.reshape(1, -1), cv2.INTER_LINEAR).ravel().astype(np.float32)
-                offsets += 1
-                k = int(np.argmin(prof))
-                if prof[k] < float(np.median(prof)) - EDGE_LINE:
-                    hits += 1
-                    where.append(float(ts[k]))
-        if offsets < 6 or not where:
+            grid = pts[:, None, :] + normal * ts[None, :, None]
+            inside = ((grid[..., 0] >= 0) & (grid[..., 1] >= 0) & (grid[..., 0] <= gray.shape[1] - 2)
+                      & (grid[..., 1] <= gray.shape[0] - 2)).all(axis=1)
+            grid = grid[inside]
+            if not len(grid):
+                continue
+            prof = cv2.remap(gray, grid[..., 0].astype(np.float32), grid[..., 1].astype(np.float32),
+                             cv2.INTER_LINEAR).astype(np.float32)
+            offsets += len(prof)
+            k = prof.argmin(axis=1)
+            dip = prof[np.arange(len(prof)), k] < np.median(prof, axis=1) - EDGE_LINE
+            where.append(ts[k[dip]])
+        hits = np.concatenate(where) if where else np.zeros(0)
+        if offsets < 6 or not len(hits):
             return False
         # the edge is a line: where it shows, it shows at one offset across it
-        centre = float(np.median(where))
-        on_line = sum(1 for t in where if abs(t - centre) <= 1.5)
+        on_line = int(np.count_nonzero(np.abs(hits - np.median(hits)) <= 1.5))
         return on_line >= EDGE_SHOWS * offsets
+
+    memo: dict[tuple[int, int], bool] = {}
 
     def on_top(a: int, b: int) -> bool:
         """Is card a seen to lie over card b: a code of a decoded over a good part of b, or
         a's edge seen as a line over b?"""
-        certain = body(b, -1)
-        return (any(_overlap(symbol(i), certain) >= ON_TOP_SHARE * qr_px * qr_px for i in cards[a][0])
-                or edge_over(a, b))
+        if (a, b) not in memo:
+            certain = body(b, -1)
+            memo[a, b] = (any(_overlap(symbol(i), certain) >= ON_TOP_SHARE * qr_px * qr_px for i in cards[a][0])
+                          or edge_over(a, b))
+        return memo[a, b]
 
     clear_px = CLEAR_MM / mm_per_px
     out = [False] * n
