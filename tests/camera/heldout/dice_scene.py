@@ -288,24 +288,64 @@ def _place_dice(n, ds: DiceSet, rng):
     raise RuntimeError("could not place the dice")
 
 
-def render_dice_scene(set_name: str, seed: int, perturbation: str = "sharp"):
-    """A 1920x1080 frame of a dice tray -> (BGR uint8 image, truth dict)."""
+class DiceTable:
+    """What stays from one frame to the next at a table: the camera, the tray, the lights."""
+
+    def __init__(self, ds: DiceSet, table: int):
+        rng = np.random.default_rng([table, 1, sum(map(ord, ds.name))])
+        mm_per_px = rng.uniform(*ds.mm_per_px)
+        off = rng.uniform(*ds.camera_offset_mm)
+        off_ang = rng.uniform(0, 2 * np.pi)
+        # the tray anywhere in the frame that keeps its zone inside
+        target = rng.uniform(-60, 60, 2)
+        self.cam = Camera.looking_at(target, (off * np.cos(off_ang), off * np.sin(off_ang)),
+                                     rng.uniform(1700, 1900), mm_per_px, FRAME_PX,
+                                     roll_rad=rng.uniform(-np.pi, np.pi))
+        self.light_el = np.radians(rng.uniform(*ds.light_elevation_deg))
+        self.light_az = rng.uniform(0, 2 * np.pi)
+        w, h = ds.tray_inner_mm
+        rim = rng.uniform(8, 14)
+        self.tray = (_rounded_rect(w + 2 * rim, h + 2 * rim, rim + 4), _rounded_rect(w, h, 4))
+        margin = rng.uniform(15, 30)
+        self.zone = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * [(w / 2 + rim + margin),
+                                                                     (h / 2 + rim + margin)]
+        self.inner = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * [w / 2, h / 2]
+        self.zone_line = bool(rng.random() < 0.6)
+
+
+def render_dice_calibration(set_name: str, table: int = 0):
+    """The empty tray as the table's camera sees it. CARD_FACES.md describes no calibration
+    marks for the dice tray, so the still is the empty felt and tray (with the DICE zone's
+    printed line where this table has one) -> (BGR image, truth)."""
+    ds = DICE_SETS[set_name]
+    tb = DiceTable(ds, table)
+    rng = np.random.default_rng([table, 3, sum(map(ord, set_name))])
+    el, az = tb.light_el, tb.light_az
+    L = np.array([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)])
+    img = _ground(tb.cam, ds, tb.tray, tb.zone, [], L, tb.zone_line, rng)
+    return perturb.sensor(img, rng), {
+        "kind": "dice_calibration", "set": set_name, "table": table,
+        "image_size_px": list(FRAME_PX),
+        "zones": {"DICE": {"corners_px": tb.cam.project(tb.zone).round(2).tolist(),
+                           "tray_inner_corners_px": tb.cam.project(tb.inner).round(2).tolist(),
+                           "expected": []}},
+        "camera": tb.cam.to_json()}
+
+
+def render_dice_scene(set_name: str, seed: int, perturbation: str = "sharp", table: int = 0):
+    """A 1920x1080 frame of a dice tray -> (BGR uint8 image, truth dict). `table` fixes the
+    camera, tray and lights (as render_dice_calibration shows them); `seed` the throw."""
     if set_name not in DICE_SETS:
         raise ValueError(f"unknown dice set {set_name!r}; known: {sorted(DICE_SETS)}")
     if perturbation not in perturb.PERTURBATIONS:
         raise ValueError(f"unknown perturbation {perturbation!r}")
     ds = DICE_SETS[set_name]
-    rng = np.random.default_rng([seed, 1, sum(map(ord, set_name))])
-    mm_per_px = rng.uniform(*ds.mm_per_px)
-    off = rng.uniform(*ds.camera_offset_mm)
-    off_ang = rng.uniform(0, 2 * np.pi)
-    # where the tray lies in the frame: anywhere the zone stays inside
-    target = rng.uniform(-60, 60, 2)
-    cam = Camera.looking_at(target, (off * np.cos(off_ang), off * np.sin(off_ang)),
-                            rng.uniform(1700, 1900), mm_per_px, FRAME_PX,
-                            roll_rad=rng.uniform(-np.pi, np.pi))
-    el = np.radians(rng.uniform(*ds.light_elevation_deg))
-    az = rng.uniform(0, 2 * np.pi)
+    tb = DiceTable(ds, table)
+    cam = tb.cam
+    rng = np.random.default_rng([seed, 2, table, sum(map(ord, set_name))])
+    # the studio's lights stay; the dealer and the room move them a little
+    el = tb.light_el + np.radians(rng.normal(0, 3))
+    az = tb.light_az + np.radians(rng.normal(0, 5))
     L = np.array([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)])
     warm = rng.uniform(0.9, 1.1)
     light_rgb = np.asarray(ds.light_rgb) * [warm, 1.0, 2 - warm] * rng.uniform(0.85, 1.1)
@@ -315,22 +355,17 @@ def render_dice_scene(set_name: str, seed: int, perturbation: str = "sharp"):
     for d in dice:
         d["face"] = int(rng.integers(1, 7))
         d["R"] = die_rotation(d["face"], d["yaw"], int(rng.integers(4)))
-    w, h = ds.tray_inner_mm
-    rim = rng.uniform(8, 14)
-    tray = (_rounded_rect(w + 2 * rim, h + 2 * rim, rim + 4), _rounded_rect(w, h, 4))
-    margin = rng.uniform(15, 30)
-    zone = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * [(w / 2 + rim + margin),
-                                                            (h / 2 + rim + margin)]
-    img = _ground(cam, ds, tray, zone, dice, L, bool(rng.random() < 0.6), rng)
+    zone = tb.zone
+    img = _ground(cam, ds, tb.tray, zone, dice, L, tb.zone_line, rng)
     _shade_dice(cam, dice, ds, L, light_rgb, img)
 
     # the dealer's hand: none, over one die, or over the whole tray
-    hand_case = rng.choice(["none", "over_one_die", "over_tray"], p=[0.8, 0.12, 0.08]) \
+    hand_case = rng.choice(["none", "over_dice", "over_tray"], p=[0.8, 0.12, 0.08]) \
         if dice else "none"
     mask = None
     if hand_case != "none":
         colour = GLOVE if rng.random() < 0.25 else SKIN_TONES[rng.integers(len(SKIN_TONES))]
-        if hand_case == "over_one_die":
+        if hand_case == "over_dice":
             k = int(rng.integers(len(dice)))
             ang = rng.uniform(0, 2 * np.pi)
             tip = dice[k]["xy"]
@@ -365,16 +400,15 @@ def render_dice_scene(set_name: str, seed: int, perturbation: str = "sharp"):
     if hand_case == "over_tray" and not any(t["in_full_view"] for t in truth_dice):
         expected = None
     else:
-        hand_case = "over_one_die" if hand_case == "over_tray" else hand_case
+        hand_case = "over_dice" if hand_case == "over_tray" else hand_case
         expected = sorted(t["face"] if t["in_full_view"] else 0 for t in truth_dice)
     truth = {
         "kind": "dice", "set": set_name, "seed": seed, "perturbation": perturbation,
+        "table": table,
         "image_size_px": list(FRAME_PX), "mm_per_px_at_tray": round(cam.mm_per_px_at((0, 0)), 4),
         "layout": mode, "hand": hand_case,
         "zones": {"DICE": {"corners_px": cam.project(zone).round(2).tolist(),
-                           "tray_inner_corners_px": cam.project(
-                               np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * [w / 2, h / 2]
-                           ).round(2).tolist(),
+                           "tray_inner_corners_px": cam.project(tb.inner).round(2).tolist(),
                            "expected": expected, "dice": truth_dice}},
         "camera": cam.to_json(),
         "light": {"elevation_deg": round(float(np.degrees(el)), 1),

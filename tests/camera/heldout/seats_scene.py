@@ -240,8 +240,13 @@ def _deck(style, rng):
     return deck, deck_no, dict(zip(deck, serials.tolist())), margin
 
 
-def render_seats_frame(style: str, seed: int, perturbation: str = "sharp", table: int = 0):
-    """A 3840x2160 frame of the seven seats -> (BGR uint8 image, truth dict)."""
+def render_seats_frame(style: str, seed: int, perturbation: str = "sharp", table: int = 0,
+                       phase: str | None = None):
+    """A 3840x2160 frame of the seven seats -> (BGR uint8 image, truth dict). `table` fixes
+    the camera, felt and zones (as render_seats_calibration shows them); `phase` ("deal" or
+    "showdown") is drawn from the seed unless given."""
+    if phase not in (None, "deal", "showdown"):
+        raise ValueError(f"unknown phase {phase!r}")
     if style not in DECK_STYLES:
         raise ValueError(f"unknown deck style {style!r}; known: {sorted(DECK_STYLES)}")
     if perturbation not in perturb.PERTURBATIONS:
@@ -250,7 +255,8 @@ def render_seats_frame(style: str, seed: int, perturbation: str = "sharp", table
     tb = Table(st, table)
     rng = np.random.default_rng([seed, 29, table, sum(map(ord, style))])
     deck, deck_no, serials, margin = _deck(st, rng)
-    phase = str(rng.choice(["deal", "showdown"]))
+    drawn = str(rng.choice(["deal", "showdown"]))
+    phase = phase or drawn
     img = _felt(tb, rng)
     back = back_texture(st)
     shadow_xy = tb.light_xy * 8
