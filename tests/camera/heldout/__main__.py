@@ -11,8 +11,15 @@ from pathlib import Path
 
 import cv2
 
-from . import (DECK_STYLES, DICE_SETS, PERTURBATIONS, render_dice_calibration,
-               render_dice_scene, render_seats_calibration, render_seats_frame)
+from . import (
+    DECK_STYLES,
+    DICE_SETS,
+    PERTURBATIONS,
+    render_dice_calibration,
+    render_dice_scene,
+    render_seats_calibration,
+    render_seats_frame,
+)
 
 
 def _write(out: Path, name: str, img, truth) -> None:

@@ -60,7 +60,6 @@ class Camera:
 
     def mm_per_px_at(self, xy_mm) -> float:
         """The coarser of the two table scales (mm per pixel) at a table point."""
-        Hm = self.table_homography()
         x, y = xy_mm
         eps = 1.0
         p0 = self.project([[x, y]])[0]

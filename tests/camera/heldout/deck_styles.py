@@ -146,13 +146,13 @@ def face_texture(style: DeckStyle, card: str, text: str, margin_mm: float) -> np
     size = int(round((QR_MM + 2 * QUIET_MM) * PX_PER_MM))
     code = np.ones((size, size), np.float32)
     q = QUIET_MM * PX_PER_MM
-    for r, c in zip(*np.nonzero(m)):
+    for r, c in zip(*np.nonzero(m), strict=True):
         x0, y0 = q + c * mod - spread / 2, q + r * mod - spread / 2
         cv2.rectangle(code, (int(round(x0 * 16)), int(round(y0 * 16))),
                       (int(round((x0 + mod + spread) * 16)) - 1, int(round((y0 + mod + spread) * 16)) - 1),
                       0.0, -1, cv2.LINE_8, shift=4)
     white = np.array([0.88, 0.88, 0.88], np.float32)
-    tl = _mm(margin_mm - QUIET_MM) if margin_mm >= QUIET_MM else 0
+    black = 0.015
     off = int(round((margin_mm - QUIET_MM) * PX_PER_MM))
     for flip in (False, True):
         c = code[::-1, ::-1] if flip else code
@@ -161,8 +161,7 @@ def face_texture(style: DeckStyle, card: str, text: str, margin_mm: float) -> np
         xs0, ys0 = max(x0, 0), max(y0, 0)
         patch = c[ys0 - y0:, xs0 - x0:][: h - ys0, : w - xs0]
         img[ys0:ys0 + patch.shape[0], xs0:xs0 + patch.shape[1]] = \
-            (white * 0.02 + (white - 0.02) * patch[..., None]) * 1.0 + 0.01
-    del tl
+            black + (white - black) * patch[..., None]
     return np.dstack([img, _rounded_alpha(w, h, _mm(3))])
 
 

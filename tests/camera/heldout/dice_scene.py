@@ -26,7 +26,8 @@ PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
 def die_rotation(face_up: int, yaw: float, spin: int) -> np.ndarray:
     """Local -> world rotation of a die lying flat with `face_up` on top."""
     axis, sign = AXIS_OF_FACE[face_up]
-    a = np.zeros(3); a[axis] = sign
+    a = np.zeros(3)
+    a[axis] = sign
     perps = [np.eye(3)[i] * sg for i in range(3) if i != axis for sg in (1, -1)]
     b = perps[spin % 4]
     M = np.column_stack([b, np.cross(a, b), a])

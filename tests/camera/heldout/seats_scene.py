@@ -9,8 +9,19 @@ import numpy as np
 
 from . import perturb
 from .camera_model import Camera
-from .deck_styles import (CARD_H_MM, CARD_W_MM, DECK_STYLES, PX_PER_MM, RANKS, SUITS,
-                          DeckStyle, back_texture, code_quads_mm, face_texture, qr_text)
+from .deck_styles import (
+    CARD_H_MM,
+    CARD_W_MM,
+    DECK_STYLES,
+    PX_PER_MM,
+    RANKS,
+    SUITS,
+    DeckStyle,
+    back_texture,
+    code_quads_mm,
+    face_texture,
+    qr_text,
+)
 from .hand import GLOVE, SKIN_TONES, draw_hand, hand_mask
 
 FRAME_PX = (3840, 2160)
@@ -191,8 +202,8 @@ def _composite_card(img, Hm_world, tex, shadow_xy):
     if x1 <= x0 or y1 <= y0:
         return
     T = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], float)
-    warped = cv2.warpPerspective(tex, T @ Hm_world, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA
-                                 if False else cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    warped = cv2.warpPerspective(tex, T @ Hm_world, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_CONSTANT)
     a = warped[..., 3:4]
     sh = cv2.GaussianBlur(a[..., 0], (0, 0), 3)
     M = np.float32([[1, 0, shadow_xy[0]], [0, 1, shadow_xy[1]]])
@@ -206,9 +217,13 @@ def _texture_homography(table: Table, seat, card: Card):
     """Texture px of the card -> image px."""
     S = np.array([[1 / PX_PER_MM, 0, 0], [0, 1 / PX_PER_MM, 0], [0, 0, 1]])
     C = np.array([[1, 0, -CARD_W_MM / 2], [0, 1, -CARD_H_MM / 2], [0, 0, 1]])
-    R = np.eye(3); R[:2, :2] = _rot(card.angle); R[:2, 2] = card.centre
+    R = np.eye(3)
+    R[:2, :2] = _rot(card.angle)
+    R[:2, 2] = card.centre
     z = table.zones[seat]
-    Z = np.eye(3); Z[:2, :2] = _rot(z["rot"]); Z[:2, 2] = z["centre"]
+    Z = np.eye(3)
+    Z[:2, :2] = _rot(z["rot"])
+    Z[:2, 2] = z["centre"]
     return table.cam.table_homography() @ Z @ R @ C @ S
 
 
@@ -237,7 +252,7 @@ def _deck(style, rng):
     deck_no = int(rng.integers(1, 10))
     serials = rng.permutation(10000)[:52]
     margin = rng.uniform(*style.qr_margin_mm)
-    return deck, deck_no, dict(zip(deck, serials.tolist())), margin
+    return deck, deck_no, dict(zip(deck, serials.tolist(), strict=True)), margin
 
 
 def render_seats_frame(style: str, seed: int, perturbation: str = "sharp", table: int = 0,
@@ -324,7 +339,7 @@ def _truth(tb: Table, st: DeckStyle, seats, hand_seat, mask, phase):
                 whole = _codes_whole(cards, i)
                 quads = [tb.cam.project(tb.zone_to_world(seat, c.local_to_zone(q)))
                          for q in code_quads_mm(c.margin)]
-                whole = [w and bool(np.all((q >= 0) & (q < [W, H]))) for w, q in zip(whole, quads)]
+                whole = [w and bool(np.all((q >= 0) & (q < [W, H]))) for w, q in zip(whole, quads, strict=True)]
                 entry.update({"qr_text": c.text, "codes_whole": whole,
                               "code_corners_px": [q.round(2).tolist() for q in quads],
                               "reads_as": c.code if any(whole) else "XX"})

@@ -11,10 +11,17 @@ import numpy as np
 import pytest
 import zxingcpp
 
-from tests.camera.heldout import (DECK_STYLES, DICE_SETS, PERTURBATIONS, render_dice_calibration,
-                                  render_dice_scene, render_seats_calibration, render_seats_frame)
+from tests.camera.heldout import (
+    DECK_STYLES,
+    DICE_SETS,
+    PERTURBATIONS,
+    perturb,
+    render_dice_calibration,
+    render_dice_scene,
+    render_seats_calibration,
+    render_seats_frame,
+)
 from tests.camera.heldout.__main__ import main as cli_main
-from tests.camera.heldout import perturb
 from tests.camera.heldout.dice_scene import DIE_MM
 
 #: face -> (pips on the four diagonal spots, pip in the centre, pips on the four edge midpoints)
@@ -77,7 +84,7 @@ def test_dice_pixels_show_the_true_face(set_name):
             at = _face_sampler(img, die["top_face_corners_px"])
             body = np.median([at(su * g, sv * g / 2) for su in (-1, 1) for sv in (-1, 1)], 0)
 
-            def kind(c):
+            def kind(c, body=body):
                 b, gr, r = c
                 if r - max(gr, b) > 45:
                     return "red"
@@ -155,7 +162,7 @@ def test_every_shown_card_decodes_from_a_whole_code(showdown_frame):
         for card in z["cards"]:
             assert any(card["codes_whole"]), card
             assert card["qr_text"].split("/")[0] == card["card"]
-            for whole, quad in zip(card["codes_whole"], card["code_corners_px"]):
+            for whole, quad in zip(card["codes_whole"], card["code_corners_px"], strict=True):
                 if not whole:
                     continue
                 reads = _decode_quad(img, quad)
