@@ -318,7 +318,7 @@ def render_dice_calibration(set_name: str, table: int = 0):
     """The empty tray as the table's camera sees it. CARD_FACES.md describes no calibration
     marks for the dice tray, so the still is the empty felt and tray (with the DICE zone's
     printed line where this table has one) -> (BGR image, truth)."""
-    ds = DICE_SETS[set_name]
+    ds = perturb.pick(DICE_SETS, set_name, "dice set")
     tb = DiceTable(ds, table)
     rng = np.random.default_rng([table, 3, sum(map(ord, set_name))])
     el, az = tb.light_el, tb.light_az
@@ -336,11 +336,8 @@ def render_dice_calibration(set_name: str, table: int = 0):
 def render_dice_scene(set_name: str, seed: int, perturbation: str = "sharp", table: int = 0):
     """A 1920x1080 frame of a dice tray -> (BGR uint8 image, truth dict). `table` fixes the
     camera, tray and lights (as render_dice_calibration shows them); `seed` the throw."""
-    if set_name not in DICE_SETS:
-        raise ValueError(f"unknown dice set {set_name!r}; known: {sorted(DICE_SETS)}")
-    if perturbation not in perturb.PERTURBATIONS:
-        raise ValueError(f"unknown perturbation {perturbation!r}")
-    ds = DICE_SETS[set_name]
+    ds = perturb.pick(DICE_SETS, set_name, "dice set")
+    perturb.pick(perturb.PERTURBATIONS, perturbation, "perturbation")
     tb = DiceTable(ds, table)
     cam = tb.cam
     rng = np.random.default_rng([seed, 2, table, sum(map(ord, set_name))])

@@ -61,6 +61,13 @@ PERTURBATIONS = {"sharp": _sharp, "blur": _blur, "noise": _noise, "dim": _dim,
                  "warm": _warm, "jpeg": _jpeg}
 
 
+def pick(table: dict, name: str, what: str):
+    """table[name], or a clear error naming what is known (dice sets, deck styles...)."""
+    if name not in table:
+        raise ValueError(f"unknown {what} {name!r}; known: {sorted(table)}")
+    return table[name]
+
+
 def apply(name: str, img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if name not in PERTURBATIONS:
         raise ValueError(f"unknown perturbation {name!r}; known: {sorted(PERTURBATIONS)}")

@@ -262,11 +262,8 @@ def render_seats_frame(style: str, seed: int, perturbation: str = "sharp", table
     "showdown") is drawn from the seed unless given."""
     if phase not in (None, "deal", "showdown"):
         raise ValueError(f"unknown phase {phase!r}")
-    if style not in DECK_STYLES:
-        raise ValueError(f"unknown deck style {style!r}; known: {sorted(DECK_STYLES)}")
-    if perturbation not in perturb.PERTURBATIONS:
-        raise ValueError(f"unknown perturbation {perturbation!r}")
-    st = DECK_STYLES[style]
+    st = perturb.pick(DECK_STYLES, style, "deck style")
+    perturb.pick(perturb.PERTURBATIONS, perturbation, "perturbation")
     tb = Table(st, table)
     rng = np.random.default_rng([seed, 29, table, sum(map(ord, style))])
     deck, deck_no, serials, margin = _deck(st, rng)
@@ -367,7 +364,7 @@ def render_seats_calibration(style: str, table: int = 0):
     """Stills for calibrating a table's camera. CARD_FACES.md names no calibration marks: it
     says only that the station learns the deck's back at calibration. So: the empty felt with
     its seat zones, and the same table with one face-down card of the deck in every zone."""
-    st = DECK_STYLES[style]
+    st = perturb.pick(DECK_STYLES, style, "deck style")
     tb = Table(st, table)
     rng = np.random.default_rng([table, 31, sum(map(ord, style))])
     stills = {}
