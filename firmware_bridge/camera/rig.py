@@ -25,7 +25,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from firmware_bridge.camera.config import CameraConfig, load_camera_config
+from firmware_bridge.camera.config import CameraConfig, load_camera_config, read_toml
 from firmware_bridge.camera.layout import GameZonesLookup, LayoutError
 
 #: a camera that gave no frame for this long is lost (the table's camera_lost then follows)
@@ -71,12 +71,7 @@ def is_rig_file(path: str | Path | None) -> bool:
 def load_rig(path: str | Path, game_zones: GameZonesLookup | None = None) -> Rig:
     """Load and check a rig file; a LayoutError names the key at fault."""
     p = Path(path)
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise LayoutError(f"cannot read camera rig {p}: {exc.strerror or exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise LayoutError(f"{p}: not valid TOML: {exc}") from exc
+    data = read_toml(p, "camera rig")
     unknown = set(data) - {"rig", "cameras"}
     if unknown:
         raise LayoutError(f"{p}: unknown section(s) {', '.join(sorted(unknown))} (rig, cameras)")
