@@ -241,19 +241,13 @@ class Recogniser:
         """Feed one frame taken at time t. Returns every zone's stable state, or None until
         every zone has had one (the first `stable_frames` frames)."""
         # Change is seen on every 4th pixel of every 4th row (a nearest-neighbour shrink, four
-        # times cheaper than averaging at 4K); the averaged quarter frame the readers use is
-        # made only when a zone is read or the cut card looked for.
+        # times cheaper than averaging at 4K); the felt's light is measured on the same
+        # samples; a zone that is read is shrunk by averaging on its own, and the cut card is
+        # looked for, averaged, only where the picture changed.
         self._check_size(frame)
         lay = self.layout
-        gray = cv2.cvtColor(cv2.resize(frame, (lay.width // SHRINK, lay.height // SHRINK),
-                                       interpolation=cv2.INTER_NEAREST), cv2.COLOR_BGR2GRAY)
-        quarter: list[np.ndarray] = []
-
-        def small_frame() -> np.ndarray:
-            if not quarter:
-                quarter.append(self._shrink(frame))
-            return quarter[0]
-
+        sampled = cv2.resize(frame, (lay.width // SHRINK, lay.height // SHRINK), interpolation=cv2.INTER_NEAREST)
+        gray = cv2.cvtColor(sampled, cv2.COLOR_BGR2GRAY)
         gains: np.ndarray | None = None  # measured only if some zone is read
         any_read = False
         for name, geo in self._geo.items():
@@ -268,8 +262,8 @@ class Recogniser:
                 reading = None  # still moving: wait until it settles
             else:
                 if gains is None:
-                    gains = self._light_gains(small_frame())
-                view = self._read(name, frame, small_frame(), gains)
+                    gains = self._light_gains(sampled)
+                view = self._read(name, frame, sampled, gains)
                 reading = view.reading
                 self._raw[name] = reading
                 # A zone not readable now must be read again once it changes: keep no reference.
@@ -298,12 +292,14 @@ class Recogniser:
             for b in self._cut_boxes:
                 if not (b[2] <= window[0] or b[0] >= window[2] or b[3] <= window[1] or b[1] >= window[3]):
                     window = (min(window[0], b[0]), min(window[1], b[1]), max(window[2], b[2]), max(window[3], b[3]))
-            small = small_frame()
             if gains is None:
-                gains = self._light_gains(small)
+                gains = self._light_gains(sampled)
             wx0, wy0, wx1, wy1 = window
+            # the window at quarter resolution, averaged as the readers see it
+            part = cv2.resize(frame[wy0 * SHRINK : wy1 * SHRINK, wx0 * SHRINK : wx1 * SHRINK],
+                              (wx1 - wx0, wy1 - wy0), interpolation=cv2.INTER_LINEAR)
             found = [(bx + wx0, by + wy0, bx + wx0 + bw, by + wy0 + bh)
-                     for bx, by, bw, bh in self._cut_blobs(small[wy0:wy1, wx0:wx1], gains)]
+                     for bx, by, bw, bh in self._cut_blobs(part, gains)]
             # cut cards seen before and wholly outside the window are still there
             kept = [b for b in self._cut_boxes if b[2] <= wx0 or b[0] >= wx1 or b[3] <= wy0 or b[1] >= wy1]
             self._cut_boxes = kept + found
