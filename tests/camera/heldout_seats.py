@@ -16,18 +16,18 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import cv2
-from tests.camera.heldout import (
-    DECK_STYLES,
-    PERTURBATIONS,
-    render_seats_calibration,
-    render_seats_frame,
-)
 
 from firmware_bridge.camera.accuracy import score_zone
 from firmware_bridge.camera.build import build_recogniser
 from firmware_bridge.camera.config import load_camera_config
 from station.cli import main as station_main
 from station.games.camera_zones import game_zones
+from tests.camera.heldout import (
+    DECK_STYLES,
+    PERTURBATIONS,
+    render_seats_calibration,
+    render_seats_frame,
+)
 from tests.camera.independent_seats import camera_config_text
 
 SEATS = tuple(f"S{i}" for i in range(1, 8))
