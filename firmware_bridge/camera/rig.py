@@ -6,14 +6,14 @@ resolution, scale, calibration, the zones it sees), written and calibrated as fo
 with one camera:
 
     [rig]
-    game = "sizhidao"
+    game = "…"                  # the table's game (optional: each camera's layout names it)
     lost_after_s = 1.0          # a camera with no frame for this long is lost
 
     [cameras.right]
-    config = "camera_sizhidao_right_1440p.toml"   # relative to this file
+    config = "camera_table7_right.toml"   # relative to this file
 
     [cameras.left]
-    config = "camera_sizhidao_left_1440p.toml"
+    config = "camera_table7_left.toml"
 
 Every zone is one camera's: two cameras naming the same zone is refused, and the cameras'
 zones together must be the game's (the station checks them as it checks one camera's).
