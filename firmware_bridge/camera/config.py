@@ -31,18 +31,26 @@ class CameraConfig:
     controls: dict[str, float] = field(default_factory=dict)
 
 
-def load_camera_config(path: str | Path | None, game_zones: GameZonesLookup | None = None) -> CameraConfig:
-    """`game_zones`: the station's lookup of the games' zone declarations (layout_from_dict)."""
+def read_toml(p: Path, what: str) -> dict:
+    """A config file's TOML, or a LayoutError saying why it cannot be read."""
+    try:
+        return tomllib.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise LayoutError(f"cannot read {what} {p}: {exc.strerror or exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise LayoutError(f"{p}: not valid TOML: {exc}") from exc
+
+
+def load_camera_config(path: str | Path | None, game_zones: GameZonesLookup | None = None, *,
+                       one_camera_of_several: bool = False) -> CameraConfig:
+    """`game_zones`: the station's lookup of the games' zone declarations (layout_from_dict).
+    `one_camera_of_several`: a camera of a rig (rig.py), which sees some of the game's zones."""
     if path is None:
         return CameraConfig(default_layout(game_zones))
     p = Path(path)
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise LayoutError(f"cannot read camera config {p}: {exc.strerror or exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise LayoutError(f"{p}: not valid TOML: {exc}") from exc
-    layout = (layout_from_dict(data, source=str(p), game_zones=game_zones) if "zones" in data
+    data = read_toml(p, "camera config")
+    layout = (layout_from_dict(data, source=str(p), game_zones=game_zones,
+                               one_camera_of_several=one_camera_of_several) if "zones" in data
               else default_layout(game_zones))
     source_given = "source" in data
     source = data.get("source", {"kind": "synthetic"})

@@ -185,7 +185,8 @@ def _default_pokdeng_1080p() -> dict[str, object]:
 DEFAULT_LAYOUT_DICT = _default_pokdeng_1080p()
 
 
-def layout_from_dict(data: dict, *, source: str = "<dict>", game_zones: GameZonesLookup | None = None) -> Layout:
+def layout_from_dict(data: dict, *, source: str = "<dict>", game_zones: GameZonesLookup | None = None,
+                     one_camera_of_several: bool = False) -> Layout:
     """Build a Layout from the parsed TOML structure; every problem names `source`.
 
     `game_zones` (the station's lookup of a game's declaration): the layout must hold every
@@ -209,6 +210,12 @@ def layout_from_dict(data: dict, *, source: str = "<dict>", game_zones: GameZone
     felt = head.get("felt_bgr", [40, 112, 34])
     if not (isinstance(felt, list) and len(felt) == 3 and all(isinstance(v, int) and 0 <= v <= 255 for v in felt)):
         raise LayoutError(f"{source}: felt_bgr must be three integers 0-255 (blue, green, red)")
+    # one camera of several (a rig, rig.py) sees some of the game's zones; the rig's cameras
+    # together must see them all
+    several = head.get("one_of_several", False)
+    if not isinstance(several, bool):
+        raise LayoutError(f"{source}: [layout] one_of_several must be true or false")
+    one_camera_of_several = one_camera_of_several or several
     raw_zones = data.get("zones")
     if not isinstance(raw_zones, dict) or not raw_zones:
         raise LayoutError(f"{source}: no [zones.<NAME>] tables; a layout needs at least one zone")
@@ -238,12 +245,18 @@ def layout_from_dict(data: dict, *, source: str = "<dict>", game_zones: GameZone
     if game_zones is not None:
         declared = game_zones(game)
         missing = [z for z in declared.kinds if z not in zones]
-        if missing:
+        extra = [z for z in zones if z not in declared.kinds]
+        if one_camera_of_several and extra:
+            raise LayoutError(f"{source}: zone(s) {', '.join(extra)} are not a {declared.title} table's "
+                              f"(its zones are {' '.join(declared.kinds)})")
+        if missing and not one_camera_of_several:
             default = ", the default" if "game" not in head else ""
             raise LayoutError(f"{source}: a {declared.title} layout ([layout] game = \"{game}\"{default}) "
                               f"needs zones {', '.join(missing)} (missing {' '.join(missing)} of the game's "
                               f"{' '.join(declared.kinds)})")
         for z, kind in declared.kinds.items():
+            if z not in zones:
+                continue  # another camera's (one_camera_of_several)
             if kinds.get(z, kind) != kind:
                 raise LayoutError(f"{source}: zone {z}: kind {kinds[z]!r}, but a {declared.title} table's {z} "
                                   f"holds {kind}")

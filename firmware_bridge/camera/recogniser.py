@@ -54,8 +54,12 @@ from firmware_bridge.camera.layout import (
     Layout,
 )
 from firmware_bridge.camera.scene import CUT, FACE_DOWN, UNREADABLE
+from firmware_bridge.camera.stacking import codes_in_full_view
 
 SHRINK = 4  # quarter resolution for everything but QR decoding
+#: zone markings on the felt (a painted outline, a seat's name) are at most this wide; cards
+#: always show far more of themselves (a card dealt on another shows at least half its back)
+MARKING_MM = 10.0
 
 # Change detection at quarter resolution: a pixel has changed when it differs by more than
 # CHANGE_LEVEL grey levels; a zone has changed when more than CHANGE_FRACTION of its pixels
@@ -176,6 +180,9 @@ class Recogniser:
                                    CARD_H_MM - 2 * (QR_MARGIN_RANGE_MM[0] + QR_SIDE_MM / 2)]) / mm
         self._pair_tol = 7.0 / mm  # print skew, a card's warp, the decoder's corners
         self._qr_side = QR_SIDE_MM / mm
+        self._quiet_px = QR_WIDTH_MM / QR_MODULES * QR_QUIET_MODULES / mm
+        k = max(3, int(MARKING_MM / mm / SHRINK) | 1)
+        self._marking_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
         # temporal state
         self._ref_gray: dict[str, np.ndarray] = {}
         self._prev_gray: dict[str, np.ndarray] = {}
@@ -186,6 +193,7 @@ class Recogniser:
         self.views: dict[str, ZoneView] = {}
         self.cut_card_visible = False
         self._cut_ref_gray: np.ndarray | None = None
+        self._cut_boxes: list[tuple[int, int, int, int]] = []  # cut cards in view (quarter x0, y0, x1, y1)
         self.frames = 0
         self.zones_read = 0  # how many zone readings were actually computed (cost gauge)
         self.unknown_back_zones: set[str] = set()
@@ -232,9 +240,15 @@ class Recogniser:
     def process(self, t: float, frame: np.ndarray) -> dict[str, list] | None:
         """Feed one frame taken at time t. Returns every zone's stable state, or None until
         every zone has had one (the first `stable_frames` frames)."""
-        small = self._shrink(frame)
+        # Change is seen on every 4th pixel of every 4th row (a nearest-neighbour shrink, four
+        # times cheaper than averaging at 4K); the felt's light is measured on the same
+        # samples; a zone that is read is shrunk by averaging on its own, and the cut card is
+        # looked for, averaged, only where the picture changed.
+        self._check_size(frame)
+        lay = self.layout
+        sampled = cv2.resize(frame, (lay.width // SHRINK, lay.height // SHRINK), interpolation=cv2.INTER_NEAREST)
+        gray = cv2.cvtColor(sampled, cv2.COLOR_BGR2GRAY)
         gains: np.ndarray | None = None  # measured only if some zone is read
-        gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
         any_read = False
         for name, geo in self._geo.items():
             x0, y0, x1, y1 = geo.box
@@ -248,8 +262,8 @@ class Recogniser:
                 reading = None  # still moving: wait until it settles
             else:
                 if gains is None:
-                    gains = self._light_gains(small)
-                view = self._read(name, frame, small, gains)
+                    gains = self._light_gains(sampled)
+                view = self._read(name, frame, sampled, gains)
                 reading = view.reading
                 self._raw[name] = reading
                 # A zone not readable now must be read again once it changes: keep no reference.
@@ -259,11 +273,37 @@ class Recogniser:
                     self._ref_gray[name] = g.copy()
                 any_read = True
             self._settle(name, reading)
-        # The cut card may lie outside every zone (beside the shoe): look for it whenever
-        # anything in the picture changed since the last look.
+        # The cut card may lie outside every zone (beside the shoe): look for it where the
+        # picture changed since the last look (the whole picture the first time).
         cut_ref = self._cut_ref_gray
-        if any_read or cut_ref is None or np.count_nonzero(cv2.absdiff(cut_ref, gray) > CHANGE_LEVEL) > 0.05 * self._card_area:
-            self.cut_card_visible = self._cut_in_view(small, gains if gains is not None else self._light_gains(small))
+        window: tuple[int, int, int, int] | None = (0, 0, gray.shape[1], gray.shape[0])
+        if cut_ref is not None:
+            moved = cv2.absdiff(cut_ref, gray) > CHANGE_LEVEL
+            window = None
+            if any_read or np.count_nonzero(moved) > 0.05 * self._card_area:
+                pts = cv2.findNonZero(moved.astype(np.uint8))
+                if pts is not None:
+                    x, y, w, h = cv2.boundingRect(pts)
+                    grow = int(math.hypot(self._card_w, self._card_h)) + 2  # a card reaching in
+                    window = (max(0, x - grow), max(0, y - grow), min(gray.shape[1], x + w + grow),
+                              min(gray.shape[0], y + h + grow))
+        if window is not None:
+            # a cut card seen before that the window reaches is looked at whole again
+            for b in self._cut_boxes:
+                if not (b[2] <= window[0] or b[0] >= window[2] or b[3] <= window[1] or b[1] >= window[3]):
+                    window = (min(window[0], b[0]), min(window[1], b[1]), max(window[2], b[2]), max(window[3], b[3]))
+            if gains is None:
+                gains = self._light_gains(sampled)
+            wx0, wy0, wx1, wy1 = window
+            # the window at quarter resolution, averaged as the readers see it
+            part = cv2.resize(frame[wy0 * SHRINK : wy1 * SHRINK, wx0 * SHRINK : wx1 * SHRINK],
+                              (wx1 - wx0, wy1 - wy0), interpolation=cv2.INTER_LINEAR)
+            found = [(bx + wx0, by + wy0, bx + wx0 + bw, by + wy0 + bh)
+                     for bx, by, bw, bh in self._cut_blobs(part, gains)]
+            # cut cards seen before and wholly outside the window are still there
+            kept = [b for b in self._cut_boxes if b[2] <= wx0 or b[0] >= wx1 or b[3] <= wy0 or b[1] >= wy1]
+            self._cut_boxes = kept + found
+            self.cut_card_visible = bool(self._cut_boxes)
             self._cut_ref_gray = gray
         self.frames += 1
         if len(self._stable) < len(self._geo):
@@ -308,6 +348,13 @@ class Recogniser:
 
     # ---- pixels -------------------------------------------------------------------
     def _shrink(self, frame: np.ndarray) -> np.ndarray:
+        self._check_size(frame)
+        lay = self.layout
+        # Bilinear shrink: ten times cheaper than area averaging over the whole frame and
+        # good enough to see change; zones that are read get an area-averaged view.
+        return cv2.resize(frame, (lay.width // SHRINK, lay.height // SHRINK), interpolation=cv2.INTER_LINEAR)
+
+    def _check_size(self, frame: np.ndarray) -> None:
         lay = self.layout
         if frame is None or frame.ndim != 3 or frame.shape[2] != 3:
             raise ValueError("a camera frame must be a colour (BGR) picture")
@@ -316,9 +363,6 @@ class Recogniser:
                 f"frame is {frame.shape[1]}x{frame.shape[0]} but layout {lay.name!r} was calibrated "
                 f"for {lay.width}x{lay.height}: set the camera's resolution or recalibrate"
             )
-        # Bilinear shrink: ten times cheaper than area averaging over the whole frame and
-        # good enough to see change; zones that are read get an area-averaged view.
-        return cv2.resize(frame, (lay.width // SHRINK, lay.height // SHRINK), interpolation=cv2.INTER_LINEAR)
 
     @staticmethod
     def _zone_patch(frame: np.ndarray, geo: _ZoneGeometry) -> np.ndarray:
@@ -341,18 +385,22 @@ class Recogniser:
         return colours.classify(corrected, self._felt_hsv, self._back_lut, self._window, self._back_level)
 
     def _cut_in_view(self, small: np.ndarray, gains: np.ndarray) -> bool:
+        return bool(self._cut_blobs(small, gains))
+
+    def _cut_blobs(self, small: np.ndarray, gains: np.ndarray) -> list[tuple[int, int, int, int]]:
+        """Boxes (x, y, w, h, quarter resolution) of cut cards in `small`."""
         cls = self._classes(small, gains)
         dark = cls.dark.astype(np.uint8) * 255
         dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         n, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
-        found = False
+        found = []
         for i in range(1, n):
             area = stats[i, cv2.CC_STAT_AREA]
             bw, bh = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
             # the card is black all over: a solid blob of at least half a card, not a thin
             # shadow or the edge of the frame
             if area >= 0.5 * self._card_area and area >= 0.55 * bw * bh:
-                found = True
+                found.append((int(stats[i, cv2.CC_STAT_LEFT]), int(stats[i, cv2.CC_STAT_TOP]), int(bw), int(bh)))
         return found
 
     # ---- one zone -----------------------------------------------------------------
@@ -374,8 +422,9 @@ class Recogniser:
             self.unknown_back_zones.discard(name)
             return ZoneView(reading=None, covered=True)
         cardish = ((~cls.felt) & inside).astype(np.uint8) * 255
-        # Opening removes the zone markings, printed labels and noise; cards are far wider.
-        cardish = cv2.morphologyEx(cardish, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        # Opening removes the zone markings (a painted outline up to MARKING_MM wide), printed
+        # labels and noise; every card shows far more than that of itself.
+        cardish = cv2.morphologyEx(cardish, cv2.MORPH_OPEN, self._marking_kernel)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(cardish, connectivity=8)
         unexplained = ~cls.explained()
         # what hides a code: a back, the cut card (the hand holds the whole zone); a code's
@@ -560,7 +609,8 @@ class Recogniser:
             return rs if inside is None else [r for r in rs if inside(r)]
 
         reads = own([r.shifted(x0, y0) for r in self.decoder.decode(crop)])
-        instances = self._group(reads, covered_at, (w, h))
+        seen = (crop, (x0, y0))
+        instances = self._group(reads, covered_at, (w, h), seen)
         # Most symbols read at once. When fewer cards are named than lie face up, look
         # again harder: enlarged and sharpened (blur, JPEG), then binarised (glare, dim).
         for make_view in self._harder_views(crop):
@@ -569,7 +619,7 @@ class Recogniser:
             view, scale = make_view()  # drawn only when needed
             more = own([r.scaled(1.0 / scale).shifted(x0, y0) for r in self.decoder.decode(view)])
             reads = _merge_reads(reads, more)
-            instances = self._group(reads, covered_at, (w, h))
+            instances = self._group(reads, covered_at, (w, h), seen)
         names = [n for n, _ in instances]
         if len(names) > face_up:
             # More cards named than face-up cards seen: something is off (a foreign QR, a
@@ -608,14 +658,17 @@ class Recogniser:
         return float(np.hypot(*(local - (self._pair_near + u * seg))))
 
     def _group(self, reads: list[QrRead], covered_at: Callable[[float, float, float], float] | None = None,
-               frame_size: tuple[int, int] | None = None) -> list[tuple[str, tuple[float, float]]]:
+               frame_size: tuple[int, int] | None = None,
+               seen: tuple[np.ndarray, tuple[int, int]] | None = None) -> list[tuple[str, tuple[float, float]]]:
         """Codes → cards. Two codes are one card when they face opposite ways and each lies
         where the other corner's code should be for some margin of 2-6 mm.
 
         The one-code rule (CARD_FACES.md): a card is named from a lone code only when the
         card's other code is covered (a back, the cut card, a face-up card lying on top whose
         own two codes were read) or outside the picture. If the other code's place is in full
-        view, that code did not decode (or says something unreadable): the card is XX."""
+        view, that code did not decode (or says something unreadable): the card is XX. A code
+        that decoded though another face-up card may lie on its white square is not in full
+        view (stacking.py): it names no card."""
         n = len(reads)
         partner = [-1] * n
         cands = []
@@ -633,6 +686,11 @@ class Recogniser:
             if partner[i] < 0 and partner[j] < 0:
                 partner[i], partner[j] = j, i
         whole = [(i, partner[i]) for i in range(n) if partner[i] > i]
+        # a code another face-up card may lie on is not in full view (stacking.py)
+        clear = codes_in_full_view(reads, partner, self.layout.card_px, self.layout.mm_per_px,
+                                    QR_WIDTH_MM / self.layout.mm_per_px,
+                                    self._quiet_px, QR_MARGIN_RANGE_MM,
+                                    *(seen if seen is not None else (None, (0, 0))))
         out: list[tuple[str, tuple[float, float]]] = []
         done: set[int] = set()
         # names of which some card showed both its codes; only those may appear twice
@@ -648,6 +706,8 @@ class Recogniser:
             faces = [parse_face_text(t) for t in texts]
             if any(f is None for f in faces) or len(set(texts)) > 1:
                 out.append((UNREADABLE, reads[i].centre))  # foreign text or a disagreeing pair
+            elif not clear[i] and (partner[i] < 0 or not clear[partner[i]]):
+                out.append((UNREADABLE, reads[i].centre))  # no code of it in full view
             elif partner[i] < 0 and not self._partner_hidden(reads[i], reads, whole, covered_at, frame_size):
                 out.append((UNREADABLE, reads[i].centre))
             else:

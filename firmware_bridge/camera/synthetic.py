@@ -25,6 +25,10 @@ from firmware_bridge.camera.scene import DICE_ZONE, PlacedCard, SceneState, Tabl
 Frame = np.ndarray
 
 
+#: how much further than the scene's steps a dealer spreads a hand (see card_pose)
+HAND_CLEAR_MM = 3.0
+
+
 @dataclass(frozen=True)
 class Perturbations:
     """How far the picture is from a perfect one. All zero/one = a clean studio frame."""
@@ -221,9 +225,11 @@ class TableRenderer:
             angle = card.angle_deg + math.degrees(group) + card.turn * SEAT_CARD_TURN * p.card_rotation_deg
             return cx + gx * k, cy + gy * k, self._flip(card, angle)
         angle = card.turn * p.card_rotation_deg
-        # A dealer spreads a hand so the first card's corner code shows: a deck whose codes
-        # sit further in from the edge is spread further (the scene's steps suit 2 mm).
-        spread = max(0.0, self.style.qr_margin_mm - 2.0) * 0.6
+        # A dealer spreads a hand so the first card's corner code shows whole, its quiet zone
+        # too (the one-code rule names a card only from a code in full view): a deck whose
+        # codes sit further in from the edge is spread further (the scene's steps suit 2 mm,
+        # plus HAND_CLEAR_MM so a card turned by the rotation preset clears the quiet zone).
+        spread = max(0.0, self.style.qr_margin_mm - 2.0) * 0.6 + HAND_CLEAR_MM
         dx, dy = card.dx_mm + math.copysign(spread * 0.3, card.dx_mm), card.dy_mm + math.copysign(spread, card.dy_mm)
         return cx + dx * k, cy + dy * k, self._flip(card, angle)
 

@@ -100,6 +100,10 @@ READ_OUTPUT_HELP = """output, one line per image:
   camera_status  only when something is wrong with the calibration: e.g.
             "deck back not calibrated: ..." or "unknown card back in P3: ...".
 
+  camera    with a config naming several cameras (a rig, docs/camera.md "Several
+            cameras"): each IMAGE is given as CAMERA=IMAGE and read by that camera's
+            recogniser; its line names the camera and holds that camera's zones.
+
   An image that cannot be read prints {"image": ..., "error": ...}; the exit
   status is then 1 (2 for a bad config)."""
 
@@ -111,7 +115,8 @@ def _readers_help() -> str:
 
 
 def _camera_config(path: str | None):
-    """The camera config at `path`, its zones and their kinds the layout's game's."""
+    """The camera config at `path`, its zones and their kinds the layout's game's (one camera
+    of several, `[layout] one_of_several = true`, holds some of them)."""
     from firmware_bridge.camera.config import load_camera_config
     from station.games.camera_zones import game_zones
 
@@ -196,11 +201,27 @@ def _read(args: argparse.Namespace) -> int:
     import cv2
 
     from firmware_bridge.camera.build import build_recogniser
+    from firmware_bridge.camera.rig import is_rig_file, load_rig
+    from station.games.camera_zones import game_zones
 
-    cfg = _camera_config(args.config)
-    rec = build_recogniser(cfg, decoder=args.decoder)
+    pictures: list[tuple[str | None, str]] = []
+    if is_rig_file(args.config):
+        # several cameras: each image names the camera it is from, CAMERA=IMAGE
+        rig = load_rig(args.config, game_zones)
+        recs = {n: build_recogniser(c, decoder=args.decoder) for n, c in rig.cameras.items()}
+        for arg in args.images:
+            cam_name, sep, path = arg.partition("=")
+            if not sep or cam_name not in recs:
+                print(f"station camera read: {args.config} names cameras {', '.join(recs)}: give each image "
+                      f"as CAMERA=IMAGE (got {arg!r})", file=sys.stderr)
+                return 2
+            pictures.append((cam_name, path))
+    else:
+        recs = {None: build_recogniser(_camera_config(args.config), decoder=args.decoder)}  # type: ignore[dict-item]
+        pictures = [(None, p) for p in args.images]
     rc = 0
-    for name in args.images:
+    for cam_name, name in pictures:
+        rec = recs[cam_name]  # type: ignore[index]
         frame = cv2.imread(name, cv2.IMREAD_COLOR)
         if frame is None:
             print(json.dumps({"image": name, "error": "not an image OpenCV can read"}))
@@ -216,6 +237,8 @@ def _read(args: argparse.Namespace) -> int:
             continue
         # A zone the dealer's hand covers is reported as null: nothing can be read there.
         line: dict[str, object] = {"image": name, "zones": zones, "cut_card": cut, "ms": round(ms, 1)}
+        if cam_name is not None:
+            line["camera"] = cam_name
         if rec.status["message"]:
             line["camera_status"] = rec.status["message"]
         print(json.dumps(line), flush=True)

@@ -18,12 +18,17 @@ MIN_FPS_SHARE = 0.5
 
 
 def cameras_of(cfg: Any) -> list[tuple[str, Any]]:
-    """The table's cameras, each (name, camera config file loaded): one today."""
+    """The table's cameras, each (name, camera config file loaded): one, or each camera of
+    a rig (`camera.<name>`)."""
+    from firmware_bridge.camera.rig import Rig
     from station.live.config import load_table_camera_config
 
     if not cfg.table.camera:
         return []
-    return [("camera", load_table_camera_config(cfg))]
+    cam = load_table_camera_config(cfg)
+    if isinstance(cam, Rig):
+        return [(f"camera.{name}", c) for name, c in cam.cameras.items()]
+    return [("camera", cam)]
 
 
 def grab(source: Any, frames: int, timeout_s: float) -> tuple[list[Any], float]:
@@ -44,13 +49,14 @@ def grab(source: Any, frames: int, timeout_s: float) -> tuple[list[Any], float]:
     return got, fps
 
 
-def check_camera(name: str, cfg: Any, cam: Any, *, frames: int = 10, timeout_s: float = 8.0
-                 ) -> tuple[list[Finding], Any]:
-    """Open the camera as the station would; its findings and the last frame (or None)."""
+def check_camera(name: str, cfg: Any, cam: Any, *, frames: int = 10, timeout_s: float = 8.0,
+                 own_source: bool = False) -> tuple[list[Finding], Any]:
+    """Open the camera as the station would; its findings and the last frame (or None).
+    `own_source`: a camera of a rig, opened from its own config's [source]."""
     from firmware_bridge.camera.sources import SourceError, open_source
     from station.live.camera_feed import camera_source_spec
 
-    spec = camera_source_spec(cfg, cam)
+    spec = camera_source_spec(cfg, cam, in_rig=own_source)
     shown = spec if isinstance(spec, str) else (spec.get("spec") or spec.get("url")
                                                  or spec.get("device") or spec.get("kind"))
     try:
@@ -205,7 +211,7 @@ def check_cameras(cfg: Any) -> list[Finding]:
         return [failed("camera", str(e), "fix the camera config file [camera] layout names")]
     out: list[Finding] = []
     for name, cam in cams:
-        found, frame = check_camera(name, cfg, cam)
+        found, frame = check_camera(name, cfg, cam, own_source=name != "camera")
         out += found
         scale, rec = check_scale(name, cam, frame)
         out += scale

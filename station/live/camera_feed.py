@@ -47,6 +47,10 @@ class _Watched:
         self.frame_times: list[float] = []
         self._lock = threading.Lock()
 
+    @property
+    def layout(self) -> Any:
+        return getattr(self.recogniser, "layout", None)
+
     def read(self) -> Any:
         got = self.source.read()
         if got is not None:
@@ -116,19 +120,33 @@ class CameraFeed:
     PICTURE_WIDTH_PX = 800
 
     def __init__(self, station: Any, source: Any, recogniser: Any, *,
-                 frames_dir: str | Path | None = None, heartbeat: float = 0.5) -> None:
+                 frames_dir: str | Path | None = None, heartbeat: float = 0.5,
+                 rig_parts: dict[str, tuple[Any, Any]] | None = None, lost_after_s: float = 1.0) -> None:
         from firmware_bridge.camera.observer import CameraObserver
+        from firmware_bridge.camera.rig_observer import RigObserver
 
         self.station = station
         self.table = station.settings.table
-        self.watched = _Watched(source, recogniser, self.table)
-        self.layout = getattr(recogniser, "layout", None)
         self.readings: dict[str, tuple[str, ...]] = {}
         self._last_picture = 0.0
         self.frames_dir = Path(frames_dir) if frames_dir else None
-        self.observer = CameraObserver(self.watched, self.watched, self._observe,  # type: ignore[arg-type]
-                                       heartbeat=heartbeat)
-        self.watched.on_frame = self._maybe_publish
+        self.observer: Any
+        if rig_parts is not None:
+            # several cameras (a rig): each watched on its own, observations merged. The
+            # console's live picture is one camera's frame, so a rig publishes none; the
+            # recall frame is every camera's frame side by side.
+            self.rig = {n: _Watched(src, rec, self.table) for n, (src, rec) in rig_parts.items()}
+            self.watched = next(iter(self.rig.values()))
+            self.layout = None
+            self.observer = RigObserver({n: (w, w) for n, w in self.rig.items()}, self._observe,
+                                        heartbeat=heartbeat, lost_after_s=lost_after_s)
+        else:
+            self.rig = None
+            self.watched = _Watched(source, recogniser, self.table)
+            self.layout = getattr(recogniser, "layout", None)
+            self.observer = CameraObserver(self.watched, self.watched, self._observe,  # type: ignore[arg-type]
+                                           heartbeat=heartbeat)
+            self.watched.on_frame = self._maybe_publish
         if self.frames_dir is not None:
             private_dir(self.frames_dir)
             station.add_listener(self._on_records)
@@ -190,6 +208,8 @@ class CameraFeed:
         The frame source stays open as it is (its controls are set when it opens)."""
         from firmware_bridge.camera.build import build_recogniser
 
+        if self.rig is not None:
+            raise ValueError("a table seen by several cameras takes a new camera config at a restart")
         rec = build_recogniser(cam)
         self.watched.swap_when = self._no_round_in_play
         self.watched.on_swap = self._swapped
@@ -243,8 +263,22 @@ class CameraFeed:
     def latencies_ms(self) -> list[float]:
         return list(self.watched.latencies_ms)
 
+    def _recall_frame(self) -> Any:
+        """The frame kept with a validated hand: the camera's, or a rig's side by side."""
+        if self.rig is None:
+            return self.watched.last_frame
+        import cv2
+        import numpy as np
+
+        frames = [w.last_frame for w in self.rig.values()]
+        if any(f is None for f in frames):
+            return None
+        h = min(f.shape[0] for f in frames)
+        return np.hstack([cv2.resize(f, (int(f.shape[1] * h / f.shape[0]), h)) if f.shape[0] != h else f
+                          for f in frames])
+
     def _on_records(self, records: list[dict[str, Any]]) -> None:
-        frame = self.watched.last_frame
+        frame = self._recall_frame()
         if frame is None or self.frames_dir is None:
             return
         kept = type(self.station.core.proc).frame_records  # the game's validations
@@ -289,14 +323,15 @@ BACK_CALIBRATED = "station_camera_back_calibrated"
 
 
 def camera_source_spec(cfg: Any, cam: Any, *, perturbations: Any = None,
-                       fps: float | None = None) -> Any:
+                       fps: float | None = None, in_rig: bool = False) -> Any:
     """Where frames come from. The station config's `[camera] source` names the device at
     this table and wins when it is not the default `synthetic`; otherwise the camera config
     file's `[source]` is used as written (its fps, perturbations, style, seed), the station's
     fps filling in only when the file gives none. `fps` (the demo's pace) overrides a
-    synthetic camera's."""
+    synthetic camera's. A camera of a rig (`in_rig`) is always opened from its own file's
+    [source]: one station-wide source cannot name several cameras."""
     controls = getattr(cam, "controls", None)
-    if cfg.camera.source != "synthetic":
+    if cfg.camera.source != "synthetic" and not in_rig:  # a rig's cameras each name their own
         # the camera config's [controls] are the table camera's, whichever way it is named
         return {"spec": cfg.camera.source, "controls": controls} if controls else cfg.camera.source
     if cam.source_given:
@@ -328,9 +363,12 @@ def camera_factory_for(cfg: Any, scene: Any = None, *, perturbations: Any = None
     heartbeat) and `[source]`."""
     if not cfg.table.camera:
         return None
+    from firmware_bridge.camera.rig import Rig
     from station.live.config import load_table_camera_config
 
     cam = load_table_camera_config(cfg)  # refuses a layout that does not fit the game
+    if isinstance(cam, Rig):
+        return _rig_factory(cfg, cam, scene, perturbations=perturbations, fps=fps)
 
     def make(station: Any) -> CameraFeed:
         from firmware_bridge.camera.build import build_recogniser
@@ -345,5 +383,26 @@ def camera_factory_for(cfg: Any, scene: Any = None, *, perturbations: Any = None
         recogniser = build_recogniser(cam)
         return CameraFeed(station, source, recogniser, frames_dir=frames_dir,
                           heartbeat=cam.heartbeat).start()
+
+    return make
+
+
+def _rig_factory(cfg: Any, rig: Any, scene: Any, *, perturbations: Any, fps: float | None):
+    """The factory of a table seen by several cameras: each opened from its own config's
+    [source] and read by its own recogniser, their observations merged (firmware_bridge/
+    camera/merge.py: a lost camera withholds every observation, so camera_lost follows)."""
+
+    def make(station: Any) -> CameraFeed:
+        from firmware_bridge.camera.build import build_recogniser
+        from firmware_bridge.camera.sources import open_source
+
+        parts = {}
+        for name, cam in rig.cameras.items():
+            source = open_source(camera_source_spec(cfg, cam, perturbations=perturbations, fps=fps, in_rig=True),
+                                 layout=cam.layout, scene=scene)
+            parts[name] = (source, build_recogniser(cam))
+        frames_dir = cfg.camera.frames_dir or cfg.data_dir / "frames"
+        return CameraFeed(station, None, None, frames_dir=frames_dir, heartbeat=rig.heartbeat,
+                          rig_parts=parts, lost_after_s=rig.lost_after_s).start()
 
     return make

@@ -375,9 +375,12 @@ def load_table_camera_config(cfg: StationConfig) -> Any:
     the extra zones."""
     from firmware_bridge.camera.config import load_camera_config
     from firmware_bridge.camera.layout import LayoutError, check_zones
+    from firmware_bridge.camera.rig import is_rig_file
     from station.games import get_game
     from station.games.camera_zones import game_zones
 
+    if is_rig_file(cfg.camera.layout):
+        return load_table_camera_rig(cfg)
     try:
         cam = load_camera_config(cfg.camera.layout, game_zones)
         what = cfg.camera.layout or "the embedded Pok Deng layout (no camera.layout given)"
@@ -388,3 +391,29 @@ def load_table_camera_config(cfg: StationConfig) -> Any:
     except LayoutError as e:
         raise ConfigError(str(e)) from None
     return cam
+
+
+def load_table_camera_rig(cfg: StationConfig) -> Any:
+    """A camera rig (`[camera] layout` naming a file with `[cameras]`, firmware_bridge/camera/
+    rig.py): every camera's layout is the table's game's, and their zones together are
+    exactly the game's. Returns the Rig."""
+    from types import SimpleNamespace
+
+    from firmware_bridge.camera.layout import LayoutError, check_zones
+    from firmware_bridge.camera.rig import load_rig
+    from station.games import get_game
+    from station.games.camera_zones import game_zones
+
+    what = cfg.camera.layout
+    try:
+        rig = load_rig(what, game_zones)
+        for name, cam in rig.cameras.items():
+            if cam.layout.game != cfg.table.game:
+                raise LayoutError(f"camera.layout: {what}: cameras.{name} has a layout for {cam.layout.game!r}, "
+                                  f"the table plays {cfg.table.game!r}")
+        together = SimpleNamespace(zones=dict.fromkeys(rig.zone_names), name=f"{what} (every camera)")
+        check_zones(together, get_game(cfg.table.game).zones, cfg.table.game,  # type: ignore[arg-type]
+                    source=f"camera.layout: {what}")
+    except LayoutError as e:
+        raise ConfigError(str(e)) from None
+    return rig

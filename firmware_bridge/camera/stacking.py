@@ -1,0 +1,227 @@
+"""Which decoded codes are in full view when face-up cards overlap (CARD_FACES.md's one-code
+rule names a card from a code only when that code is in full view).
+
+A QR symbol decodes with part of its quiet zone, even a sliver of its modules, covered, so a
+code that decodes may still lie partly under another card. Where each face-up card lies is
+known from its codes (both read: to a millimetre or so; one read: up to the 2-6 mm margin the
+sheet allows). A code is in full view when no other face-up card can reach its white square
+(the symbol and its quiet zone, and CLEAR_MM round it; a card whose two codes were read lies
+within PAIRED_TOL_MM of where they put it, one read by one code within its margin's range), or when that card is known to lie
+under it: a code of this card lies, decoded, over a good part of the other card (a code lying
+a quarter or more over another card can only have decoded from the card on top), and no code
+of the other card lies so over this one. When the order cannot be told, the code is not in
+full view: the card is XX, never named from it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from firmware_bridge.camera.decoders import QrRead
+
+#: a code is in full view when nothing comes within this of its white square
+CLEAR_MM = 0.5
+#: a card known from both its codes lies within this of where they put it
+PAIRED_TOL_MM = 0.6
+#: a code lying this share of its symbol over another card decoded from the card on top
+ON_TOP_SHARE = 0.25
+
+
+def _axes(orientation: float | None) -> tuple[np.ndarray, np.ndarray]:
+    a = math.radians(orientation or 0.0)
+    return np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+
+
+def _rect(centre, right, down, half_w: float, half_h: float) -> np.ndarray:
+    c = np.asarray(centre, np.float64)
+    return np.array([c - right * half_w - down * half_h, c + right * half_w - down * half_h,
+                     c + right * half_w + down * half_h, c - right * half_w + down * half_h], np.float32)
+
+
+def _overlap(p: np.ndarray, q: np.ndarray) -> float:
+    area, _ = cv2.intersectConvexConvex(p, q)
+    return float(area)
+
+
+def edge_margins(gray: np.ndarray, read: QrRead, qr_px: float, quiet_px: float,
+                 mm_per_px: float) -> tuple[float | None, float | None]:
+    """The margins (px, from the code's white square to the card's edge) above the code and
+    to its left in the code's own frame, where the card's edge there lies on something darker
+    (the felt); None where it cannot be seen (another card's white beyond it, the picture's
+    edge). `gray` is in the read's pixels."""
+    right, down = _axes(read.orientation)
+    c = np.array(read.centre, np.float64)
+    start = qr_px / 2 + 0.5 * quiet_px
+    reach = qr_px / 2 + quiet_px + EDGE_SEARCH_MM / mm_per_px
+    steps = np.arange(start, reach, 0.5)
+    beyond = int(round(2.0 / mm_per_px / 0.5))  # 2 mm past the edge, in steps
+    out: list[float | None] = []
+    for out_dir, across in ((-down, right), (-right, down)):
+        found = []
+        for o in np.linspace(-0.35, 0.35, 7) * qr_px:
+            pts = c + across * o + out_dir * steps[:, None]
+            xs, ys = pts[:, 0].astype(np.float32), pts[:, 1].astype(np.float32)
+            if xs.min() < 0 or ys.min() < 0 or xs.max() > gray.shape[1] - 2 or ys.max() > gray.shape[0] - 2:
+                break
+            prof = cv2.remap(gray, xs.reshape(1, -1), ys.reshape(1, -1), cv2.INTER_LINEAR).ravel().astype(np.float32)
+            white = float(np.median(prof[: max(2, int(0.5 * quiet_px / 0.5))]))
+            below = np.nonzero(prof < white - EDGE_DROP)[0]
+            if not len(below):
+                continue
+            k = int(below[0])
+            after = prof[k : k + beyond]
+            if len(after) < beyond or float(np.median(after)) > white - EDGE_DROP:
+                continue  # a printed line, not the card's edge on felt
+            found.append(steps[k])
+        if len(found) >= 4 and max(found) - min(found) <= 2.5:
+            out.append(float(np.median(found)) - qr_px / 2 - quiet_px)
+        else:
+            out.append(None)
+    return out[0], out[1]
+
+
+#: how far beyond the code's white square a card's edge is looked for
+EDGE_SEARCH_MM = 8.0
+#: the felt beyond a card's edge is at least this much darker than the card's white
+EDGE_DROP = 50.0
+#: a card's edge over another card is a line at least this much darker than the white
+EDGE_LINE = 10.0
+#: and shows along at least this share of the stretch of it that lies over the other card
+EDGE_SHOWS = 0.35
+
+
+def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[float, float],
+                       mm_per_px: float, qr_px: float, quiet_px: float,
+                       margin_range_mm: tuple[float, float],
+                       gray: np.ndarray | None = None, origin: tuple[int, int] = (0, 0)) -> list[bool]:
+    """Per read: may it name its card? `partner[i]` is the read of the same card's other code
+    (-1: none read). Reads whose orientation is unknown are never in full view. `gray` (the
+    picture round the reads, its top-left at `origin` in the reads' pixels) lets a lone code's
+    card be placed by its edges (`edge_margins`; else anywhere the sheet's margins allow) and
+    the order of two cards be seen from the upper one's edge."""
+    n = len(reads)
+    cw, ch = card_px
+    lo_m, hi_m = (m / mm_per_px for m in margin_range_mm)
+    # one body per card: (reads of it, centre, right, down, uncertainty px across, along)
+    cards: list[tuple[list[int], np.ndarray, np.ndarray, np.ndarray, tuple[float, float]]] = []
+    seen: set[int] = set()
+    for i, r in enumerate(reads):
+        if i in seen or r.orientation is None:
+            continue
+        right, down = _axes(r.orientation)
+        if partner[i] >= 0:
+            j = partner[i]
+            seen.update((i, j))
+            centre = (np.array(r.centre) + np.array(reads[j].centre)) / 2
+            cards.append(([i, j], centre, right, down, (PAIRED_TOL_MM / mm_per_px,) * 2))
+        else:
+            seen.add(i)
+            top, left = (edge_margins(gray, r.shifted(-origin[0], -origin[1]), qr_px, quiet_px, mm_per_px)
+                         if gray is not None else (None, None))
+            tol = PAIRED_TOL_MM / mm_per_px
+            # a margin measured places the card; one not seen may be any the sheet allows
+            mx, tx = (left, tol) if left is not None and lo_m - tol <= left <= hi_m + tol else ((lo_m + hi_m) / 2, (hi_m - lo_m) / 2 + tol)
+            my, ty = (top, tol) if top is not None and lo_m - tol <= top <= hi_m + tol else ((lo_m + hi_m) / 2, (hi_m - lo_m) / 2 + tol)
+            edge = qr_px / 2 + quiet_px  # the white square's half side
+            centre = np.array(r.centre) + right * (cw / 2 - mx - edge) + down * (ch / 2 - my - edge)
+            cards.append(([i], centre, right, down, (tx, ty)))
+
+    def body(k: int, sign: int) -> np.ndarray:
+        """Card k's place grown (sign 1: everywhere it may reach) or shrunk (-1: where it
+        surely lies) by its uncertainty."""
+        _, c, right, down, (tx, ty) = cards[k]
+        return _rect(c, right, down, cw / 2 + sign * tx, ch / 2 + sign * ty)
+
+    def symbol(i: int) -> np.ndarray:
+        right, down = _axes(reads[i].orientation)
+        return _rect(reads[i].centre, right, down, qr_px / 2, qr_px / 2)
+
+    # rectangles as (centre, right, down, half width, half height), for tests on many points
+    square_half = qr_px / 2 + quiet_px + 2
+    squares = [(np.array(r.centre, np.float64), *_axes(r.orientation), square_half, square_half)
+               for r in reads if r.orientation is not None]
+
+    def card_box(k: int, sign: int):
+        _, c, right, down, (tx, ty) = cards[k]
+        return c, right, down, cw / 2 + sign * tx, ch / 2 + sign * ty
+
+    def within(pts: np.ndarray, box, pad: float) -> np.ndarray:
+        """Which points lie inside `box` grown by `pad` (shrunk when pad < 0)."""
+        c, right, down, hw, hh = box
+        d = pts - c
+        return (np.abs(d @ right) < hw + pad) & (np.abs(d @ down) < hh + pad)
+
+    def edge_over(a: int, b: int) -> bool:
+        """Is card a's edge seen as a line where it lies over card b? (A card's edge on the
+        card below it shows as a thin shadow; under the card above it, it does not show.)"""
+        if gray is None:
+            return False
+        _, c, right, down, (tx, ty) = cards[a]
+        certain = card_box(b, -1)
+        others = [card_box(k, 1) for k in range(len(cards)) if k not in (a, b)] + squares
+        where: list[np.ndarray] = []
+        offsets = 0
+        for normal, along, half_n, half_a, tol in ((-down, right, ch / 2, cw / 2, ty), (down, right, ch / 2, cw / 2, ty),
+                                                    (-right, down, cw / 2, ch / 2, tx), (right, down, cw / 2, ch / 2, tx)):
+            reach = tol + 3.0
+            us = np.arange(-half_a + 8, half_a - 8, 3.0)
+            pts = c + normal * half_n + along * us[:, None]
+            keep = within(pts, certain, -reach)
+            for box in others:
+                keep &= ~within(pts, box, reach)
+            pts = pts[keep] - np.asarray(origin, np.float64)
+            if not len(pts):
+                continue
+            ts = np.arange(-reach, reach + 0.01, 0.5)
+            grid = pts[:, None, :] + normal * ts[None, :, None]
+            inside = ((grid[..., 0] >= 0) & (grid[..., 1] >= 0) & (grid[..., 0] <= gray.shape[1] - 2)
+                      & (grid[..., 1] <= gray.shape[0] - 2)).all(axis=1)
+            grid = grid[inside]
+            if not len(grid):
+                continue
+            prof = cv2.remap(gray, grid[..., 0].astype(np.float32), grid[..., 1].astype(np.float32),
+                             cv2.INTER_LINEAR).astype(np.float32)
+            offsets += len(prof)
+            k = prof.argmin(axis=1)
+            dip = prof[np.arange(len(prof)), k] < np.median(prof, axis=1) - EDGE_LINE
+            where.append(ts[k[dip]])
+        hits = np.concatenate(where) if where else np.zeros(0)
+        if offsets < 6 or not len(hits):
+            return False
+        # the edge is a line: where it shows, it shows at one offset across it
+        on_line = int(np.count_nonzero(np.abs(hits - np.median(hits)) <= 1.5))
+        return on_line >= EDGE_SHOWS * offsets
+
+    memo: dict[tuple[int, int], bool] = {}
+
+    def on_top(a: int, b: int) -> bool:
+        """Is card a seen to lie over card b: a code of a decoded over a good part of b, or
+        a's edge seen as a line over b?"""
+        if (a, b) not in memo:
+            certain = body(b, -1)
+            memo[a, b] = (any(_overlap(symbol(i), certain) >= ON_TOP_SHARE * qr_px * qr_px for i in cards[a][0])
+                          or edge_over(a, b))
+        return memo[a, b]
+
+    clear_px = CLEAR_MM / mm_per_px
+    out = [False] * n
+    for a, (mine, *_rest) in enumerate(cards):
+        texts = {reads[i].text for i in mine}
+        for i in mine:
+            right, down = _axes(reads[i].orientation)
+            half = qr_px / 2 + quiet_px + clear_px
+            square = _rect(reads[i].centre, right, down, half, half)
+            ok = True
+            for b, (theirs, *_r) in enumerate(cards):
+                if b == a or texts & {reads[k].text for k in theirs}:
+                    continue  # the same card (its pairing missed) or a copy: not an occluder
+                if _overlap(square, body(b, 1)) <= 0:
+                    continue
+                if not (on_top(a, b) and not on_top(b, a)):
+                    ok = False
+                    break
+            out[i] = ok
+    return out

@@ -1,0 +1,102 @@
+"""The seat reader on the held-out renderer (tests/camera/heldout, written from CARD_FACES.md
+by someone who had not seen the recognisers; nothing in the reader was chosen on it). Each
+table is calibrated through `station camera calibrate` from its own stills (the empty table,
+one face-down card per seat) with zones read off the still, then its frames are read by the
+recogniser the live camera builds. As a script, the figures per deck style and perturbation:
+
+    .venv/bin/python -m tests.camera.heldout_seats --seeds 4 --tables 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import cv2
+
+from firmware_bridge.camera.accuracy import score_zone
+from firmware_bridge.camera.build import build_recogniser
+from firmware_bridge.camera.config import load_camera_config
+from station.cli import main as station_main
+from station.games.camera_zones import game_zones
+from tests.camera.heldout import (
+    DECK_STYLES,
+    PERTURBATIONS,
+    render_seats_calibration,
+    render_seats_frame,
+)
+from tests.camera.independent_seats import camera_config_text
+
+SEATS = tuple(f"S{i}" for i in range(1, 8))
+
+
+def _zones(truth: dict) -> dict:
+    return truth["zones"] if "zones" in truth else truth
+
+
+def calibrated(folder: Path, style: str, table: int):
+    """The table's camera config, calibrated by the CLI from its stills; None when refused."""
+    stills = render_seats_calibration(style, table=table)
+    empty, backs = stills["empty_table"], stills["one_back_per_seat"]
+    img = empty[0]
+    h, w = img.shape[:2]
+    zones = {s: _zones(empty[1])[s]["corners_px"] for s in SEATS}
+    cfg = folder / f"camera-{style}-{table}.toml"
+    cfg.write_text(camera_config_text(zones, w, h, 0.33), "utf-8")
+    felt, back = folder / f"felt-{style}-{table}.png", folder / f"back-{style}-{table}.png"
+    cv2.imwrite(str(felt), img)
+    cv2.imwrite(str(back), backs[0])
+    if station_main(["camera", "calibrate", "--config", str(cfg), "--felt", str(felt), "--back", str(back)]) != 0:
+        return None
+    return load_camera_config(cfg, game_zones)
+
+
+def score(styles, tables, seeds, perturbations, folder: Path, log=print) -> dict:
+    per_style: dict[str, Counter] = defaultdict(Counter)
+    per_pert: dict[str, Counter] = defaultdict(Counter)
+    for style in styles:
+        for table in tables:
+            cam = calibrated(folder, style, table)
+            rec = build_recogniser(cam) if cam is not None else None
+            for seed in seeds:
+                for pert in perturbations:
+                    img, truth = render_seats_frame(style, seed, perturbation=pert, table=table)
+                    seen = rec.read_still(img)[0] if rec is not None else {}
+                    for s in SEATS:
+                        want = _zones(truth)[s]["expected"]
+                        got = seen.get(s) if rec is not None else None
+                        if rec is None:
+                            verdict = "not_calibrated"
+                        elif want is None:
+                            verdict = "held" if got is None else "hand_not_seen"
+                        elif got is None:
+                            verdict = "not_read"
+                        else:
+                            verdict = score_zone(want, got)
+                        per_style[style][verdict] += 1
+                        per_pert[pert][verdict] += 1
+                        if verdict not in ("correct", "held"):
+                            log(f"{style} table {table} seed {seed} {pert} {s}: truth {want} seen {got} ({verdict})")
+    return {"styles": per_style, "perturbations": per_pert}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--tables", type=int, default=1)
+    ap.add_argument("--perturbations", default=",".join(PERTURBATIONS))
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as d:
+        out = score(sorted(DECK_STYLES), range(args.tables), range(args.seeds), args.perturbations.split(","), Path(d))
+    for key in ("styles", "perturbations"):
+        for name, c in sorted(out[key].items()):
+            n = sum(v for k, v in c.items() if k != "held")
+            print(f"{key[:-1]:<12} {name:<16} {c['correct']}/{n} right ({100 * c['correct'] / max(1, n):.1f}%) {dict(c)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""The seat reader held to somebody else's seats (tests/camera/independent, drawn from
+CARD_FACES.md alone), each table calibrated through `station camera calibrate` from its own
+stills with zones read off the still (tests/camera/independent_seats.py).
+
+The bar here is the sheet's hard one: never a card named that is not there, and never a card
+named from a code another card lies on (the crowded showdown: the front pair pushed over the
+back pair's codes). The share of seat states read right is recorded in docs/camera.md."""
+
+from __future__ import annotations
+
+import pytest
+
+from firmware_bridge.camera.accuracy import score_zone
+from firmware_bridge.camera.build import build_recogniser
+from tests.camera.independent import render_seat_scene
+from tests.camera.independent_seats import calibrated_camera
+
+CROWDED = {
+    "S2": {"up": ["5H", "TC", "6S", "3D"], "row_overlap_mm": 62.0},
+    "S4": {"up": ["JC", "2D", "JH", "3H"], "row_overlap_mm": 63.5},
+    "S6": {"up": ["9S", "4C", "KD", "7H"], "row_overlap_mm": 60.5},
+    "S3": {"up": ["AS", "8D", "QC", "2H"]},
+}
+
+
+@pytest.mark.parametrize(("deck_style", "seed"), [("red_lattice", 2), ("midnight_flat", 1)])
+def test_a_crowded_showdown_names_no_card_from_a_code_another_card_lies_on(tmp_path, deck_style, seed):
+    cam = calibrated_camera(tmp_path, deck_style, seed)
+    image, truth = render_seat_scene(CROWDED, deck_style=deck_style, seed=seed)
+    seen, _ = build_recogniser(cam).read_still(image)
+    verdicts = {seat: score_zone(truth["seats"][seat], seen[seat]) for seat in CROWDED}
+    assert "wrong_identity" not in verdicts.values(), {s: (truth["seats"][s], seen[s]) for s in CROWDED}
+    # the front pair lies on top, whole: both its cards are named in every crowded seat
+    for seat, spec in CROWDED.items():
+        if seen[seat] is not None:
+            named = set(seen[seat]) - {"XX", "??"}
+            assert named <= set(spec["up"])
