@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from station.cards import ALL_CARDS, Card
 from station.core.actions import Action
+from station.core.settings import NoSettings
 from station.core.skeleton import BURN, SKELETON_STATES
 from station.games.decisions import decision, ordered, supervisor_decisions
 
@@ -68,6 +69,11 @@ class Game(ABC):
     camera_accuracy: str | None = None
     #: every spot a bet may name
     spots: frozenset[str] = frozenset()
+    #: the game's own settings: a frozen dataclass of its package, every field with its
+    #: default, read from a table config's `[game]` section and recorded in trace headers
+    #: beside the table's (station/core/settings.py reads it; a `check()` method returning
+    #: a problem in words, or None, checks the fields together)
+    settings_class: type = NoSettings
 
     @property
     def deck(self) -> Counter[Card]:
@@ -131,7 +137,7 @@ class Game(ABC):
                             f"({type(e).__name__}: {e})") from e
         if not (isinstance(found, type) and issubclass(found, Procedure)):
             raise GameError(f"game {cls.name!r}: {spec} is not a station.games.base.Procedure")
-        validate_procedure(cls.name, found)
+        validate_procedure(cls.name, found, cls)
         cls.procedure_class = found
         return found
 
@@ -193,7 +199,8 @@ class Procedure(ABC):
     #: at each entry holding one, and `station journal verify` requires a checkpoint there
     round_end_records: frozenset[str] = frozenset()
 
-    #: the table settings this game's procedure reads (written into journals and traces)
+    #: the settings this game's procedure reads, the table's and its own, in the order a
+    #: journal or trace header records them (its own settings not named here follow them)
     settings_used: tuple[str, ...] = ()
 
     #: the actions the table takes besides the supervisor's decisions (TRACES.md `dealer`

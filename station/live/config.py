@@ -3,15 +3,18 @@ the key (`config/*.toml` holds a documented example per setup)."""
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from station.core.settings import SettingsError, TableSettings
 from station.live.disk import DiskLimits
+
+log = logging.getLogger("station.config")
 
 
 class ConfigError(ValueError):
@@ -96,8 +99,8 @@ class StationConfig:
         return self.data_dir / "traces"
 
 
-_SECTIONS = {"table", "storage", "shoe", "camera", "settlement", "console", "bet_api", "recording",
-             "journal"}
+_SECTIONS = {"table", "game", "storage", "shoe", "camera", "settlement", "console", "bet_api",
+             "recording", "journal"}
 
 
 def _take(section: dict[str, Any], where: str, key: str, kind: type | tuple[type, ...],
@@ -141,16 +144,11 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
         frames_dir=_take(cam, "camera", "frames_dir", str, None),
     )
     _leftover(cam, "camera")
-    try:
-        table = TableSettings().with_overrides(
-            {"table": name, "game": game, "camera": camera.enabled, **procedure}
-        )
-    except SettingsError as e:
-        raise ConfigError(f"table.procedure: {e}") from None
     from station.games import GAMES
 
     if game not in GAMES:
         raise ConfigError(f"table.game: unknown game {game!r} (known: {', '.join(GAMES)})")
+    table = _table_settings(name, game, camera.enabled, procedure, data.get("game", {}))
 
     st = data.get("storage", {})
     data_dir = Path(_take(st, "storage", "dir", str, f"var/{name}"))
@@ -216,6 +214,34 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
     if settlement.reserve:
         check_reservable(game)
     return cfg
+
+
+def _table_settings(name: str, game: str, camera: bool, procedure: dict[str, Any],
+                    own: dict[str, Any]) -> TableSettings:
+    """The table's settings from `[table] procedure`, the game's own from `[game]`, read
+    through the class the game declares (`Game.settings_class`). A game's setting written
+    under `[table] procedure`, where they all were before the games held their own, is still
+    taken, with a warning that names its place now; written in both places, it is refused."""
+    try:
+        table = TableSettings().with_overrides({"table": name, "game": game, "camera": camera})
+        own_names = {f.name for f in fields(table.own)}
+        moved = sorted(k for k in procedure
+                       if k in own_names or f"{k}_seconds" in own_names)
+        twice = [k for k in moved if k in own]
+        if twice:
+            raise ConfigError(f"game.{twice[0]}: also set as table.procedure.{twice[0]}; a "
+                              f"{game} table's own settings belong in [game] alone")
+        if moved:
+            log.warning("table.procedure: %s %s a %s table's own setting: move %s to the "
+                        "[game] section", ", ".join(moved), "is" if len(moved) == 1 else "are",
+                        game, "it" if len(moved) == 1 else "them")
+        try:
+            table = table.with_overrides(procedure)
+        except SettingsError as e:
+            raise ConfigError(f"table.procedure: {e}") from None
+        return table.with_game_settings(own, where="game")
+    except SettingsError as e:
+        raise ConfigError(f"game: {e}" if not str(e).startswith("game.") else str(e)) from None
 
 
 def check_reservable(game: str) -> None:

@@ -25,6 +25,7 @@ from station.games.paigow.bets import (
     split_spot,
 )
 from station.games.paigow.hands import evaluate, outcome
+from station.games.paigow.settings import PaiGowSettings
 from station.games.paigow.tiles import DECK_COUNTS
 
 DICE_ZONE = "DICE"
@@ -50,6 +51,7 @@ def deal_plan_for(dice: Sequence[int]) -> tuple[str, ...]:
 
 class PaiGow(Game):
     name = "paigow"
+    settings_class = PaiGowSettings
     title = "Wenzhou Pai Gow"
     camera_accuracy = "station.games.paigow.camera_accuracy:suite"
     table_prefix = "WZ-"

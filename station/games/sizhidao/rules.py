@@ -11,10 +11,12 @@ from station.cards import Card
 from station.games.base import BetError, Game
 from station.games.sizhidao.arrange import auto_arrange
 from station.games.sizhidao.seats import SEATS
+from station.games.sizhidao.settings import SiZhiDaoSettings
 
 
 class SiZhiDao(Game):
     name = "sizhidao"
+    settings_class = SiZhiDaoSettings
     title = "Si Zhi Dao"
     camera_accuracy = "station.games.sizhidao.camera_accuracy:suite"
     table_prefix = "SZ-"
