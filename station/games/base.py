@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from station.cards import ALL_CARDS, Card
+from station.cards import ALL_CARDS, Card, CardError, parse_card
 from station.core.actions import Action
 from station.core.settings import NoSettings
 from station.core.skeleton import BURN, SKELETON_STATES
@@ -33,11 +33,20 @@ if TYPE_CHECKING:
     from station.core.faults import ActiveFault
     from station.core.kernel import TableKernel
 
-__all__ = ["BURN", "SKELETON_STATES", "BetError", "Game", "Procedure", "decks_of"]
+__all__ = ["BURN", "SKELETON_STATES", "BetError", "Game", "OutcomeError", "Procedure", "decks_of"]
 
 
 class BetError(ValueError):
     """A bet the game cannot take; `reason` is a TRACES.md bet_rejected reason."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class OutcomeError(ValueError):
+    """A `hand` message whose outcome the game cannot read; `reason` is the settlement
+    side's refusal reason (`malformed`, `bad_cards`, or a game's own such as `bad_dice`)."""
 
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
@@ -94,13 +103,35 @@ class Game(ABC):
         reason that applies of the game's own (`bad_spot`, `bad_amount`, game reasons such as
         `conflict`); table limits and funds are the kernel's."""
 
-    @abstractmethod
-    def evaluate(self, hands: Mapping[str, Sequence[Card]]) -> dict[str, dict[str, Any]]:
-        """Results per position (the `results` of a hand record)."""
+    def outcome(self, message: Mapping[str, Any]) -> Any:
+        """The outcome a round settles on, read from the round's `hand` message: what
+        `evaluate` and `returned` take. By default the cards of each position (`cards`:
+        position -> card texts, every position named); a game settled on something else,
+        the faces of dice say, reads its own fields. Raises OutcomeError."""
+        cards = message.get("cards")
+        if not isinstance(cards, dict):
+            raise OutcomeError("malformed", "field 'cards' missing or not an object")
+        if set(cards) != set(self.positions):
+            raise OutcomeError("bad_cards", f"a {self.name} hand names positions "
+                                            f"{sorted(self.positions)}, got {sorted(cards)}")
+        hands: dict[str, list[Card]] = {}
+        for position, texts in cards.items():
+            if not isinstance(texts, list):
+                raise OutcomeError("bad_cards", f"{position}: not a list of cards")
+            try:
+                hands[position] = [parse_card(c) for c in texts]
+            except CardError as exc:
+                raise OutcomeError("bad_cards", f"{position}: {exc}") from None
+        return hands
 
     @abstractmethod
-    def returned(self, spot: str, amount: int, hands: Mapping[str, Sequence[Card]]) -> int:
-        """What settlement gives back for an accepted bet."""
+    def evaluate(self, outcome: Any) -> dict[str, dict[str, Any]]:
+        """Results per position (the `results` of a hand record) of an outcome (`outcome()`:
+        by default the cards of each position)."""
+
+    @abstractmethod
+    def returned(self, spot: str, amount: int, outcome: Any) -> int:
+        """What settlement gives back for an accepted bet, on this outcome."""
 
     def limited_amount(self, spot: str, amount: int, held: Sequence[tuple[str, int]]) -> int:
         """The amount the table's `min_bet`/`max_bet` apply to: the bet itself by default; a

@@ -22,6 +22,7 @@ from station.core.faults import FAULT_KINDS
 from station.core.inputs import Input, to_s
 from station.games.base import BetError, Game, Procedure, decks_of
 
+
 # ---- the rules: a dozen lines
 @dataclass(frozen=True)
 class HighCardSettings:
