@@ -83,6 +83,9 @@ class Game(ABC):
     #: beside the table's (station/core/settings.py reads it; a `check()` method returning
     #: a problem in words, or None, checks the fields together)
     settings_class: type = NoSettings
+    #: the game's tools, each in its package: tool name -> "module:function"
+    #: (station/games/tools.py names the tools and how each is called)
+    tools: Mapping[str, str] = MappingProxyType({})
 
     @property
     def deck(self) -> Counter[Card]:

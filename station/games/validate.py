@@ -39,6 +39,7 @@ def validate_game(name: str, cls: Any) -> None:
         _fail(name, f"the rules do not implement {missing}")
     _check_presentation(name, cls)
     _check_settings(name, cls)
+    _check_tools(name, cls)
     proc = cls.procedure_class
     if proc is None:
         return  # rules only: settlement and the rules tools, no table yet
@@ -76,6 +77,17 @@ def _check_settings(name: str, cls: Any) -> None:
         if hints.get(f.name) not in (int, float, bool, str):
             _fail(name, f"settings_class {own.__name__}.{f.name}: a setting is an int, float, "
                         f"bool or str, not {hints.get(f.name)!r}")
+
+
+def _check_tools(name: str, cls: Any) -> None:
+    """Each tool the game declares is one the station knows, at "module:function"."""
+    from station.games.tools import TOOLS
+
+    for tool, spec in getattr(cls, "tools", {}).items():
+        if tool not in TOOLS:
+            _fail(name, f"tools names {tool!r}, no tool of the station's ({', '.join(TOOLS)})")
+        if not isinstance(spec, str) or spec.count(":") != 1 or not all(spec.split(":")):
+            _fail(name, f"tools[{tool!r}] {spec!r} is not \"module:function\"")
 
 
 def validate_procedure(name: str, proc: type, game: Any = None) -> None:

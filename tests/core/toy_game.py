@@ -48,6 +48,8 @@ class HighCard(Game):
     #: its console panel and road, in its own package
     presentation = "tests.core.toy_panel:HighCardPanel"
     settings_class = HighCardSettings
+    #: its tool, in its own module: `station settle --game highcard`
+    tools = {"settle_round": "tests.core.toy_game:settle_round"}
 
     @property
     def deck(self):  # one deck of 52
@@ -69,6 +71,18 @@ class HighCard(Game):
     def returned(self, spot: str, amount: int, hands: Mapping[str, Sequence[Card]]) -> int:
         outcome = self.evaluate(hands)[spot]["outcome"]
         return {"win": 2 * amount, "tie": amount, "lose": 0}[outcome]
+
+
+def settle_round(obj: object) -> dict[str, Any]:
+    """One round, `{"cards": {"LEFT": [..], "RIGHT": [..]}, "bets": [{account, spot,
+    amount}]}`, settled from the rules: its results and what each bet returns."""
+    if not isinstance(obj, dict):
+        raise ValueError("a round is a JSON object")
+    game = HighCard()
+    outcome = game.outcome(obj)
+    bets = [{**b, "returned": game.returned(b["spot"], game.check_bet(b["spot"], b["amount"]),
+                                            outcome)} for b in obj.get("bets", [])]
+    return {"results": game.evaluate(outcome), "bets": bets}
 
 
 # ---- the table procedure

@@ -4,14 +4,15 @@ the contract, whose rounds settle on three dice and no card, settles on a real l
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
 from station.games import GAMES
-from station.games.base import BetError, Game, OutcomeError
+from station.games.base import Game, OutcomeError
 from station.settlement.core import SettlementCore, SettlementRefused
+from tests.core.toy_game import HighCard
 
 
 class BigSmall(Game):
@@ -24,12 +25,7 @@ class BigSmall(Game):
     zone_kinds = {"TRAY": "dice"}
     spots = frozenset(positions)
 
-    def check_bet(self, spot: str, amount: Any, held: Sequence[tuple[str, int]] = ()) -> int:
-        if spot not in self.spots:
-            raise BetError("bad_spot", f"no spot {spot!r}")
-        if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
-            raise BetError("bad_amount", "amount must be a positive integer")
-        return amount
+    check_bet = HighCard.check_bet  # a spot of its own, a positive whole amount
 
     def outcome(self, message: Mapping[str, Any]) -> tuple[int, int, int]:
         dice = message.get("dice")

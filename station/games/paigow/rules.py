@@ -65,6 +65,13 @@ class PaiGow(Game):
     # by name: the procedure needs the kernel's modules, the rules do not
     procedure_class = "station.games.paigow.procedure:PaiGowProcedure"
     presentation = "station.games.paigow.panel:PaiGowPanel"
+    #: its tools, each in this package (station/games/tools.py)
+    tools = {
+        "settle_round": "station.games.paigow.settle:settle_round",
+        "rtp": "station.games.paigow.rtp:run",
+        "shoe_simulator": "station.games.paigow.shoe_dealer:simulator",
+        "shoe_dealer": "station.games.paigow.shoe_dealer:deal",
+    }
 
     @property
     def deck(self) -> Counter[Card]:

@@ -29,6 +29,8 @@ class SiZhiDao(Game):
     # by name: the procedure needs the kernel's modules, the rules do not
     procedure_class = "station.games.sizhidao.procedure:SiZhiDaoProcedure"
     presentation = "station.games.sizhidao.panel:SiZhiDaoPanel"
+    #: its tools, each in this package (station/games/tools.py)
+    tools = {"settle_round": "station.games.sizhidao.settle:settle_deal"}
 
     def check_bet(self, spot: str, amount: Any, held: Sequence[tuple[str, int]] = ()) -> int:
         raise BetError("bad_spot", "a Si Zhi Dao table takes no bets: players act for a pot")
