@@ -56,3 +56,19 @@ def test_a_game_declaring_a_tool_the_station_has_not_is_refused():
     with pytest.raises(GameError, match=r"tools\['settle_round'\] .* is not \"module:function\""):
         GAMES["bad"] = Bad
     assert "odd" not in GAMES and "bad" not in GAMES
+
+
+@pytest.mark.parametrize("game", ["paigow", "sizhidao"])
+def test_station_soak_runs_the_soak_the_game_names(tmp_path, game):
+    """`station soak --game GAME` as a command: the game's `soak` tool runs its rounds."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    out = subprocess.run(
+        [sys.executable, "-m", "station", "soak", "--game", game, "--rounds", "2", "--crash", "0",
+         "--work", str(tmp_path / "work"), "--out", str(tmp_path / "report")],
+        cwd=Path(__file__).parents[2], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "report:" in out.stdout
+    assert (tmp_path / "report").is_dir() and any((tmp_path / "report").iterdir())

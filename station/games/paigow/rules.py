@@ -71,6 +71,7 @@ class PaiGow(Game):
         "rtp": "station.games.paigow.rtp:run",
         "shoe_simulator": "station.games.paigow.shoe_dealer:simulator",
         "shoe_dealer": "station.games.paigow.shoe_dealer:deal",
+        "soak": "station.sim.soak:run",
     }
 
     @property

@@ -136,6 +136,7 @@ class PokDeng(Game):
         "rtp": "station.games.pokdeng.rtp_report:run",
         "shoe_simulator": "station.games.pokdeng.shoe_dealer:simulator",
         "shoe_dealer": "station.games.pokdeng.shoe_dealer:deal",
+        "soak": "station.sim.soak:run",
     }
 
     def check_bet(self, spot: str, amount: int, held: Sequence[tuple[str, int]] = ()) -> int:
