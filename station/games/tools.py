@@ -21,6 +21,8 @@ TOOLS: dict[str, str] = {
                       "the game's shoe",
     "shoe_dealer": "`station sim-shoe`: (simulator, stop event, every=, pause=, start_after=, "
                    "rounds=, say=) draws as the game's dealer does",
+    "studio_session": "`station studio`: (random.Random, table, rounds, account names, "
+                      "cancel_every) -> the Session of trace lines a studio table is fed",
     "soak": "`station soak`: the parsed arguments -> the exit status, having run the rounds "
             "at accelerated time and written the report",
 }

@@ -137,6 +137,7 @@ class PokDeng(Game):
         "shoe_simulator": "station.games.pokdeng.shoe_dealer:simulator",
         "shoe_dealer": "station.games.pokdeng.shoe_dealer:deal",
         "soak": "station.sim.soak:run",
+        "studio_session": "station.studio.scripts:pokdeng_session",
     }
 
     def check_bet(self, spot: str, amount: int, held: Sequence[tuple[str, int]] = ()) -> int:
