@@ -34,45 +34,17 @@ TABLE_PREFIX = re.compile(r"""["'](PD|WZ|SZ|PG)-""")
 #: the files that still name a game, and why (to be emptied: each game's piece moves into
 #: its package, or the file reads it from the contract)
 OFFENDERS: dict[str, tuple[str, frozenset[str]]] = {
-    # the contract and the shared game helpers: comments giving a game as the example
-    "station/games/base.py": ("comments give Si Zhi Dao as the example of a hook",
-        frozenset(['si zhi dao'])),
-    "station/games/dealt_rounds.py": ("shared round helpers; comments name the two house games",
-        frozenset(['pai gow', 'pok deng'])),
-    "station/games/house_bets.py": ("shared bet helpers; comments and a default name the house games",
-        frozenset(['pai gow', 'pok deng', 'pokdeng'])),
     # the kernel's core
     "station/core/settings.py": ("the default table of a bare TableSettings() is a Pok Deng one",
         frozenset(['pokdeng', 'table PD-'])),
     "station/core/inputs.py": ("the DICE zone parser and the dice action (#22 item 3)",
         frozenset(["zone 'DICE'"])),
-    "station/core/diagram.py": ("procedure.md for Pok Deng, procedure-<game>.md otherwise",
-        frozenset(['pok deng', 'pokdeng'])),
-    "station/core/machine.py": ("a comment names Pok Deng's states",
-        frozenset(['pok deng'])),
-    "station/core/view.py": ("a comment names Pok Deng",
-        frozenset(['pok deng'])),
-    # the live layer
-    "station/live/config.py": ("the default game of a table config is pokdeng",
-        frozenset(['pok deng', 'pokdeng', 'si zhi dao', 'table PD-'])),
-    "station/live/bet_api.py": ("an example spot P3 in the API's help text",
-        frozenset(["zone 'P3'"])),
-    "station/live/recording.py": ("a comment gives Si Zhi Dao as the game whose trace spans shoes",
-        frozenset(['si zhi dao'])),
-    "station/runtime.py": ("a comment names Si Zhi Dao where players act",
-        frozenset(['si zhi dao'])),
     # settlement
-    "station/settlement/pot.py": ("the pot game's money: its docstring names Si Zhi Dao",
-        frozenset(['si zhi dao'])),
-    "station/settlement/ledger/check.py": ("a comment names Si Zhi Dao's pot",
-        frozenset(['si zhi dao'])),
     "station/settlement/sim.py": ("per-game probes and defaults of the settlement simulator",
         frozenset(['pai gow', 'pok deng', 'pokdeng', 'si zhi dao', 'table PD-'])),
     # the tools (#22 item 5: game tools in their packages)
     "station/commands/demo.py": ("a table of demos per game",
         frozenset(['pai gow', 'paigow', 'pokdeng', 'sizhidao'])),
-    "station/commands/diagram.py": ("the Pok Deng drawing's file name",
-        frozenset(['pok deng', 'pokdeng'])),
     "station/sim/dealer.py": ("Pok Deng's scripted dealer",
         frozenset(['pai gow', 'pokdeng', "zone 'P1'"])),
     "station/sim/paigow_dealer.py": ("Pai Gow's scripted dealer, outside its package",
@@ -108,10 +80,6 @@ OFFENDERS: dict[str, tuple[str, frozenset[str]]] = {
         frozenset(['paigow'])),
     "firmware_bridge/camera/scene.py": ("the synthetic scene's default game and DICE tray",
         frozenset(['pai gow', 'pokdeng', "zone 'DICE'"])),
-    "firmware_bridge/cards.py": ("comments name the games whose shoes it models",
-        frozenset(['pai gow', 'pok deng'])),
-    "firmware_bridge/shoe/simulator.py": ("comments name the games' decks",
-        frozenset(['pai gow', 'pok deng'])),
     "firmware_bridge/shoe/trace.py": ("the default game of a shoe trace",
         frozenset(['pokdeng'])),
     # the benchmarks: each measures one game's piece, beside its baseline

@@ -195,17 +195,17 @@ class Procedure(ABC):
     dealer_transitions: Sequence[tuple[str, Sequence[str], str]] = ()
     #: states in which a round (a hand, or a game of a pot game) is in progress
     round_phases: tuple[str, ...]
-    #: skeleton states a round in progress can also stand in (a Si Zhi Dao game waits in
-    #: `shuffling` and `between_rounds` for each deal's fresh deck): `cancel_round` voids
+    #: skeleton states a round in progress can also stand in (a pot game dealing each
+    #: deal from a fresh deck waits for it in `shuffling` and `between_rounds`): `cancel_round` voids
     #: the round from these too
     round_waits: tuple[str, ...] = ()
     #: a recorded trace rotates at each shoe (TRACES.md §4); a game that spans shoes and whose
-    #: seats outlast its games (Si Zhi Dao) keeps the session in one file, so every file
+    #: seats outlast its games (a pot game of seated players) keeps the session in one file, so every file
     #: replays on its own to the records the table made
     trace_per_shoe: bool = True
     #: states from which close_table is taken (besides paused)
     closable: tuple[str, ...]
-    #: states from which the dealer's new_shoe starts a shoe (Si Zhi Dao shuffles inside a game)
+    #: states from which the dealer's new_shoe starts a shoe (a pot game shuffles inside a game)
     new_shoe_sources: tuple[str, ...] = ("idle", "closed")
     #: states in which the shoe must give cards (its gate is unlocked)
     cards_due_states: frozenset[str] = frozenset()
@@ -342,7 +342,7 @@ class Procedure(ABC):
 
     def on_pause(self) -> None:
         """The table has just paused (a fault): stop the game's own clocks if it has any
-        that a pause stops (Si Zhi Dao's decision, arrange and buy-in clocks)."""
+        that a pause stops (a pot game's players' decision clocks)."""
 
     def resuming(self, faults: list[ActiveFault]) -> None:
         """The supervisor resumes these faults (all conditions clear), before they go."""

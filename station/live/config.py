@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from station.core.settings import SettingsError, TableSettings
+from station.core.settings import DEFAULT_GAME, SettingsError, TableSettings
 from station.live.disk import DiskLimits
 
 log = logging.getLogger("station.config")
@@ -131,8 +131,8 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
     base = base_dir or Path.cwd()
 
     t = data.get("table", {})
-    name = _take(t, "table", "name", str, "PD-01")
-    game = _take(t, "table", "game", str, "pokdeng")
+    name = _take(t, "table", "name", str, TableSettings.table)
+    game = _take(t, "table", "game", str, DEFAULT_GAME)
     procedure = _take(t, "table", "procedure", dict, {})
     _leftover(t, "table")
     cam = data.get("camera", {})
@@ -245,8 +245,8 @@ def _table_settings(name: str, game: str, camera: bool, procedure: dict[str, Any
 
 
 def check_reservable(game: str) -> None:
-    """`settlement.reserve` reserves what the bet intake takes. A pot game (no bet spots: Si
-    Zhi Dao) takes its players' money by player actions (antes, bets, buy-ins into the pot),
+    """`settlement.reserve` reserves what the bet intake takes. A pot game (one with no bet
+    spots) takes its players' money by player actions (antes, bets, buy-ins into the pot),
     which are not reserved yet: with a wallet shared across tables the studio ledger could
     refuse a `pot_in` after the table took the money, and the game's pot would never close.
     Refused until that is built (docs/studio.md, "Pot games in the studio")."""
@@ -328,7 +328,7 @@ def env_secret(name: str) -> str | None:
 # ---- the camera config file, checked against the table ------------------------------------
 
 def load_table_camera_config(cfg: StationConfig) -> Any:
-    """The camera config file `[camera] layout` names (None: the embedded Pok Deng layout),
+    """The camera config file `[camera] layout` names (None: the embedded default layout),
     refused with a ConfigError when it cannot be read or when its zones are not exactly the
     table's game's (`station.games.get_game(game).zones`): the message names the missing and
     the extra zones."""
@@ -339,7 +339,7 @@ def load_table_camera_config(cfg: StationConfig) -> Any:
 
     try:
         cam = load_camera_config(cfg.camera.layout, game_zones)
-        what = cfg.camera.layout or "the embedded Pok Deng layout (no camera.layout given)"
+        what = cfg.camera.layout or "the embedded default layout (no camera.layout given)"
         check_zones(cam.layout, get_game(cfg.table.game).zones, cfg.table.game, source=f"camera.layout: {what}")
         if cam.layout.game != cfg.table.game:
             raise LayoutError(f"camera.layout: {what} is a layout for {cam.layout.game!r}, the table "
