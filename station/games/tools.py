@@ -23,6 +23,8 @@ TOOLS: dict[str, str] = {
                    "rounds=, say=) draws as the game's dealer does",
     "studio_session": "`station studio`: (random.Random, table, rounds, account names, "
                       "cancel_every) -> the Session of trace lines a studio table is fed",
+    "demo": "`station demo`: the parsed arguments -> the exit status, having run a whole "
+            "simulated table until it is stopped",
     "soak": "`station soak`: the parsed arguments -> the exit status, having run the rounds "
             "at accelerated time and written the report",
 }

@@ -554,3 +554,12 @@ def run_demo(args: argparse.Namespace) -> int:
     }
     print(json.dumps(summary, indent=2), flush=True)
     return 0 if report.ok and not nonzero and not problems else 1
+
+
+def demo_command(args: argparse.Namespace) -> int:
+    """`station demo --game sizhidao`: the options a pot table does not take are refused."""
+    refused = refused_options(args)
+    if refused:
+        print(f"station demo: {refused}", file=sys.stderr)
+        return 2
+    return run_demo(args)

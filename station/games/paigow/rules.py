@@ -73,6 +73,7 @@ class PaiGow(Game):
         "shoe_dealer": "station.games.paigow.shoe_dealer:deal",
         "soak": "station.sim.soak:run",
         "studio_session": "station.studio.scripts:paigow_session",
+        "demo": "station.commands.demo:run_dealt_table",
     }
 
     @property

@@ -138,6 +138,7 @@ class PokDeng(Game):
         "shoe_dealer": "station.games.pokdeng.shoe_dealer:deal",
         "soak": "station.sim.soak:run",
         "studio_session": "station.studio.scripts:pokdeng_session",
+        "demo": "station.commands.demo:run_dealt_table",
     }
 
     def check_bet(self, spot: str, amount: int, held: Sequence[tuple[str, int]] = ()) -> int:
