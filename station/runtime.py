@@ -110,18 +110,24 @@ def start_runtime(
     console_secret: str | None = None,
     with_console: bool = True,
     with_bet_api: bool = True,
+    clock: Callable[[], float] | None = None,
 ) -> Runtime:
+    """`clock`: the table's time in seconds (default: monotonic real time; a simulated table
+    passes its demo clock, station/sim/demo_clock.py)."""
     if config.settlement.reserve:
         check_reservable(config.table.game)  # before anything opens: a config built in code too
-    private_dir(config.data_dir)
     from station.live.journal_key import table_key
 
+    # before anything is made: a station without its key does not start (ConfigError)
+    key = table_key(config)
+    private_dir(config.data_dir)
     station = TableStation(config.table, config.journal_path, journal_sync=config.journal_sync,
-                           signing_key=table_key(config.signing_key_env, config.data_dir),
-                           checkpoint_every=config.checkpoint_every)
+                           signing_key=key.key, checkpoint_every=config.checkpoint_every,
+                           **({} if clock is None else {"clock": clock}))
     from station.live.disk import DiskWatch
 
-    station.disk = DiskWatch(config.data_dir, config.table.table, config.disk)
+    station.disk = DiskWatch(config.data_dir, config.table.table, config.disk,
+                             frames_dir=config.frames_path, traces_dir=config.traces_dir)
     rt = Runtime(config, station)
     rt.extra_stops.append(station.disk.start_pruning())
     try:
@@ -279,7 +285,7 @@ def _start_console(rt: Runtime, users: Any, secret: str | None) -> ServedApp:
 
     if users is None:
         users = UserStore(rt.config.users_file or rt.config.data_dir / "users.sqlite")
-    frames_dir = rt.config.camera.frames_dir or str(rt.config.data_dir / "frames")
+    frames_dir = rt.config.frames_path
     if secret is None:
         # kept beside the journal: supervisors stay logged in across a station restart
         path = rt.config.data_dir / "console_secret"
@@ -287,7 +293,8 @@ def _start_console(rt: Runtime, users: Any, secret: str | None) -> ServedApp:
             path.touch(mode=0o600)
             path.write_text(_secrets.token_hex(32))
         secret = path.read_text().strip()
-    app = make_console_app([rt.station], users=users, secret=secret, frames_dir=frames_dir)
+    app = make_console_app([rt.station], users=users, secret=secret, frames_dir=frames_dir,
+                           ledgers={rt.config.table.table: rt.config.evidence_ledger})
     if rt.camera is not None:
         _attach_setup(app, rt)
     served = serve_app(app, rt.config.console.host, rt.config.console.port, name="console",

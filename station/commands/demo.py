@@ -43,6 +43,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                                 "(default: var/demo-<time>)")
     p.add_argument("--password", default=None, help="console password (default: random, printed)")
     p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--clock", choices=("wall", "virtual"), default="wall",
+                   help="the table's time line (default wall: real time, for a person "
+                        "watching). virtual: one clock for the station, the dealer, the players "
+                        "and the simulated camera, which runs at most at real speed and stands "
+                        "while work is in flight (a frame not yet recognised, an input not yet "
+                        "applied, a dealer or player mid-step), so a loaded machine runs the demo "
+                        "slower, never differently (the tests run it so)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,7 +97,8 @@ def run_dealt_table(args: argparse.Namespace) -> int:
                          # the camera keeps up with a faster dealer, to 10 frames a second: a
                          # studio camera's rate, and more only starves a busy machine's table
                          # (camera_lost after 3 s without an observation)
-                         camera_fps=min(10.0, max(4.0, 5.0 * args.speed)), game=args.game)
+                         camera_fps=min(10.0, max(4.0, 5.0 * args.speed)), game=args.game,
+                         clock=args.clock)
     studio = Studio(opts)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

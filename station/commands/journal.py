@@ -7,7 +7,7 @@ TRACES.md trace (`.jsonl`, or `.jsonl.gz`), from the table's first input: what t
 given, whole, across restarts, for `station replay` and for a dispute. The journal is only
 read (a running station may keep writing it).
 
-`station journal verify JOURNAL [--ledger URL]`: walk the journal's hash chain and its signed
+`station journal verify JOURNAL [--ledger URL] [--key-env NAME | --key-file PATH]`: walk the journal's hash chain and its signed
 checkpoints (station/core/verify.py) and print one JSON line, `{"ok", "entries",
 "checkpoints", "first_bad"}`; exit 0 when intact, 1 when not, 2 when the file (or the key,
 or the ledger) cannot be read."""
@@ -33,9 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     v.add_argument("journal", help="the table's journal.sqlite (or a copy of it)")
     v.add_argument("--ledger", help="the table's ledger (a file or a postgresql:// URL): its "
                                     "newest checkpoint of this journal is checked too")
-    v.add_argument("--key-env", default=None, metavar="NAME",
-                   help="the environment variable holding the table's signing key "
-                        "(default STATION_JOURNAL_KEY; else the journal_key file beside it)")
+    from station.commands.journal_verify import add_key_arguments
+
+    add_key_arguments(v)
 
     e = sub.add_parser("export", help="write the journal's inputs as one trace")
     e.add_argument("journal", help="the table's journal.sqlite (under storage.dir)")

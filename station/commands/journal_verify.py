@@ -1,6 +1,11 @@
-"""`station journal verify JOURNAL [--ledger URL]`: one JSON line on standard output, what it
-cannot say by itself (an unchained part, an unsigned tail) on standard error; exit 0 intact,
-1 not, 2 unreadable (the journal, the key or the ledger)."""
+"""`station journal verify JOURNAL [--ledger URL] [--key-env NAME | --key-file PATH]`: one JSON
+line on standard output; on standard error, which key checked the checkpoints and what the
+line cannot say by itself (an unchained part, an unsigned tail); exit 0 intact, 1 not, 2
+unreadable (the journal, the key or the ledger).
+
+The key is the one named: `--key-file`, else the variable `--key-env` names (default
+STATION_JOURNAL_KEY). A key file lying beside the journal is never taken for it: a key kept
+where the journal is proves nothing, so verify says it is there and unused."""
 
 from __future__ import annotations
 
@@ -11,22 +16,32 @@ from pathlib import Path
 
 from station.core import chain
 from station.core.verify import LedgerCheckpoint, Unreadable, open_read_only, verify
-from station.live.journal_key import KEY_FILE
+from station.live.journal_key import TableKey, key_from_file, stray_key_note
 
 
-def journal_key(journal: Path, key_env: str | None) -> bytes:
-    """The table's signing key: from the named environment variable, else the default one,
-    else the key file beside the journal. Unreadable when none is there."""
+def add_key_arguments(p: argparse.ArgumentParser) -> None:
+    keys = p.add_mutually_exclusive_group()
+    keys.add_argument("--key-env", default=None, metavar="NAME",
+                      help="the environment variable holding the table's signing key "
+                           f"(default {chain.DEFAULT_KEY_ENV})")
+    keys.add_argument("--key-file", default=None, metavar="PATH",
+                      help="a file holding the table's signing key (`[journal] "
+                           "signing_key_file`)")
+
+
+def journal_key(journal: Path, key_env: str | None, key_file: str | None = None) -> TableKey:
+    """The table's signing key, from where it was named: `key_file`, else the variable
+    `key_env` (default STATION_JOURNAL_KEY). Unreadable when it is not there."""
+    if key_file is not None:
+        return TableKey(key_from_file(Path(key_file)), f"the key file {key_file}")
     name = key_env or chain.DEFAULT_KEY_ENV
     key = chain.key_from_env(name)
     if key is not None:
-        return key
-    if key_env is None:
-        path = journal.parent / KEY_FILE
-        if path.is_file():
-            return chain.parse_key(path.read_bytes(), str(path))
-    raise Unreadable(f"no signing key: set ${name} to the table's key (the one the station "
-                     f"signs with, `[journal] signing_key_env`)")
+        return TableKey(key, f"${name}")
+    stray = stray_key_note(journal.parent)
+    raise Unreadable(f"no signing key, so no checkpoint can be checked and nothing was judged: "
+                     f"set ${name} to the table's key (the one the station signs with) or pass "
+                     "--key-file" + (f"; {stray}" if stray else ""))
 
 
 def ledger_checkpoint(ledger: str, table: str, journal_id: str) -> LedgerCheckpoint | None:
@@ -55,7 +70,7 @@ def run_verify(args: argparse.Namespace) -> int:
     try:
         conn = open_read_only(path)
         try:
-            key = journal_key(path, args.key_env)
+            found = journal_key(path, args.key_env, getattr(args, "key_file", None))
             ledger = None
             if args.ledger:
                 row = conn.execute("SELECT value FROM meta WHERE key='journal_id'").fetchone()
@@ -67,13 +82,13 @@ def run_verify(args: argparse.Namespace) -> int:
                 if ledger is None:
                     print(f"station journal verify: the ledger holds no checkpoint of this "
                           f"journal ({table}, journal {jid or 'without id'})", file=sys.stderr)
-            verdict = verify(conn, key, ledger)
+            verdict = verify(conn, found.key, ledger)
         finally:
             conn.close()
     except (Unreadable, chain.ChainKeyError) as e:
         print(f"station journal verify: {e}", file=sys.stderr)
         return 2
-    for note in verdict.notes:
+    for note in [f"checkpoints checked with the key from {found.source}", *verdict.notes]:
         print(f"station journal verify: {note}", file=sys.stderr)
     print(json.dumps(verdict.line()))
     return 0 if verdict.ok else 1

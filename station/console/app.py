@@ -10,7 +10,7 @@ Entry points: `make_console_app(stations, users=..., secret=...)` and `serve_con
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -34,16 +34,21 @@ def make_console_app(stations: Mapping[str, TableStation] | Iterable[TableStatio
                      users: UserStore | str | Path, secret: str | bytes,
                      frames_dir: str | Path | None = None, audit_path: str | Path | None = None,
                      session_ttl: float = 8 * 3600, registry: Registry = REGISTRY,
-                     secure_cookies: bool = False) -> Starlette:
+                     secure_cookies: bool = False,
+                     session_clock: Callable[[], float] | None = None,
+                     ledgers: Mapping[str, str | None] | None = None) -> Starlette:
     """The console over these tables (a mapping table name -> station, or the stations).
 
     `users`: a `UserStore` or the path of its file. `secret` signs the session cookies.
     `frames_dir`: where the camera writes `<round_id>.png` at validation (optional).
     `audit_path`: the audit log (default: `console_audit.sqlite` beside the first journal).
+    `session_clock`: the sessions' time in seconds (default: the wall clock).
+    `ledgers`: table -> the ledger its evidence packs read postings and checkpoints from.
     """
     console = Console(stations, users=users, secret=secret, frames_dir=frames_dir,
                       audit_path=audit_path, session_ttl=session_ttl, registry=registry,
-                      secure_cookies=secure_cookies)
+                      secure_cookies=secure_cookies, session_clock=session_clock,
+                      ledgers=ledgers)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

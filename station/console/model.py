@@ -14,7 +14,7 @@ import re
 import sqlite3
 import threading
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -83,7 +83,9 @@ class Console:
                  users: UserStore | str | Path, secret: str | bytes,
                  frames_dir: str | Path | None = None, audit_path: str | Path | None = None,
                  session_ttl: float = 8 * 3600, registry: Registry = REGISTRY,
-                 secure_cookies: bool = False) -> None:
+                 secure_cookies: bool = False,
+                 session_clock: Callable[[], float] | None = None,
+                 ledgers: Mapping[str, str | None] | None = None) -> None:
         if isinstance(stations, Mapping):
             items = list(stations.items())
             for name, st in items:
@@ -96,8 +98,13 @@ class Console:
             raise ValueError("the console needs at least one table")
         self.tables: dict[str, _Table] = {name: _Table(st) for name, st in items}
         self.users = users if isinstance(users, UserStore) else UserStore(users)
-        self.sessions = Sessions(secret, ttl_seconds=session_ttl)
+        self.sessions = Sessions(secret, ttl_seconds=session_ttl,
+                                 **({} if session_clock is None else {"clock": session_clock}))
         self.frames_dir = Path(frames_dir) if frames_dir is not None else None
+        #: table -> the ledger its evidence packs read (a file or a postgresql:// URL, read
+        #: only), as the station is configured (`StationConfig.evidence_ledger`); a table
+        #: not named here has none, and its packs say the postings were not checked
+        self.ledgers: dict[str, str | None] = dict(ledgers or {})
         if audit_path is None:
             # next to the first table's journal: the audit trail lives with the table's records
             first = items[0][1].journal.path

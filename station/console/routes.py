@@ -8,6 +8,7 @@ the person who took it and what the table answered.
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
@@ -33,6 +34,8 @@ from station.console.users import ROLE_ACTIONS
 from station.games.presentation import ActionBodyError
 from station.live.table_station import StationStopped
 from station.metrics import render_tables
+
+log = logging.getLogger("station.console")
 
 
 async def index(request: Request) -> Response:
@@ -171,15 +174,38 @@ async def api_frame(request: Request) -> Response:
 
 
 async def api_evidence(request: Request) -> Response:
-    """The round's evidence pack (station/dispute/): for supervisors, audited either way."""
+    """The round's evidence pack (station/dispute/): for supervisors, audited whatever comes
+    of it: refused, made, or failed (`error`, and why)."""
     s = need_session(request)
     c = console_of(request)
     name, rid = request.path_params["table"], request.path_params["round_id"]
+
+    def audit(outcome: str, reason: str | None = None) -> None:
+        c.audit.write(user=s.user, role=s.role, table=name, action="evidence_pack",
+                      round_id=rid, outcome=outcome, reason=reason)
+
     if s.role != "supervisor":
         reason = "the evidence pack is for supervisors"
-        c.audit.write(user=s.user, role=s.role, table=name, action="evidence_pack",
-                      round_id=rid, outcome="forbidden", reason=reason)
+        audit("forbidden", reason)
         raise ApiError(403, reason, outcome="forbidden")
+    try:
+        body = await _evidence_pack(c, name, rid)
+    except ApiError as e:
+        audit("error", e.message)
+        raise
+    except Exception as e:  # noqa: BLE001 - any failure is audited, then answered
+        log.exception("table %s: the evidence pack of %s failed", name, rid)
+        reason = f"the pack could not be made: {type(e).__name__}: {e}"
+        audit("error", reason)
+        raise ApiError(503, reason) from None
+    audit("done")
+    return Response(body, media_type="application/zip", headers={
+        "Content-Disposition": f'attachment; filename="{rid}.zip"'})
+
+
+async def _evidence_pack(c: Any, name: str, rid: str) -> bytes:
+    """The zip, from the table's journal, the ledger the table is configured with (a file or
+    PostgreSQL), the frames folder and the audit log."""
     c.recall(name, rid)  # the same checks: this table's round, and over
     journal = c.table(name).station.journal
     if journal.signing_key is None:
@@ -189,15 +215,12 @@ async def api_evidence(request: Request) -> Response:
 
     from station.dispute.pack import write_pack
 
-    ledger = journal.path.parent / "ledger.sqlite"
     buf = io.BytesIO()
+    ledger = c.ledgers.get(name)
     await anyio.to_thread.run_sync(lambda: write_pack(
-        journal.path, rid, journal.signing_key, str(ledger) if ledger.is_file() else None, buf,
-        frames_dir=c.frames_dir, audit_path=c.audit.path))
-    c.audit.write(user=s.user, role=s.role, table=name, action="evidence_pack", round_id=rid,
-                  outcome="done")
-    return Response(buf.getvalue(), media_type="application/zip", headers={
-        "Content-Disposition": f'attachment; filename="{rid}.zip"'})
+        journal.path, rid, journal.signing_key, ledger, buf, frames_dir=c.frames_dir,
+        audit_path=c.audit.path, key_source=f"table {name}'s own signing key"))
+    return buf.getvalue()
 
 
 async def api_camera(request: Request) -> Response:

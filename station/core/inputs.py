@@ -177,6 +177,8 @@ def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None, *,
         value = True
     elif kind == "reservation_answer":
         value = check_reservation_answer(value, line_no)
+    elif kind == "station_fault":
+        value = check_station_fault(value, line_no)
     elif kind == "end":
         if value is not True:
             raise TraceError(line_no, "'end' must be true")
@@ -184,8 +186,9 @@ def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None, *,
 
 
 #: inputs a journal holds that are no part of the trace format: the clock firing a timer with
-#: no other input, and the studio ledger's answer to a bet's reservation (docs/studio.md)
-JOURNAL_ONLY_KEYS = ("tick", "reservation_answer")
+#: no other input, the studio ledger's answer to a bet's reservation (docs/studio.md), and
+#: the station's own account of a time its journal could not be written (`station_fault`)
+JOURNAL_ONLY_KEYS = ("tick", "reservation_answer", "station_fault")
 #: what the studio ledger may answer a reservation: reserved, or why not
 RESERVATION_ANSWERS = frozenset({"reserved", "insufficient_funds", "no_wallet", "unavailable"})
 
@@ -212,6 +215,34 @@ def check_reservation_answer(value: Any, line_no: int) -> dict[str, Any]:
         raise TraceError(line_no, "'reservation_answer' balance must be an integer")
     if value["answer"] == "reserved" and balance is None:
         raise TraceError(line_no, "a 'reserved' answer carries the wallet's balance after it")
+    return dict(value)
+
+
+#: the station's own faults a `station_fault` entry may name
+STATION_FAULT_KINDS = frozenset({"device_fault"})
+
+
+def check_station_fault(value: Any, line_no: int) -> dict[str, Any]:
+    """`{"kind": "device_fault", "since": s, "attempts": n, "refused": n, "error": str,
+    "last_error": str}`: written once the journal takes writes again after it could not,
+    at the first entry that then succeeds. The table stood from `since` (station time, s) to
+    this entry's time; `attempts` writes failed (the first `error`, the last `last_error`)
+    and `refused` inputs were not taken (the shoe resends those; nothing was acknowledged).
+    It changes nothing at the table: the clock alone moves, as a `tick` would move it."""
+    fields = {"kind", "since", "attempts", "refused", "error", "last_error"}
+    if not isinstance(value, dict) or set(value) != fields:
+        raise TraceError(line_no, f"'station_fault' is {{{', '.join(sorted(fields))}}}")
+    if value["kind"] not in STATION_FAULT_KINDS:
+        raise TraceError(line_no, f"'station_fault' kind is one of {sorted(STATION_FAULT_KINDS)}")
+    since = value["since"]
+    if isinstance(since, bool) or not isinstance(since, int | float) or since < 0:
+        raise TraceError(line_no, "'station_fault' since is a time in seconds")
+    for name in ("attempts", "refused"):
+        n = value[name]
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise TraceError(line_no, f"'station_fault' {name} is a count")
+    if not isinstance(value["error"], str) or not isinstance(value["last_error"], str):
+        raise TraceError(line_no, "'station_fault' error and last_error are text")
     return dict(value)
 
 

@@ -110,6 +110,9 @@ class TableKernel:
             "wallet": self._on_wallet,
             "bet": self._on_bet,
             "reservation_answer": self._on_reservation_answer,
+            # the station's account of a time its journal could not be written: evidence,
+            # nothing for the table to do (the clock has moved, as for a tick)
+            "station_fault": self._on_tick,
         }
         player = self.proc.player_handler()
         if player is not None:

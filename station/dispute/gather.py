@@ -110,6 +110,9 @@ def _gather(conn: sqlite3.Connection, frames_dir: Path | None, audit_path: Path 
         "entries": [first, last],
         "timeline": timeline,
         "decisions": decisions,
+        # the station's own faults in the round: a time its journal could not be written
+        "station_faults": [{"seq": e["seq"], "t": e["t"], **e["input"]["value"]}
+                           for e in timeline if e["input"]["kind"] == "station_fault"],
         "audit": audit,
         "cards": _cards(timeline, [r for _, r in mine]),
         "bets": bets,
@@ -230,11 +233,14 @@ def _in_deal(deal: Any, position: str) -> str:
 
 
 def _messages(conn: sqlite3.Connection, rid: str) -> list[dict[str, Any]]:
+    """Every outbox message of the round: its round (as the floor knows it, `table_round`)
+    is the round or the round is part of it, or it moved money in a deal of the round (a
+    pot game's `deal_id`, when the pack is of one deal)."""
     out = []
     for key, kind, body, delivered in conn.execute(
             "SELECT key, kind, body, delivered_at FROM settlement_outbox ORDER BY seq"):
         m = json.loads(body)
-        if m.get("table_round", m.get("round_id")) == rid:
+        if _names(m.get("table_round", m.get("round_id")), rid) or _names(m.get("deal_id"), rid):
             out.append({"key": key, "kind": kind, "message": m, "delivered": delivered is not None})
     return out
 
@@ -252,6 +258,11 @@ def _with_postings(entry: dict[str, Any], ledger: Any) -> dict[str, Any]:
         if row is None:
             out["postings"] = []
             out["in_ledger"] = False
+            # refused by the ledger (nothing posted), and why; else not delivered yet
+            refused = tx.one("SELECT reason, detail FROM refusals WHERE table_id = ? AND key = ?",
+                             (table, entry["key"]))
+            if refused is not None:
+                out["ledger_refused"] = {"reason": refused[0], "detail": refused[1]}
             return out
         rows = tx.execute(
             "SELECT a.kind, a.table_id, a.name, p.amount FROM postings p JOIN accounts a"

@@ -9,21 +9,25 @@ import zipfile
 from pathlib import Path
 from typing import IO, Any
 
-from station.dispute.gather import gather, ledger_checkpoint_of
+from station.dispute.gather import DisputeError, gather, ledger_checkpoint_of
 from station.dispute.page import render
 
 
 def write_pack(journal: Path, round_id: str, key: bytes, ledger: str | None,
                out: str | Path | IO[bytes], *, frames_dir: Path | None = None,
-               audit_path: Path | None = None) -> dict[str, Any]:
-    """Gather the round's evidence (reading the journal, `ledger`, the frames and the audit
-    log only) and write the zip to `out`; returns the evidence."""
+               audit_path: Path | None = None, key_source: str | None = None) -> dict[str, Any]:
+    """Gather the round's evidence (reading the journal, `ledger` — a file or a
+    postgresql:// URL —, the frames and the audit log only) and write the zip to `out`;
+    returns the evidence. `key_source`: where the key came from, said in the proof."""
     store = None
     try:
         cp = None
         if ledger:
             from station.settlement.ledger import open_store
+            from station.settlement.ledger.store import is_postgres_url
 
+            if not is_postgres_url(ledger) and not Path(ledger).is_file():
+                raise DisputeError(f"{ledger}: no such ledger")
             store = open_store(ledger, read_only=True)
             conn = sqlite3.connect(journal.resolve().as_uri() + "?mode=ro",
                                    uri=True)
@@ -36,6 +40,8 @@ def write_pack(journal: Path, round_id: str, key: bytes, ledger: str | None,
             cp = ledger_checkpoint_of(store, header["table"], jid[0] if jid else None)
         evidence, frames = gather(journal, round_id, key=key, frames_dir=frames_dir,
                                   audit_path=audit_path, ledger_checkpoint=cp, ledger=store)
+        if key_source is not None:
+            evidence["proof"]["chain"]["key"] = key_source
     finally:
         if store is not None:
             store.close()

@@ -16,6 +16,7 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
 vertical-align:top;text-align:left}th{background:#f3f3f3}.bad{color:#a00;font-weight:bold}
 .ok{color:#070;font-weight:bold}code{font-size:12px}img{max-width:100%;border:1px solid #999}
 .kind-shoe{color:#555}.kind-supervisor,.kind-dealer{background:#fff6d8}
+.kind-station_fault{background:#fde2e2}
 """
 
 # the one script: the timeline's shoe and camera lines can be hidden to read the decisions
@@ -53,7 +54,8 @@ def render(evidence: dict[str, Any], frames: list[Path]) -> str:
         f"(whole journal: {_j(chain['first_bad']) if chain['first_bad'] else 'intact'}; "
         f"{chain['entries']} entries, {chain['checkpoints']} checkpoints; ledger checkpoint at "
         f"entry {escape(str(chain['ledger_checkpoint']))}; chain head at the round's end "
-        f"<code>{escape(str(chain['head_at_round_end']))}</code>)</li>",
+        f"<code>{escape(str(chain['head_at_round_end']))}</code>; checked with the key from "
+        f"<span id='chain-key'>{escape(str(chain.get('key', 'the key given')))}</span>)</li>",
         f"<li>Replay of the journal reproduces the round's records exactly: "
         f"<span class='{'ok' if proof['replay_equal'] else 'bad'}' id='replay-verdict'>"
         f"{'yes' if proof['replay_equal'] else 'NO'}</span> ({escape(proof['replay'])})</li></ul>",
@@ -71,9 +73,12 @@ def render(evidence: dict[str, Any], frames: list[Path]) -> str:
                  "<th>account</th><th>amount</th><th>postings in the ledger</th></tr>")
     for b in e["bets"]:
         m = b["message"]
+        refused = b.get("ledger_refused")
         post = ("not checked (no ledger given)" if b["postings"] is None else
                 "; ".join(f"{escape(p['account'])} {p['amount']:+d}" for p in b["postings"])
-                or "none")
+                or (f"<span class='bad'>refused by the ledger: {escape(str(refused['reason']))}"
+                    f"</span> ({escape(str(refused['detail']))})" if refused
+                    else "none yet (not delivered)" if not b["delivered"] else "none"))
         parts.append(f"<tr><td><code>{escape(b['key'])}</code></td><td>{escape(b['kind'])}</td>"
                      f"<td>{escape(str(m.get('account', '')))}</td>"
                      f"<td>{escape(str(m.get('amount', '')))}</td><td>{post}</td></tr>")
@@ -83,6 +88,18 @@ def render(evidence: dict[str, Any], frames: list[Path]) -> str:
         parts.append(f"<tr><td>{d['t']:.3f}</td><td>{escape(str(d['action']))}</td>"
                      f"<td>{escape(str(d['user'] or ''))}</td><td>{escape(', '.join(d['records']))}</td></tr>")
     parts.append("</table>")
+    if e.get("station_faults"):
+        parts.append("<h3>The station's own faults</h3><table id='station-faults'><tr><th>from</th>"
+                     "<th>to</th><th>fault</th><th>failed writes</th><th>inputs refused</th>"
+                     "<th>error</th></tr>")
+        for f in e["station_faults"]:
+            parts.append(f"<tr><td>{f['since']:.3f}</td><td>{f['t']:.3f}</td>"
+                         f"<td>{escape(str(f['kind']))}: the journal could not be written; the "
+                         f"table stood and nothing was acknowledged</td><td>{f['attempts']}</td>"
+                         f"<td>{f['refused']}</td><td>{escape(str(f['error']))}"
+                         f"{'' if f['last_error'] == f['error'] else ' … ' + escape(str(f['last_error']))}"
+                         "</td></tr>")
+        parts.append("</table>")
     if e["audit"]:
         parts.append("<h3>The console's audit log</h3><table id='audit'><tr><th>at</th><th>user</th>"
                      "<th>role</th><th>action</th><th>outcome</th><th>reason</th></tr>")

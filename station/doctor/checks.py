@@ -10,6 +10,7 @@ from station.doctor.camera import check_cameras
 from station.doctor.clock import check_clock
 from station.doctor.disk import check_disk
 from station.doctor.journal import check_journal
+from station.doctor.key import check_journal_key
 from station.doctor.ports import check_port
 from station.doctor.result import Finding
 from station.doctor.settlement import check_settlement
@@ -23,7 +24,9 @@ def run_all(cfg: Any, *, listen_s: float = 3.0, min_free_gib: float = 2.0,
         check_clock,
         lambda: check_port("console", "console", cfg.console.host, cfg.console.port),
         lambda: check_port("bet API", "bet_api", cfg.bet_api.host, cfg.bet_api.port),
-        lambda: check_journal(cfg.journal_path, cfg.table.table, cfg.table.game),
+        lambda: check_journal_key(cfg),
+        lambda: check_journal(cfg.journal_path, cfg.table.table, cfg.table.game,
+                              key_env=cfg.signing_key_env, key_file=cfg.signing_key_file),
         lambda: check_settlement(cfg),
         lambda: check_shoe(cfg.shoe.url, baudrate=cfg.shoe.baudrate, listen_s=listen_s),
         lambda: check_cameras(cfg),

@@ -30,7 +30,10 @@ def journal_has_verify() -> bool:
     return False
 
 
-def check_journal(path: Path, table: str, game: str, *, verify_timeout_s: float = 120.0) -> Finding:
+def check_journal(path: Path, table: str, game: str, *, verify_timeout_s: float = 120.0,
+                  key_env: str | None = None, key_file: Path | None = None) -> Finding:
+    """`key_env`, `key_file`: where the station takes its signing key from (the config's
+    `[journal]`); verify is given the same, and never a key it finds elsewhere."""
     path = Path(path)
     if not path.exists():
         where = existing_parent(path.parent)
@@ -71,15 +74,22 @@ def check_journal(path: Path, table: str, game: str, *, verify_timeout_s: float 
     if pending:
         text += f", {pending} settlement messages not yet delivered"
     if journal_has_verify():
-        done = subprocess.run([sys.executable, "-m", "station", "journal", "verify", str(path)],
-                              capture_output=True, text=True, timeout=verify_timeout_s)
+        # as at the station's start: the variable when it is set, else the key file
+        key_args: list[str] = []
+        if key_file is not None and not (key_env and os.environ.get(key_env)):
+            key_args = ["--key-file", str(key_file)]
+        elif key_env:
+            key_args = ["--key-env", key_env]
+        done = subprocess.run([sys.executable, "-m", "station", "journal", "verify", str(path),
+                               *key_args], capture_output=True, text=True,
+                              timeout=verify_timeout_s)
         said = (done.stdout.strip() or done.stderr.strip()).splitlines()
         data["verify"] = {"returncode": done.returncode, "said": said[-1:] if said else []}
         if done.returncode == 2 and any("no signing key" in line for line in said):
             # the doctor runs without the table's key in its environment: the chain cannot
             # be judged here (docs/operator.md, "Proving the journal")
             return passed("journal", text + "; `station journal verify` not run: no signing key "
-                          "in this environment (set STATION_JOURNAL_KEY to check the chain)",
+                          "in this environment (the journal key check says what to set)",
                           **data)
         if done.returncode != 0:
             return failed("journal", text + f"; `station journal verify` failed: "

@@ -232,6 +232,10 @@ class Procedure(ABC):
     #: the record types that end a round (a pot game's game): the station signs the journal
     #: at each entry holding one, and `station journal verify` requires a checkpoint there
     round_end_records: frozenset[str] = frozenset()
+    #: the record types at which the camera keeps the frame it last saw, with the zones
+    #: drawn (the cards' validation), for the console's recall and the evidence pack; the
+    #: frame is named by the record's `deal_id`, else its `round_id`, else its `game_id`
+    frame_records: frozenset[str] = frozenset()
 
     #: the settings this game's procedure reads, the table's and its own, in the order a
     #: journal or trace header records them (its own settings not named here follow them)

@@ -53,6 +53,7 @@ class HouseRound(DealtRounds, HouseBets, Procedure):
     dealer_transitions = (("open_betting", ("between_rounds",), "betting"),)
     betting_states = frozenset({"betting"})
     round_end_records = frozenset({"settlement", "round_cancelled"})
+    frame_records = frozenset({"hand"})
     event_faults = frozenset({"early_card", "extra_card", "unread_card", "foreign_card",
                               "device_fault", "shoe_rebooted"})
 

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +104,10 @@ class _Watched:
         with self._lock:
             now = time.perf_counter()
             return sum(1 for x in self.frame_times if now - x < 5.0) / 5.0
+
+
+#: a round, game or deal id fit to name a file (no separator, no leading dot)
+ROUND_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 
 
 class CameraFeed:
@@ -241,15 +247,18 @@ class CameraFeed:
         frame = self.watched.last_frame
         if frame is None or self.frames_dir is None:
             return
+        kept = type(self.station.core.proc).frame_records  # the game's validations
         for r in records:
-            if r.get("type") == "hand":
+            name = next((r[k] for k in ("deal_id", "round_id", "game_id")
+                         if isinstance(r.get(k), str)), None)
+            if r.get("type") in kept and name is not None and ROUND_FILE.fullmatch(name):
                 # with the zones drawn, so a floor manager (and a dispute's evidence pack)
                 # sees which cards lay in which zone
                 if self.layout is not None:
                     from firmware_bridge.camera.overlay import draw_view
 
                     frame = draw_view(frame, self.layout)
-                write_frame(self.frames_dir / f"{r['round_id']}.png", frame)
+                write_frame(self.frames_dir / f"{name}.png", frame)
 
 
 def write_frame(path: Path, frame: Any) -> None:
@@ -308,8 +317,11 @@ def camera_source_spec(cfg: Any, cam: Any, *, perturbations: Any = None,
 
 
 def camera_factory_for(cfg: Any, scene: Any = None, *, perturbations: Any = None,
-                       fps: float | None = None):
+                       fps: float | None = None, paced: Callable[[Any], Any] | None = None):
     """A factory the runtime calls with the station once it runs (None: no camera).
+
+    `paced`: wraps the frame source to read it at its own pace (a simulated table's clock,
+    station/sim/demo_clock.py); the synthetic source then renders on demand, unpaced.
 
     The camera config file (`[camera] layout`) is honoured whole: its zones (checked against
     the table's game), calibration, `[recogniser]` tuning (stable_frames, decoder,
@@ -324,9 +336,12 @@ def camera_factory_for(cfg: Any, scene: Any = None, *, perturbations: Any = None
         from firmware_bridge.camera.build import build_recogniser
         from firmware_bridge.camera.sources import open_source
 
-        source = open_source(camera_source_spec(cfg, cam, perturbations=perturbations, fps=fps),
-                             layout=cam.layout, scene=scene)
-        frames_dir = cfg.camera.frames_dir or cfg.data_dir / "frames"
+        spec = camera_source_spec(cfg, cam, perturbations=perturbations,
+                                  fps=0 if paced is not None else fps)
+        source = open_source(spec, layout=cam.layout, scene=scene)
+        if paced is not None:
+            source = paced(source)
+        frames_dir = cfg.frames_path
         recogniser = build_recogniser(cam)
         return CameraFeed(station, source, recogniser, frames_dir=frames_dir,
                           heartbeat=cam.heartbeat).start()

@@ -53,6 +53,10 @@ class SettlementConfig:
     reserve_timeout_s: float = 0.3
     #: what the bet intake does while the studio ledger does not answer (station/live/reservations.py)
     reserve_when_down: str = "refuse"
+    #: the ledger the console's evidence packs read postings and the newest checkpoint from,
+    #: read only (a file or a postgresql:// URL): on the bus or remote, the studio's; in
+    #: embedded mode the table's own ledger when not given
+    evidence_ledger: str = ""
 
 
 SETTLEMENT_MODES = ("embedded", "remote", "bus")
@@ -81,6 +85,9 @@ class StationConfig:
     #: `[journal]`: the environment variable holding the table's checkpoint signing key, and
     #: how many entries a checkpoint covers at most (docs/core.md, "The hash chain")
     signing_key_env: str = "STATION_JOURNAL_KEY"
+    #: `[journal] signing_key_file`: the key file, outside storage.dir, used when the
+    #: variable is not set (station/live/journal_key.py)
+    signing_key_file: Path | None = None
     checkpoint_every: int = 1000
     #: `[storage] retention_days`, `free_warn_mb`, `free_floor_mb` (station/live/disk.py)
     disk: DiskLimits = field(default_factory=DiskLimits)
@@ -95,8 +102,23 @@ class StationConfig:
         return Path(self.settlement.ledger) if self.settlement.ledger else self.data_dir / "ledger.sqlite"
 
     @property
+    def evidence_ledger(self) -> str | None:
+        """The ledger evidence packs read (postings, the newest checkpoint), as a file path or
+        a postgresql:// URL: `[settlement] evidence_ledger`, else the table's own ledger in
+        embedded mode; None when the table names none."""
+        if self.settlement.evidence_ledger:
+            return self.settlement.evidence_ledger
+        return str(self.ledger_path) if self.settlement.mode == "embedded" else None
+
+    @property
     def traces_dir(self) -> Path:
         return self.data_dir / "traces"
+
+    @property
+    def frames_path(self) -> Path:
+        """Where the camera keeps its frame at each validation: `[camera] frames_dir`, else
+        `frames/` in storage.dir. Retention prunes it, and evidence packs take frames from it."""
+        return Path(self.camera.frames_dir) if self.camera.frames_dir else self.data_dir / "frames"
 
 
 _SECTIONS = {"table", "game", "storage", "shoe", "camera", "settlement", "console", "bet_api",
@@ -167,6 +189,8 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
     _leftover(st, "storage")
     if not data_dir.is_absolute():
         data_dir = base / data_dir
+    if camera.frames_dir is not None and not Path(camera.frames_dir).is_absolute():
+        camera.frames_dir = str(base / camera.frames_dir)
 
     sh = data.get("shoe", {})
     shoe = ShoeConfig(url=_take(sh, "shoe", "url", str, ""),
@@ -198,16 +222,26 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
     _leftover(rec, "recording")
     jr = data.get("journal", {})
     key_env = _take(jr, "journal", "signing_key_env", str, "STATION_JOURNAL_KEY")
+    key_file_text = _take(jr, "journal", "signing_key_file", str, None)
     every = _take(jr, "journal", "checkpoint_every", int, 1000)
     _leftover(jr, "journal")
     if not key_env:
         raise ConfigError("journal.signing_key_env: name an environment variable")
+    key_file = None
+    if key_file_text is not None:
+        if not key_file_text:
+            raise ConfigError("journal.signing_key_file: name a file, or leave the key out")
+        key_file = Path(key_file_text) if Path(key_file_text).is_absolute() else base / key_file_text
+        refused = key_file_refusal(key_file, data_dir)
+        if refused:
+            raise ConfigError(refused)
     if not 1 <= every <= 1_000_000:
         raise ConfigError(f"journal.checkpoint_every: 1 to 1000000 entries, got {every}")
     cfg = StationConfig(table=table, data_dir=data_dir, shoe=shoe, camera=camera,
                         settlement=settlement, console=console, bet_api=bet_api,
                         bet_api_keys_env=keys_env, users_file=users, record_traces=record,
-                        journal_sync=sync, signing_key_env=key_env, checkpoint_every=every,
+                        journal_sync=sync, signing_key_env=key_env, signing_key_file=key_file,
+                        checkpoint_every=every,
                         disk=disk, source=source)
     if camera.enabled:
         load_table_camera_config(cfg)  # a camera layout that does not fit the game: refuse now
@@ -244,6 +278,16 @@ def _table_settings(name: str, game: str, camera: bool, procedure: dict[str, Any
         raise ConfigError(f"game: {e}" if not str(e).startswith("game.") else str(e)) from None
 
 
+def key_file_refusal(key_file: Path, data_dir: Path) -> str | None:
+    """Why the journal's key file may not be where it is, or None: inside storage.dir,
+    whoever can change the journal could also sign it again."""
+    if Path(key_file).resolve().is_relative_to(Path(data_dir).resolve()):
+        return (f"journal.signing_key_file: {key_file} lies inside storage.dir ({data_dir}): "
+                "whoever can change the journal could sign it again; keep the key elsewhere "
+                "(docs/operator.md, \"Proving the journal\")")
+    return None
+
+
 def check_reservable(game: str) -> None:
     """`settlement.reserve` reserves what the bet intake takes. A pot game (one with no bet
     spots) takes its players' money by player actions (antes, bets, buy-ins into the pot),
@@ -269,6 +313,7 @@ def _settlement(se: dict[str, Any], table: str, base: Path) -> SettlementConfig:
         reserve=_take(se, "settlement", "reserve", bool, False),
         reserve_timeout_s=float(_take(se, "settlement", "reserve_timeout_s", (int, float), 0.3)),
         reserve_when_down=_take(se, "settlement", "reserve_when_down", str, "refuse"),
+        evidence_ledger=_take(se, "settlement", "evidence_ledger", str, ""),
     )
     _leftover(se, "settlement")
     mode = settlement.mode
@@ -302,6 +347,11 @@ def _settlement(se: dict[str, Any], table: str, base: Path) -> SettlementConfig:
                           "the bus: only with settlement.mode = 'bus'")
     if settlement.ledger and not Path(settlement.ledger).is_absolute():
         settlement.ledger = str(base / settlement.ledger)
+    from station.settlement.ledger.store import is_postgres_url
+
+    books = settlement.evidence_ledger
+    if books and not is_postgres_url(books) and not Path(books).is_absolute():
+        settlement.evidence_ledger = str(base / books)
     return settlement
 
 

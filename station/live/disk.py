@@ -5,7 +5,8 @@ Free space is that of the filesystem under `storage.dir`, reported as the metric
 `station_disk_free_bytes` (station/metrics.py) and in the table's view (`disk`), for the
 console. Below `free_warn_mb` the view and the log warn; below `free_floor_mb` the dealer's
 `new_shoe` is refused with a reason the dealer sees, so the table never starts a shoe it may
-not be able to journal to its end. Frames and traces older than `retention_days` are removed;
+not be able to journal to its end. Frames and traces older than `retention_days` are removed,
+from wherever the station keeps them (`[camera] frames_dir` may lie outside storage.dir);
 the journal, the ledger, the users and the audit log never are (they are the evidence).
 """
 
@@ -26,8 +27,9 @@ log = logging.getLogger("station.live")
 
 MB = 1024 * 1024
 DAY_S = 86_400
-#: what pruning may remove: kept camera frames and recorded traces, nothing else
-PRUNED = (("frames", ("*.png",)), ("traces", ("*.jsonl", "*.jsonl.gz")))
+#: what pruning may remove, by name: kept camera frames and recorded traces, nothing else
+FRAME_FILES = ("*.png",)
+TRACE_FILES = ("*.jsonl", "*.jsonl.gz")
 
 
 @dataclass(frozen=True)
@@ -38,10 +40,15 @@ class DiskLimits:
 
 
 class DiskWatch:
-    def __init__(self, data_dir: Path, table: str, limits: DiskLimits) -> None:
+    def __init__(self, data_dir: Path, table: str, limits: DiskLimits, *,
+                 frames_dir: Path | None = None, traces_dir: Path | None = None) -> None:
+        """`frames_dir`, `traces_dir`: where the camera keeps its frames and the recorder its
+        traces (default `frames/` and `traces/` in `data_dir`)."""
         self.data_dir = Path(data_dir)
         self.table = table
         self.limits = limits
+        self.pruned = ((Path(frames_dir) if frames_dir else self.data_dir / "frames", FRAME_FILES),
+                       (Path(traces_dir) if traces_dir else self.data_dir / "traces", TRACE_FILES))
         self._gauge = REGISTRY.gauge("station_disk_free_bytes",
                                      "free space on the filesystem under storage.dir")
         self._warned = False
@@ -78,8 +85,7 @@ class DiskWatch:
         time); returns what was removed."""
         cutoff = (time.time() if now_s is None else now_s) - self.limits.retention_days * DAY_S
         removed = []
-        for sub, patterns in PRUNED:
-            folder = self.data_dir / sub
+        for folder, patterns in self.pruned:
             if not folder.is_dir():
                 continue
             for pattern in patterns:
@@ -92,7 +98,8 @@ class DiskWatch:
                         continue
         if removed:
             log.info("storage %s: removed %d frames and traces older than %g days",
-                     self.data_dir, len(removed), self.limits.retention_days)
+                     ", ".join(str(f) for f, _ in self.pruned), len(removed),
+                     self.limits.retention_days)
         return removed
 
     #: how often a running station prunes (and once at start)

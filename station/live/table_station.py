@@ -313,27 +313,13 @@ class TableStation:
                     item = self._q.get(timeout=timeout)
                 except queue.Empty:
                     item = None
-                if self._stop.is_set():
-                    break
-                if self.write_fault is not None and not self._journal_writable():
-                    if item is not None:
-                        self._refuse_unwritten([item])
-                    continue
-                if item is None:
-                    self._guarded(self._tick)
-                    continue
-                # group commit: whatever else is already waiting shares this transaction
-                batch = [item]
-                while len(batch) < self.max_group:
-                    try:
-                        nxt = self._q.get_nowait()
-                    except queue.Empty:
-                        break
-                    if nxt[0] is None and nxt[2] == "":  # stop marker
-                        self._q.put(nxt)
-                        break
-                    batch.append(nxt)
-                self._guarded(lambda batch=batch: self._process_group(batch))
+                batch = [] if item is None else [item]
+                try:
+                    self._step(batch)
+                finally:
+                    # an input counts as in flight (inputs_in_flight) until its step is done
+                    for _ in batch:
+                        self._q.task_done()
         except BaseException as e:  # noqa: BLE001 - recorded, surfaced to every caller
             self.fatal = e
             log.exception("table core stopped")
@@ -344,6 +330,37 @@ class TableStation:
                     break
                 if fut:
                     fut.set_exception(StationStopped(str(e)))
+
+    def _step(self, batch: list[tuple[Any, ...]]) -> None:
+        """One turn of the owner thread: the inputs taken (grown in place by whatever else is
+        waiting), or a tick when none came."""
+        if self._stop.is_set():
+            return
+        if self.write_fault is not None and not self._journal_writable():
+            if batch:
+                self._refuse_unwritten(list(batch))
+            return
+        if not batch:
+            self._guarded(self._tick)
+            return
+        # group commit: whatever else is already waiting shares this transaction
+        while len(batch) < self.max_group:
+            try:
+                nxt = self._q.get_nowait()
+            except queue.Empty:
+                break
+            batch.append(nxt)
+            if nxt[0] is None and nxt[2] == "":  # stop marker: back for the loop to see
+                self._q.put(nxt)
+                batch.pop()
+                self._q.task_done()
+                break
+        self._guarded(lambda: self._process_group(list(batch)))
+
+    def inputs_in_flight(self) -> int:
+        """Inputs queued or being applied, not yet committed and answered (a simulated
+        table's virtual clock holds while there are any: station/sim/demo_clock.py)."""
+        return self._q.unfinished_tasks
 
     max_group = 256
 
@@ -368,6 +385,11 @@ class TableStation:
         except sqlite3.Error:
             log.exception("journal %s: rollback after a failed write", self.journal.path)
         first = self.write_fault is None
+        if first:
+            self._outage = {"kind": "device_fault", "since": self._last_us / US, "attempts": 0,
+                            "refused": 0, "error": str(e), "last_error": str(e)}
+        self._outage["attempts"] += 1
+        self._outage["last_error"] = str(e)
         self.write_fault = {
             "kind": "device_fault", "round_id": None, "station": True,
             "detail": f"the journal cannot be written ({e}); nothing after its last entry was "
@@ -387,10 +409,13 @@ class TableStation:
         self._publish_view()
 
     _write_tried = 0.0
+    #: while the journal cannot be written: what the `station_fault` entry will say of it
+    _outage: dict[str, Any] = {}
 
     def _journal_writable(self) -> bool:
         """While the journal cannot be written: try one real write (at most every
-        `write_probe_s`); True, and the fault cleared, once it succeeds."""
+        `write_probe_s`); once one succeeds, journal the outage (`station_fault`) as the
+        first entry after it, and only then clear the fault and go on (True)."""
         now = time.monotonic()
         if now - self._write_tried < self.write_probe_s:
             return False
@@ -400,15 +425,40 @@ class TableStation:
         except (sqlite3.Error, OSError) as e:
             if not journal_write_failed(e):
                 raise
+            self._outage["attempts"] += 1
+            self._outage["last_error"] = str(e)
             return False
-        log.warning("journal %s: writes succeed again; the table goes on", self.journal.path)
+        failed_before = self._outage["attempts"]
+        self._guarded(self._journal_outage)
+        if self._outage["attempts"] != failed_before:
+            return False  # the disk refused the outage's own entry: still standing
+        log.warning("journal %s: writes succeed again after %d failed; the table goes on",
+                    self.journal.path, failed_before)
         self.write_fault = None
+        self._outage = {}
         self._publish_view()
         return True
+
+    def _journal_outage(self) -> None:
+        """The journal's own trace of the time it could not be written: one `station_fault`
+        entry, journaled and applied as any input (it changes nothing at the table; timers
+        due by now fire, as a tick would fire them), so the round's timeline and its
+        evidence pack show when the table stood, how many writes failed and why."""
+        inp = Input(self._now_us(), "station_fault", dict(self._outage))
+        self.journal.begin()
+        try:
+            records, messages, commands = self._apply_one(inp)
+            self.journal.commit()
+        except BaseException:
+            self.journal.rollback()
+            raise
+        self.inputs_applied += 1
+        self._after_commit([(inp, None, records, messages, commands, records)])
 
     def _refuse_unwritten(self, batch: list[tuple[Any, ...]]) -> None:
         """Inputs that came while the journal cannot be written: not taken (no ACK, so the
         shoe resends; callers hear why)."""
+        self._outage["refused"] += len(batch)
         for _extra, fut, *_ in batch:
             if fut is not None and not fut.done():
                 fut.set_exception(StationStopped(
@@ -569,7 +619,7 @@ class TableStation:
     def _after_commit(self, done: list[tuple[Any, ...]]) -> None:
         """Durable: now the world may hear of it."""
         any_messages = False
-        for inp, fut, records, messages, commands, answer in done:
+        for inp, _fut, records, messages, commands, _answer in done:
             self._deliver_commands(commands)
             any_messages = any_messages or bool(messages)
             if self.on_input is not None and inp.kind not in NOT_RECORDED:
@@ -583,11 +633,15 @@ class TableStation:
                         fn(records)
                     except Exception:  # a listener's trouble is its own
                         log.exception("record listener failed")
-            if fut is not None:
-                fut.set_result(answer)
         if any_messages and self.on_outbox:
             self.on_outbox()
+        # the view first, then the answers: whoever acted and then reads the view sees its
+        # own action in it (a dealer that opened a game and then waited on a view from before
+        # the game opened would open it again)
         self._publish_view()
+        for _inp, fut, _records, _messages, _commands, answer in done:
+            if fut is not None:
+                fut.set_result(answer)
 
     def _deliver_commands(self, commands: list[tuple[str, ...]]) -> None:
         if self._on_shoe_command:

@@ -24,17 +24,17 @@ from __future__ import annotations
 import logging
 import random
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from station.games.pokdeng import POSITIONS
+from station.sim.demo_clock import VirtualClock, WallClock
 
 log = logging.getLogger("station.sim.dealer")
 
 PLAN = ("BURN", *POSITIONS, *POSITIONS)
-#: how long the scripted dealer waits, in real seconds whatever its pace, for the table to get
+#: how long the scripted dealer waits, in the table's seconds whatever its pace, for the table to get
 #: somewhere (the shoe ready, a first card): a busy machine's station is slow, not wrong
 TABLE_WAIT_S = 120.0
 #: how long it keeps asking a locked gate for a card before it calls the shoe broken
@@ -67,8 +67,11 @@ class ScriptedDealer:
         max_shoes: int | None = None,
         on_round: Callable[[int], None] | None = None,
         on_decision: Callable[[str, str, str, list[dict[str, Any]], str | None], None] | None = None,
+        clock: WallClock | VirtualClock | None = None,
     ) -> None:
         self.station = station
+        #: the table's time line: the dealer's pace and its deadlines (station/sim/demo_clock.py)
+        self.clock = clock or WallClock()
         self.shoe = shoe
         self.scene = scene
         self.speed = speed
@@ -107,8 +110,14 @@ class ScriptedDealer:
             self._thread.join(10)
 
     def _sleep(self, seconds: float) -> None:
-        if self._stop.wait(seconds / self.speed):
+        if self.clock.sleep(seconds / self.speed, self._stop):
             raise _Stopped
+
+    def _wait_view(self, version: int) -> dict[str, Any]:
+        """The table's view once newer than `version` (or a moment later): the dealer waits on
+        the table, so the clock goes on meanwhile."""
+        with self.clock.waiting():
+            return self.station.wait_view(version, 0.2)
 
     def _round_rng(self) -> random.Random:
         """The chances of the round being dealt, from the seed and the round's number alone:
@@ -149,12 +158,12 @@ class ScriptedDealer:
         return not r or r.get("round_id") != self._round_id or bool(r.get("finished"))
 
     def _wait_for(self, cond: Callable[[dict[str, Any]], bool], what: str, timeout: float = 600) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
+        deadline = self.clock.now() + timeout
         version = -1
         while True:
             if self._stop.is_set():
                 raise _Stopped
-            v = self.station.wait_view(version, 0.2)
+            v = self._wait_view(version)
             version = v.get("version", version)
             if v.get("paused"):
                 self._supervise(v)
@@ -163,16 +172,16 @@ class ScriptedDealer:
                 return v
             if self._round_over(v):
                 raise _RoundOver
-            if time.monotonic() > deadline:
+            if self.clock.now() > deadline:
                 raise TimeoutError(f"the scripted dealer waited too long for {what}")
 
     # ---- the floor supervisor
     def _supervise(self, v: dict[str, Any]) -> None:
         """The table is paused: give a person `decide_after` seconds, then decide."""
-        since = time.monotonic()
+        since = self.clock.now()
         version = v.get("version", 0)
-        while time.monotonic() - since < self.decide_after / self.speed:
-            v = self.station.wait_view(version, 0.2)
+        while self.clock.now() - since < self.decide_after / self.speed:
+            v = self._wait_view(version)
             version = v.get("version", version)
             if not v.get("paused") or self._stop.is_set():
                 return
@@ -231,6 +240,7 @@ class ScriptedDealer:
 
     # ---- the dealer
     def _run(self) -> None:
+        self.clock.join()
         try:
             while not self._stop.is_set():
                 if self.max_rounds is not None and self.rounds_settled >= self.max_rounds:
@@ -254,14 +264,16 @@ class ScriptedDealer:
             self.error = e
             log.exception("scripted dealer stopped")
         finally:
+            self.clock.leave()
             self.done.set()
 
     def _draw(self) -> str:
         refused: Exception | None = None
         # a person waits for the gate as long as the table is not paused for it; the deadline
-        # is in real seconds, not in dealer pace, so a slow machine's late STATUS is no error
-        deadline = time.monotonic() + GATE_WAIT_S
-        while time.monotonic() < deadline:
+        # is in the table's seconds, not in dealer pace, so a slow machine's late STATUS is no
+        # error
+        deadline = self.clock.now() + GATE_WAIT_S
+        while self.clock.now() < deadline:
             try:
                 return self.shoe.draw()
             except Exception as e:  # the gate is locked (paused) or jammed: wait, try again

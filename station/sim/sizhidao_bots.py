@@ -32,6 +32,7 @@ from station.games.sizhidao.bots import (
     drops_connection,
 )
 from station.games.sizhidao.seats import SEATS
+from station.sim.demo_clock import VirtualClock, WallClock
 
 log = logging.getLogger("station.sizhidao.bots")
 
@@ -85,8 +86,12 @@ class PlatformClient:
 class Bot:
     def __init__(self, client: PlatformClient, account: str, profile: Profile, rng: random.Random,
                  *, speed: float, decision_s: float, arrange_s: float, buy_in_s: float,
-                 stacks: tuple[int, ...], sits: bool) -> None:
+                 stacks: tuple[int, ...], sits: bool,
+                 clock: WallClock | VirtualClock | None = None) -> None:
         self.client, self.account, self.profile, self.rng = client, account, profile, rng
+        #: the table's time line (station/sim/demo_clock.py): a bot thinks on it, and its
+        #: request on the way holds it
+        self.clock = clock or WallClock()
         self.speed = speed
         self.decision_s, self.arrange_s, self.buy_in_s = decision_s, arrange_s, buy_in_s
         self.stacks = stacks
@@ -109,14 +114,17 @@ class Bot:
         self.thread.join(5)
 
     def _sleep(self, seconds: float) -> bool:
-        return self._stop.wait(seconds)
+        return self.clock.sleep(seconds, self._stop)
 
     def _guarded(self) -> None:
+        self.clock.join()
         try:
             self._run()
         except Exception as e:  # noqa: BLE001 - reported in the demo's summary and exit code
             self.error = f"{type(e).__name__}: {e}"
             log.exception("bot %s stopped", self.account)
+        finally:
+            self.clock.leave()
 
     def _act(self, action: str, **fields: Any) -> bool:
         status, _ = self.client.act(self.account, action, **fields)
@@ -239,14 +247,15 @@ class Bot:
 
 
 def make_bots(client: PlatformClient, n: int, seed: int, *, speed: float, decision_s: float,
-              arrange_s: float, buy_in_s: float, seated: int) -> list[Bot]:
+              arrange_s: float, buy_in_s: float, seated: int,
+              clock: WallClock | VirtualClock | None = None) -> list[Bot]:
     rng = random.Random(seed)
     stacks = (400, 800, 2000, 5000, 20_000)
     bots = []
     for i in range(n):
         bots.append(Bot(client, f"bot{i + 1}", rng.choice(PROFILES), random.Random(rng.random()),
                         speed=speed, decision_s=decision_s, arrange_s=arrange_s,
-                        buy_in_s=buy_in_s, stacks=stacks, sits=i < seated))
+                        buy_in_s=buy_in_s, stacks=stacks, sits=i < seated, clock=clock))
     return bots
 
 

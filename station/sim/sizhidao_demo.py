@@ -32,6 +32,7 @@ from typing import Any
 
 from station.cards import ALL_CARDS
 from station.games.sizhidao.seats import SEATS
+from station.sim.demo_clock import ClockedFrames, VirtualClock, WallClock, make_clock
 
 log = logging.getLogger("station.sizhidao.demo")
 
@@ -53,8 +54,9 @@ class SimulatedCamera:
     """The overhead camera over the seat zones, speaking the station's camera observations:
     the zones whose contents changed (after a short lag), and `{}` at least once a second."""
 
-    def __init__(self, station: Any, speed: float) -> None:
+    def __init__(self, station: Any, speed: float, clock: WallClock | VirtualClock | None = None) -> None:
         self.station = station
+        self.clock = clock or WallClock()
         self.lag_s = CAMERA_LAG_S / max(speed, 1.0)
         self._lock = threading.Lock()
         self._zones: dict[str, list[str]] = {s: [] for s in SEATS}
@@ -73,7 +75,7 @@ class SimulatedCamera:
     def put(self, zone: str, cards: list[str]) -> None:
         with self._lock:
             self._zones[zone] = list(cards)
-            self._pending.setdefault(zone, time.monotonic())
+            self._pending.setdefault(zone, self.clock.now())
 
     def seen(self) -> bool:
         """Everything on the table has been reported."""
@@ -91,9 +93,16 @@ class SimulatedCamera:
         self.put(zone, [])
 
     def _run(self) -> None:
+        self.clock.join()
+        try:
+            self._report()
+        finally:
+            self.clock.leave()
+
+    def _report(self) -> None:
         last = 0.0
-        while not self._stop.wait(0.05):
-            now = time.monotonic()
+        while not self.clock.sleep(0.05, self._stop):
+            now = self.clock.now()
             with self._lock:
                 due = {z for z, since in self._pending.items() if now - since >= self.lag_s}
                 report = {z: list(self._zones[z]) for z in sorted(due)}
@@ -147,8 +156,10 @@ class SiZhiDaoDealer:
     """The dealer (and, when the table pauses, a floor supervisor who decides after a while)."""
 
     def __init__(self, station: Any, shoe: Any, camera: SimulatedCamera | RenderedSeats, *, speed: float,
-                 games: int | None, decide_after_s: float) -> None:
+                 games: int | None, decide_after_s: float,
+                 clock: WallClock | VirtualClock | None = None) -> None:
         self.station, self.shoe, self.camera = station, shoe, camera
+        self.clock = clock or WallClock()
         self.speed = speed
         self.games = games
         self.decide_after_s = decide_after_s
@@ -180,8 +191,13 @@ class SiZhiDaoDealer:
 
     # ---- time and the table
     def _sleep(self, seconds: float) -> None:
-        if self._stop.wait(seconds / self.speed):
+        if self.clock.sleep(seconds / self.speed, self._stop):
             raise Stopped
+
+    def _wait_view(self, version: int) -> dict[str, Any]:
+        """The table's view once newer than `version` (or a moment later); the clock goes on."""
+        with self.clock.waiting():
+            return self.station.wait_view(version, 0.2)
 
     def _sz(self, v: dict[str, Any] | None = None) -> dict[str, Any]:
         return (v or self.station.view).get("sizhidao") or {}
@@ -190,28 +206,28 @@ class SiZhiDaoDealer:
         return self.station.submit(kind, action, user)
 
     def _wait(self, cond, what: str, timeout_s: float = 600) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout_s
+        deadline = self.clock.now() + timeout_s
         version = -1
         while True:
             if self._stop.is_set():
                 raise Stopped
-            v = self.station.wait_view(version, 0.2)
+            v = self._wait_view(version)
             version = v.get("version", version)
             if v.get("paused"):
                 self._supervise(v)
                 continue
             if cond(v):
                 return v
-            if time.monotonic() > deadline:
+            if self.clock.now() > deadline:
                 raise TimeoutError(f"the dealer waited too long for {what}")
 
     def _supervise(self, v: dict[str, Any]) -> None:
         """Paused: a person at the console has `decide_after_s` to decide, then the floor
         supervisor resumes (or, when resuming is refused, cancels the game: all refunded)."""
-        since = time.monotonic()
+        since = self.clock.now()
         version = v.get("version", 0)
-        while time.monotonic() - since < self.decide_after_s:
-            v = self.station.wait_view(version, 0.2)
+        while self.clock.now() - since < self.decide_after_s:
+            v = self._wait_view(version)
             version = v.get("version", version)
             if not v.get("paused") or self._stop.is_set():
                 return
@@ -233,6 +249,7 @@ class SiZhiDaoDealer:
 
     # ---- the dealer's work
     def _guarded(self) -> None:
+        self.clock.join()
         try:
             self._run()
         except Stopped:
@@ -241,6 +258,7 @@ class SiZhiDaoDealer:
             self.error = f"{type(e).__name__}: {e}"
             log.exception("the dealer stopped")
         finally:
+            self.clock.leave()
             self.done.set()
 
     def _run(self) -> None:
@@ -252,7 +270,7 @@ class SiZhiDaoDealer:
                        and self._sz(v).get("game") is None and self.camera.seen(), "three players", 3600)
             # between games the players sit down, leave, come back: a pause they can see.
             # Told to finish during it (Ctrl-C), the dealer opens no new game.
-            if self.finish.wait(max(1.2, 5.0 / self.speed)):
+            if self.clock.sleep(max(1.2, 5.0 / self.speed), self.finish):
                 return
             recs = self._act("dealer", "open_betting")
             if not any(r["type"] == "game_open" for r in recs):
@@ -286,7 +304,7 @@ class SiZhiDaoDealer:
         if not self._game_on(v, game_id):
             return
         deal_id = self._sz(v)["game"]["deal"]["deal_id"]
-        with self._plans_cond:
+        with self.clock.waiting(), self._plans_cond:
             self._plans_cond.wait_for(lambda: deal_id in self._plans, 10)
             plan = self._plans.pop(deal_id)
         hands: dict[str, list[str]] = {s: [] for s in plan}
@@ -405,12 +423,14 @@ def run_demo(args: argparse.Namespace) -> int:
     from station.console import UserStore
     from station.core.settings import TableSettings
     from station.live.config import CameraConfig, HttpConfig, ShoeConfig, StationConfig
+    from station.live.journal_key import demo_key_file
     from station.runtime import start_runtime
     from station.settlement.core import SettlementCore
     from station.sim.sizhidao_bots import PlatformClient, make_bots
 
     logging.basicConfig(level=logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    clock = make_clock(getattr(args, "clock", None) or "wall")
     # --no-camera: the camera's observations are simulated, not rendered and read (the table
     # still runs with its camera: PROCEDURE.md §7 offers no degraded mode for this game)
     rendered = not getattr(args, "no_camera", False)
@@ -433,6 +453,7 @@ def run_demo(args: argparse.Namespace) -> int:
                                             layout=str(SEAT_CAMERA) if rendered else None),
                         console=HttpConfig(host, port),
                         bet_api=HttpConfig(host, port + 1 if port else 0),
+                        signing_key_file=demo_key_file(data),
                         source="station demo --game sizhidao")
     users = UserStore(data / "users.sqlite")
     password = getattr(args, "password", None) or secrets.token_urlsafe(9)
@@ -447,23 +468,29 @@ def run_demo(args: argparse.Namespace) -> int:
         from station.live.camera_feed import camera_factory_for
 
         scene = TableScene(SEATS, seed=seed, seat_zones=SEATS)
-        camera_factory = camera_factory_for(cfg, scene, fps=CAMERA_FPS, perturbations={})
+        camera_factory = camera_factory_for(
+            cfg, scene, fps=CAMERA_FPS, perturbations={},
+            paced=(lambda source: ClockedFrames(source, clock, CAMERA_FPS)) if clock.virtual else None)
+    clock.start()
     try:
-        rt = start_runtime(cfg, users=users, api_keys={key: platform}, camera_factory=camera_factory)
+        rt = start_runtime(cfg, users=users, api_keys={key: platform}, camera_factory=camera_factory,
+                           clock=clock.now)
     except OSError as e:
         print(f"station demo: {e} (is another demo using port {port}? try --port)", file=sys.stderr)
         shoe.close()
+        clock.stop()
         return 2
     station = rt.station
+    clock.hold_while(lambda: station.fatal is None and station.inputs_in_flight() > 0)
     tally = Tally()
     station.add_listener(tally)
     camera: SimulatedCamera | RenderedSeats
-    camera = RenderedSeats(scene, rt.camera) if rendered else SimulatedCamera(station, speed)
+    camera = RenderedSeats(scene, rt.camera) if rendered else SimulatedCamera(station, speed, clock)
     camera.start()
     client = PlatformClient(rt.bet_api_url, key)
     n_bots = max(3, int(getattr(args, "bettors", 6) or 6))
     bots = make_bots(client, n_bots, seed, speed=speed, decision_s=decision_s,
-                     arrange_s=arrange_s, buy_in_s=buy_in_s, seated=min(n_bots, 6))
+                     arrange_s=arrange_s, buy_in_s=buy_in_s, seated=min(n_bots, 6), clock=clock)
     for bot in bots:
         # some short stacks, so that all-ins and side layers happen
         client.set_wallet(bot.account, rng.choice((400, 700, 2000, 5000, 20_000)))
@@ -471,7 +498,8 @@ def run_demo(args: argparse.Namespace) -> int:
     seat_link = rt.bet_api_url + client.seat_token(GUEST)["page"]
     games = getattr(args, "rounds", None)
     dealer = SiZhiDaoDealer(station, shoe, camera, speed=speed, games=games,
-                            decide_after_s=float(getattr(args, "decide_after", 20.0)) / speed)
+                            decide_after_s=float(getattr(args, "decide_after", 20.0)) / speed,
+                            clock=clock)
     stop = threading.Event()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -518,6 +546,7 @@ def run_demo(args: argparse.Namespace) -> int:
     view = station.view
     rt.stop()
     shoe.close()
+    clock.stop()
     core = SettlementCore(cfg.ledger_path)
     report = core.check(require_closed=True)
     core.close()
@@ -551,6 +580,7 @@ def run_demo(args: argparse.Namespace) -> int:
         "ledger_check": "clean" if report.ok else report.problems,
         "problems": problems,
         "journal": str(cfg.journal_path),
+        "clock": "virtual" if clock.virtual else "wall",
     }
     print(json.dumps(summary, indent=2), flush=True)
     return 0 if report.ok and not nonzero and not problems else 1

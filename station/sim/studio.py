@@ -22,6 +22,7 @@ from typing import Any
 from station.core.settings import TableSettings
 from station.live.config import CameraConfig, HttpConfig, ShoeConfig, StationConfig
 from station.sim.dealer import DealerMistakes, ScriptedDealer
+from station.sim.demo_clock import ClockedFrames, VirtualClock, WallClock, make_clock
 
 log = logging.getLogger("station.studio")
 
@@ -54,14 +55,18 @@ class StudioOptions:
     camera_fps: float = 4.0
     password: str | None = None
     game: str = "pokdeng"  # or "paigow"
+    #: the table's time line: "wall" (a person watching) or "virtual" (held while work is in
+    #: flight, so a loaded machine runs the demo slower, never differently)
+    clock: str = "wall"
 
 
 class Bettors:
     """Simulated players betting through the bet API while betting is open."""
 
     def __init__(self, url: str, key: str, station: Any, accounts: list[str], n: int, seed: int,
-                 spots: list[str] | None = None) -> None:
+                 spots: list[str] | None = None, clock: WallClock | VirtualClock | None = None) -> None:
         self.url, self.key, self.station = url, key, station
+        self.clock = clock or WallClock()
         self.spots = list(spots or SPOTS)
         self.accounts = accounts
         self.rng = random.Random(seed)
@@ -89,14 +94,17 @@ class Bettors:
             t.join(3)
 
     def _guarded(self, rng: random.Random) -> None:
+        self.clock.join()  # a bet on its way holds the table's clock
         try:
             self._run(rng)
         except BaseException as e:  # noqa: BLE001 - reported in the demo's summary and exit code
             self.died.append(f"{threading.current_thread().name}: {type(e).__name__}: {e}")
             log.exception("a simulated bettor stopped")
+        finally:
+            self.clock.leave()
 
     def _run(self, rng: random.Random) -> None:
-        while not self._stop.wait(rng.uniform(0.3, 1.5)):
+        while not self.clock.sleep(rng.uniform(0.3, 1.5), self._stop):
             r = self.station.view.get("round")
             if not r or not r.get("betting_open"):
                 continue
@@ -128,11 +136,13 @@ class Studio:
         self.bettors: Bettors | None = None
         self.scene: Any = None
         self.credentials: dict[str, str] = {}
+        self.clock = make_clock(opts.clock)
 
     def start(self) -> None:
         from firmware_bridge.shoe.simulator import FaultPlan, ScheduledFault, ShoeSimulator
         from station.console import UserStore
         from station.live.camera_feed import camera_factory_for
+        from station.live.journal_key import demo_key_file
         from station.runtime import start_runtime
 
         o = self.opts
@@ -165,7 +175,7 @@ class Studio:
             camera=CameraConfig(enabled=o.camera, source="synthetic", fps=o.camera_fps,
                                 layout=str(PAIGOW_CAMERA) if paigow else None),
             console=HttpConfig(o.host, o.console_port), bet_api=HttpConfig(o.host, o.bet_port),
-            source="station demo",
+            signing_key_file=demo_key_file(o.data_dir), source="station demo",
         )
         users = UserStore(o.data_dir / "users.sqlite")
         password = o.password or secrets.token_urlsafe(9)
@@ -189,11 +199,17 @@ class Studio:
                 self.scene = TableScene(seed=o.seed)
             # the demo's camera runs at the demo's pace, whatever the layout file's [source] says
             # the Pok Deng demo's camera: default perturbations, at the demo's pace
+            paced = None
+            if self.clock.virtual:
+                def paced(source: Any) -> ClockedFrames:
+                    return ClockedFrames(source, self.clock, o.camera_fps)
             camera_factory = camera_factory_for(cfg, self.scene, fps=o.camera_fps,
-                                                perturbations={} if paigow else None)
+                                                perturbations={} if paigow else None, paced=paced)
+        self.clock.start()
         self.runtime = start_runtime(cfg, camera_factory=camera_factory, users=users,
-                                     api_keys={key: "demo-bettors"})
+                                     api_keys={key: "demo-bettors"}, clock=self.clock.now)
         st = self.runtime.station
+        self.clock.hold_while(lambda: st.fatal is None and st.inputs_in_flight() > 0)
         accounts = [f"u{i:02d}" for i in range(1, o.accounts + 1)]
         if not st.view.get("shoe"):
             for a in accounts:
@@ -206,11 +222,11 @@ class Studio:
         self.dealer = dealer_class(st, self.shoe, self.scene, speed=o.speed,
                                      decide_after=o.decide_after, mistakes=o.mistakes,
                                      seed=o.seed, max_rounds=o.rounds, max_shoes=o.shoes,
-                                     on_decision=self._audit_decision)
+                                     on_decision=self._audit_decision, clock=self.clock)
         self.dealer.start()
         if self.runtime.bet_api and o.bettors:
             self.bettors = Bettors(self.runtime.bet_api.url, key, st, accounts, o.bettors, o.seed,
-                                   spots=PAIGOW_SPOTS if paigow else SPOTS)
+                                   spots=PAIGOW_SPOTS if paigow else SPOTS, clock=self.clock)
             self.bettors.start()
 
     def _audit_decision(self, kind: str, action: str, user: str, records: list[dict[str, Any]],
@@ -285,4 +301,7 @@ class Studio:
             core.close()
         if self.shoe is not None:
             self.shoe.close()
+        self.clock.stop()
+        if summary:
+            summary["clock"] = self.opts.clock
         return summary

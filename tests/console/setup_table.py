@@ -13,6 +13,7 @@ from firmware_bridge.camera.config import load_camera_config
 from station.console import UserStore
 from station.live.camera_feed import camera_factory_for
 from station.live.config import parse_config
+from station.live.journal_key import make_key_file
 from station.runtime import start_runtime
 from tests.waiting import wait_for
 
@@ -27,7 +28,9 @@ def setup_table(tmp_path):
     cfg = parse_config({"table": {"name": "PD-07"}, "storage": {"dir": str(tmp_path / "var")},
                         "camera": {"enabled": True, "source": "synthetic", "layout": str(camera),
                                    "fps": 10},
-                        "console": {"port": 0}}, base_dir=tmp_path)
+                        "console": {"port": 0},
+                        "journal": {"signing_key_file": str(make_key_file(tmp_path / "PD-07.key"))}},
+                       base_dir=tmp_path)
     scene = TableScene(load_camera_config(camera).layout.zone_names, seed=4)
     scene.deal("P2", "7H", face_up=True)  # a face-up card in P2, nothing in P1
     users = UserStore(tmp_path / "users.sqlite")

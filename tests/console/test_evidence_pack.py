@@ -1,6 +1,8 @@
 """The console's round recall offers the round's evidence pack to supervisors, audited; a
-dealer is refused (and that is audited too). The pack is the one `station dispute` makes:
-its frame is the one the camera kept, its proof holds, and the recall page links it for a
+dealer is refused (and that is audited too), and a pack that cannot be made is audited with
+who asked, which round and why. The pack is the one `station dispute` makes: its frame is the
+one the camera kept, its proof holds, its postings come from the ledger the table is
+configured with (an SQLite file or PostgreSQL), and the recall page links it for a
 supervisor only (Chromium, no script error)."""
 
 from __future__ import annotations
@@ -8,8 +10,10 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import uuid
 import zipfile
 
+import pytest
 from playwright.sync_api import expect
 
 from station.live.disk import MB, DiskLimits, DiskWatch
@@ -17,10 +21,12 @@ from tests.browser import chromium, new_page
 from tests.console.conftest import PASSWORDS
 from tests.console.console_page import login
 from tests.console.test_api import T, _before, _png
+from tests.settlement.backends import local_postgres  # noqa: F401 - the session's server
 
 KEY = b"console-key-0123456789abcdef0123"
 
 
+@pytest.mark.browser
 def test_supervisors_get_the_pack_dealers_do_not_and_both_are_audited(make_table, serve,
                                                                        tmp_path) -> None:
     table = make_table("mismatch_cancel", signing_key=KEY)
@@ -70,3 +76,87 @@ def test_supervisors_get_the_pack_dealers_do_not_and_both_are_audited(make_table
                 expect(page.locator("#recall")).to_contain_text("Camera at validation")
                 assert (page.locator("#evidence-pack").count() == 1) is offered
                 expect(page.locator("#h-disk")).to_contain_text("GB — low")
+
+
+def _audited_packs(con, sup) -> list[tuple]:
+    entries = sup.get("/api/audit?limit=100").json()["entries"]
+    return [(e["user"], e["round_id"], e["outcome"], e["reason"]) for e in entries
+            if e["action"] == "evidence_pack"]
+
+
+def test_a_pack_that_fails_is_audited_with_who_asked_which_round_and_why(make_table, serve,
+                                                                          tmp_path) -> None:
+    table = make_table("mismatch_cancel", signing_key=KEY)
+    # the ledger the table is configured with cannot be read (not there)
+    con = serve(table, ledgers={T: str(tmp_path / "gone" / "ledger.sqlite")})
+    sup = con.client("sup1")
+    table.feed(_before(115.0))
+    r = sup.get(f"/api/tables/{T}/rounds/{T}-S1-R1/evidence.zip")
+    assert r.status_code == 503 and "no such ledger" in r.json()["error"], r.text
+    r = sup.get(f"/api/tables/{T}/rounds/{T}-S1-R9/evidence.zip")
+    assert r.status_code == 404 and "not over" in r.json()["error"]
+    packs = _audited_packs(con, sup)
+    assert [(u, rid, o) for u, rid, o, _ in packs] == [("sup1", f"{T}-S1-R9", "error"),
+                                                      ("sup1", f"{T}-S1-R1", "error")]
+    assert "not over" in packs[0][3] and "no such ledger" in packs[1][3]
+
+
+def test_the_pack_reads_the_postgresql_ledger_the_table_settles_in(make_table, serve,
+                                                                    local_postgres) -> None:  # noqa: F811
+    """A studio table's books are in PostgreSQL: the console's pack reads the postings and
+    the newest checkpoint from the ledger URL the table is configured with."""
+    from station.settlement.core import SettlementCore
+    from station.settlement.outbox import DeliveryWorker
+    from station.settlement.transport import InProcessTransport
+
+    url = local_postgres.create_database(f"t_{uuid.uuid4().hex[:16]}")
+    table = make_table("mismatch_cancel", signing_key=KEY)
+    core = SettlementCore(url)
+    worker = DeliveryWorker(table.station.journal.path, InProcessTransport(core))
+    table.station.on_outbox = worker.wake
+    worker.start()
+    try:
+        table.feed(_before(115.0))
+        assert worker.drain(30)
+        con = serve(table, ledgers={T: url})
+        sup = con.client("sup1")
+        r = sup.get(f"/api/tables/{T}/rounds/{T}-S1-R1/evidence.zip")
+        assert r.status_code == 200, r.text
+        with zipfile.ZipFile(io.BytesIO(r.content)) as z:
+            ev = json.loads(z.read("evidence.json"))
+        bets = [b for b in ev["bets"] if b["kind"] == "bet"]
+        assert bets and all(b["in_ledger"] for b in ev["bets"])
+        for b in ev["bets"]:
+            assert b["postings"] and sum(p["amount"] for p in b["postings"]) == 0
+            assert core.applied(b["key"], table=b["message"]["table"])
+        assert ev["proof"]["chain"]["ledger_checkpoint"] is not None
+        assert ev["proof"]["chain"]["through_round"] is True
+        assert [p[2] for p in _audited_packs(con, sup)] == ["done"]
+    finally:
+        worker.stop()
+        core.close()
+
+
+def test_the_station_hands_its_console_the_ledger_it_is_configured_with(tmp_path) -> None:
+    from station.live.config import parse_config
+    from station.live.journal_key import make_key_file
+    from station.runtime import start_runtime
+
+    books = tmp_path / "books" / "PD-05.sqlite"
+    books.parent.mkdir()
+    cfg = parse_config({"table": {"name": "PD-05"}, "storage": {"dir": str(tmp_path / "var")},
+                        "camera": {"enabled": False}, "recording": {"traces": False},
+                        "settlement": {"ledger": str(books)}, "console": {"port": 0},
+                        "journal": {"signing_key_file": str(make_key_file(tmp_path / "k.key"))}},
+                       source="test")
+    assert cfg.evidence_ledger == str(books)
+    rt = start_runtime(cfg, with_bet_api=False)
+    try:
+        assert rt.console.server.config.app.state.console.ledgers == {"PD-05": str(books)}
+    finally:
+        rt.stop()
+    # a table on the studio bus keeps no ledger: the studio's is named for its evidence
+    bus = {"mode": "bus", "url": "nats://127.0.0.1:4222"}
+    assert parse_config({"settlement": bus}).evidence_ledger is None
+    pg = "postgresql://floor@10.0.0.5/studio"
+    assert parse_config({"settlement": {**bus, "evidence_ledger": pg}}).evidence_ledger == pg

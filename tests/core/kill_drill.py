@@ -32,9 +32,22 @@ class StationProcess:
         self.config, self.log = config, log
         self.proc: subprocess.Popen | None = None
         self.kills = 0
+        self._down_s = 0.0  # seconds from each kill until the restarted station served again
+        self._down_since: float | None = None
+
+    def down_s(self) -> float:
+        """Seconds the station has not served so far (killed, or still starting)."""
+        now = time.monotonic()
+        return self._down_s + (now - self._down_since if self._down_since is not None else 0.0)
+
+    def serving_again(self) -> None:
+        if self._down_since is not None:
+            self._down_s += time.monotonic() - self._down_since
+            self._down_since = None
 
     def start(self) -> None:
-        env = dict(os.environ, STATION_BET_API_KEYS=f"{API_KEY}=drill")
+        env = dict(os.environ, STATION_BET_API_KEYS=f"{API_KEY}=drill",
+                   STATION_JOURNAL_KEY="drill-journal-key-0123456789abcdef")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "station", "run", "--config", str(self.config),
              "--log-level", "WARNING"],
@@ -42,6 +55,7 @@ class StationProcess:
 
     def kill(self) -> None:
         assert self.proc is not None
+        self._down_since = time.monotonic()
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(10)
         self.kills += 1
@@ -119,8 +133,17 @@ class Dealer:
             return r.json()
         return self._retry(go)
 
+    #: seconds the station has been down so far (set by the drill; 0: never killed)
+    down_s = staticmethod(lambda: 0.0)
+
     def wait(self, cond, what: str, timeout: float = 60) -> dict:
+        """The view once `cond` holds, within `timeout` seconds of the station serving: the
+        time it lies killed or restarting (long on a loaded machine) does not count."""
         seen: list[dict] = []
+        began, down_before = time.monotonic(), self.down_s()
+
+        def serving_s() -> float:
+            return time.monotonic() - began - (self.down_s() - down_before)
 
         def shown() -> dict | None:
             seen[:] = [self.view()]
@@ -130,9 +153,16 @@ class Dealer:
                 # the supervisor resumes once the link is up again, as on the floor.
                 self.act("resume")
                 return None
-            return seen[0] if cond(seen[0]) else None
+            if cond(seen[0]):
+                return seen[0]
+            if serving_s() > timeout:
+                raise AssertionError(f"{what}: not within {timeout:g} s of the station serving "
+                                     f"({self.down_s() - down_before:.0f} s down): {seen[0]}")
+            return None
 
-        return wait_for(shown, timeout, lambda: f"{what}: {seen[-1] if seen else None}", poll_s=0.1)
+        # the outer deadline only ends a drill whose station never serves again
+        return wait_for(shown, timeout + 600, lambda: f"{what}: {seen[-1] if seen else None}",
+                        poll_s=0.1)
 
     def bet(self) -> None:
         self.bet_no += 1
@@ -234,6 +264,7 @@ port = {bet_port}
     station = StationProcess(cfg, tmp_path / "station.log")
     station.start()
     dealer = dealer_type(f"http://127.0.0.1:{console_port}", f"http://127.0.0.1:{bet_port}", shoe)
+    dealer.down_s = station.down_s
     stop_killing = threading.Event()
     rng = random.Random(seed)
 
@@ -256,6 +287,7 @@ port = {bet_port}
                 # up would never deal again. The kills still land at random points of dealing.
                 wait_for(lambda: stop_killing.is_set() or serving(), 120,
                          "the restarted station to serve its console", poll_s=0.1)
+                station.serving_again()
         except BaseException as e:  # the drill fails with it, below
             killer_failed.append(e)
 

@@ -88,8 +88,14 @@ def tables(tmp_path_factory) -> dict[str, list[Path]]:
     _with_link_gap(SZ_TRACE, 60, 5.0, gap)
     (root / "sizhidao_fault").mkdir()
     _station_from_trace(gap, root / "sizhidao_fault")
+    # recorded sessions with tied deals and buy-ins, and with all-ins in layers
+    more = []
+    for name in ("tie_once", "allin_layers"):
+        (root / name).mkdir()
+        _station_from_trace(SZ_TRACE.parents[1] / name / "trace.jsonl", root / name)
+        more.append(root / name)
     return {"pokdeng": [root / "pokdeng"], "paigow": [root / "paigow"],
-            "sizhidao": [root / "sizhidao", root / "sizhidao_fault"]}
+            "sizhidao": [root / "sizhidao", root / "sizhidao_fault"], "sizhidao_more": more}
 
 
 def _records(data: Path) -> list[tuple[int, dict]]:
@@ -313,3 +319,130 @@ def test_a_round_rewritten_and_resigned_with_the_key_is_not_intact_against_the_l
     # the untouched journal against the same ledger is intact through the round
     assert gather(src / "journal.sqlite", rid, key=KEY,
                   ledger_checkpoint=cp)[0]["proof"]["chain"]["through_round"] is True
+
+
+def _ledger_entries(ledger: SettlementCore, table: str, round_id: str) -> dict[str, list]:
+    """The ledger's entries of one round (by its booked round id), each with its postings."""
+    with ledger.store.transaction(read_only=True) as tx:
+        rows = tx.execute("SELECT id, key FROM entries WHERE table_id = ? AND round_id = ?",
+                          (table, round_id))
+        return {key: sorted((name, int(amount)) for name, amount in tx.execute(
+                    "SELECT a.name, p.amount FROM postings p JOIN accounts a ON a.id = p.account_id"
+                    " WHERE p.entry_id = ?", (entry_id,)))
+                for entry_id, key in rows}
+
+
+def test_a_si_zhi_dao_pack_holds_every_posting_of_every_pot_movement(tables):
+    """Every ante, bet (raises and all-ins are bets), buy-in, payout and refund of each game,
+    from the soak and from recorded sessions with tied deals and all-ins: the pack holds each
+    outbox message of the game, each matched by its key to the ledger's entry with all its
+    postings, and nothing the ledger booked for the game is missing from it. The pack's
+    money agrees with the game's own records, and the pot it shows ends at 0."""
+    from station.settlement.ledger import open_store
+
+    games = 0
+    for data in tables["sizhidao"] + tables["sizhidao_more"]:
+        ended = {}
+        for _, r in _records(data):
+            if r["type"] in ("game_settled", "round_cancelled"):
+                ended[r.get("game_id") or r["round_id"]] = r
+        store = open_store(str(data / "ledger.sqlite"), read_only=True)
+        ledger = SettlementCore(data / "ledger.sqlite")
+        try:
+            for rid, end in ended.items():
+                ev, _ = gather(data / "journal.sqlite", rid, key=KEY, ledger=store)
+                msgs = {b["key"]: b for b in ev["bets"]}
+                table = next(iter(msgs.values()))["message"]["table"]
+                booked = next(iter(msgs.values()))["message"]["round_id"]
+                books = _ledger_entries(ledger, table, booked)
+                assert set(msgs) == set(books), (rid, set(books) ^ set(msgs))
+                for key, b in msgs.items():
+                    assert b["in_ledger"] is True
+                    assert sorted((p["account"], p["amount"]) for p in b["postings"]) == books[key]
+                    assert sum(p["amount"] for p in b["postings"]) == 0
+                pot_in = [b["message"] for b in msgs.values() if b["kind"] == "pot_in"]
+                if end["type"] == "game_settled":
+                    # the game's record totals each account's antes, buy-ins and bets per deal
+                    totals: dict[tuple, int] = {}
+                    for m in pot_in:
+                        k = (m["deal_id"], m["what"], m["account"])
+                        totals[k] = totals.get(k, 0) + m["amount"]
+                    assert totals == {(x["deal_id"], x["kind"], x["account"]): x["amount"]
+                                      for x in end["bets"]}
+                    out = [b for b in msgs.values() if b["kind"] == "pot_settled"]
+                    paid = {p["account"]: p["amount"] for p in out[0]["postings"]
+                            if p["account_kind"] == "wallet"}
+                    assert len(out) == 1 and paid == end["payouts"]
+                else:
+                    out = [b for b in msgs.values() if b["kind"] == "pot_cancelled"]
+                    back = {p["account"]: p["amount"] for p in out[0]["postings"]
+                            if p["account_kind"] == "wallet"}
+                    put_in: dict[str, int] = {}
+                    for m in pot_in:
+                        put_in[m["account"]] = put_in.get(m["account"], 0) + m["amount"]
+                    assert len(out) == 1 and back == put_in == {
+                        x["account"]: x["amount"] for x in end["refunds"]}
+                pot = [p["amount"] for b in msgs.values() for p in b["postings"]
+                       if p["account"] == f"pot:{booked}"]
+                assert pot and sum(pot) == 0, rid
+                games += 1
+        finally:
+            store.close()
+            ledger.close()
+    assert games >= 8
+
+
+def test_a_pack_of_one_deal_holds_the_money_moved_in_that_deal(tables):
+    """A tied game's second deal, disputed on its own: its buy-ins and bets are in its pack
+    with their postings (they name the deal, not only the game)."""
+    from station.settlement.ledger import open_store
+
+    data = tables["sizhidao_more"][0]  # tie_once: a game with two deals
+    deals = [r["deal_id"] for _, r in _records(data) if r["type"] == "deal_open"]
+    second = next(d for d in deals if d.endswith("-D2"))
+    store = open_store(str(data / "ledger.sqlite"), read_only=True)
+    try:
+        ev, _ = gather(data / "journal.sqlite", second, key=KEY, ledger=store)
+    finally:
+        store.close()
+    moved = [b for b in ev["bets"] if b["kind"] == "pot_in"]
+    assert moved and all(b["message"]["deal_id"] == second and b["in_ledger"] for b in moved)
+    assert {b["message"]["what"] for b in moved} >= {"buy_in"}
+
+
+def test_a_pack_follows_the_tables_configuration(tables, tmp_path):
+    """`station dispute --config`: the journal in the configured storage.dir, the frames in
+    the configured `[camera] frames_dir` (outside storage.dir), the configured ledger and the
+    key file the configuration names; standard error says which key and which folders."""
+    data = tables["pokdeng"][0]
+    _d, rid = _pick([data])["settled"]
+    frames = tmp_path / "camera-frames"
+    frames.mkdir()
+    png = b"\x89PNG\r\n\x1a\n" + b"frame of " + rid.encode()
+    (frames / f"{rid}.png").write_bytes(png)
+    key_file = tmp_path / "keys" / "table.key"
+    key_file.parent.mkdir()
+    key_file.write_bytes(KEY + b"\n")
+    key_file.chmod(0o600)
+    cfg = tmp_path / "table.toml"
+    cfg.write_text(f'[table]\nname = "{rid.split("-S")[0]}"\n[storage]\ndir = "{data}"\n'
+                   f'[shoe]\nurl = "loop://"\n[camera]\nframes_dir = "{frames}"\n'
+                   f'[journal]\nsigning_key_file = "{key_file}"\n')
+    out = tmp_path / "pack.zip"
+    p = subprocess.run([sys.executable, "-m", "station", "dispute", rid, "--config", str(cfg),
+                        "--out", str(out)], capture_output=True, text=True, timeout=120,
+                       env={"PATH": "/usr/bin:/bin"})
+    assert p.returncode == 0, p.stderr
+    assert f"the key from the key file {key_file}" in p.stderr and f"frames from {frames}" in p.stderr
+    with zipfile.ZipFile(out) as z:
+        ev = json.loads(z.read("evidence.json"))
+        assert z.read(f"frames/{rid}.png") == png
+    assert ev["frames"] == [f"frames/{rid}.png"]
+    assert ev["proof"]["chain"]["key"] == f"the key file {key_file}"
+    assert all(b["in_ledger"] for b in ev["bets"])  # the configured (embedded) ledger
+    # --data with --frames says the same without a configuration
+    p = subprocess.run([sys.executable, "-m", "station", "dispute", rid, "--data", str(data),
+                        "--frames", str(frames), "--key-file", str(key_file), "--out",
+                        str(tmp_path / "pack2.zip")], capture_output=True, text=True,
+                       timeout=120, env={"PATH": "/usr/bin:/bin"})
+    assert p.returncode == 0 and json.loads(p.stdout)["frames"] == 1, p.stderr

@@ -15,6 +15,7 @@ from station.core.inputs import read_trace
 from station.core.replay import replay_records, settings_from_header
 from station.core.settings import TableSettings
 from station.live.config import ConfigError, load_config, parse_config
+from station.live.journal_key import make_key_file
 from station.runtime import start_runtime
 from station.sim.script import TraceScript
 from tests.core.staging import of
@@ -26,7 +27,8 @@ CONFIG = Path(__file__).parents[2] / "config"
 def _config(tmp_path: Path, game: str, own: dict | None = None, procedure: dict | None = None,
             table: str = "T-01") -> dict:
     data: dict = {"table": {"name": table, "game": game}, "storage": {"dir": str(tmp_path / "var")},
-                  "shoe": {"url": "loop://"}, "camera": {"enabled": False}}
+                  "shoe": {"url": "loop://"}, "camera": {"enabled": False},
+                  "journal": {"signing_key_file": str(make_key_file(tmp_path / "keys" / f"{table}.key"))}}
     if own is not None:
         data["game"] = own
     if procedure is not None:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -25,6 +25,7 @@ from station.doctor.ports import check_port
 from station.doctor.settlement import check_settlement
 from station.doctor.shoe import check_shoe
 from station.live.config import parse_config
+from station.live.journal_key import make_key_file
 from tests.ports import free_port
 from tests.waiting import wait_for
 
@@ -57,6 +58,8 @@ fps = 5
 port = {console_port or free_port()}
 [bet_api]
 port = {free_port()}
+[journal]
+signing_key_file = "{make_key_file(tmp / "keys" / "PD-07.key")}"
 """)
     return p
 
@@ -131,8 +134,33 @@ def test_shoe_port_absent(tmp_path):
     assert "plug the shoe" in f.action
 
 
-def test_shoe_simulator_silent():
-    """`station sim-shoe` on a pty, stopped (SIGSTOP): the port opens, nothing answers."""
+def test_shoe_answering_then_silent():
+    """The shoe simulator on a real pty answers STATUS; a port that opens where nothing answers
+    (a shoe switched off behind its plugged-in adapter: a real pty whose other end nobody
+    reads) fails with the action to take. Both are devices the test holds in hand (a simulator
+    process stopped with SIGSTOP as the silent shoe passed the check in two of five runs on a
+    loaded machine: what answered for it was not found, and a stopped process is no shoe)."""
+    shoe = ShoeSimulator(seed=3)
+    try:
+        answering = check_shoe(shoe.serve_pty(), listen_s=0.5)
+    finally:
+        shoe.close()
+    assert answering.verdict == "pass", answering.details
+    master, slave = pty.openpty()
+    try:
+        silent = check_shoe(os.ttyname(slave), listen_s=0.5, answer_timeout_s=1.5)
+        # what the doctor sent did reach the port: the check asked, and nobody answered
+        sent = os.read(master, 4096)
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert b",STATUS*" in sent, sent
+    assert silent.verdict == "fail", silent.details
+    assert "did not answer STATUS" in silent.details and "switch the shoe on" in silent.action
+
+
+def test_sim_shoe_command_serves_a_pty_the_doctor_passes():
+    """`station sim-shoe --pty` prints a device path the doctor's check answers on."""
     p = subprocess.Popen([sys.executable, "-m", "station", "sim-shoe", "--pty", "--no-deal"],
                          cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
@@ -140,18 +168,9 @@ def test_shoe_simulator_silent():
         assert os.path.exists(url), url
         answering = check_shoe(url, listen_s=0.5)
         assert answering.verdict == "pass", answering.details
-        os.kill(p.pid, signal.SIGSTOP)
-        silent = check_shoe(url, listen_s=0.5, answer_timeout_s=1.5)
-        assert silent.verdict == "fail"
-        assert "did not answer STATUS" in silent.details and "switch the shoe on" in silent.action
     finally:
-        os.kill(p.pid, signal.SIGCONT)
-        p.terminate()
-        try:
-            p.wait(timeout=30)
-        except subprocess.TimeoutExpired:  # the simulator is the test's tool, not under test
-            p.kill()
-            p.wait(timeout=30)
+        p.kill()  # the simulator is the test's tool, not under test: no graceful stop awaited
+        p.wait(timeout=30)
 
 
 def test_shoe_link_dropping_frames_fails_on_its_counters():

@@ -16,7 +16,8 @@ def test_demo_runs_a_table_you_can_watch(tmp_path):
     data = tmp_path / "demo"
     code, text, login_page = run_demo(
         "--rounds", "2", "--speed", "2", "--betting-seconds", "6", "--port", "0",
-        "--decide-after", "2", "--seed", "9", "--data", str(data), "--password", "demo-password")
+        "--decide-after", "2", "--seed", "9", "--data", str(data), "--password", "demo-password",
+        "--clock", "virtual")
     assert b"password" in login_page.lower()
     assert code == 0, text
     summary = json.loads(text[text.index("{"):])
@@ -35,8 +36,11 @@ def test_demo_runs_a_table_you_can_watch(tmp_path):
 
     kept = sorted(p.stem for p in (data / "frames").iterdir())[0]
     pack = tmp_path / "R1.zip"
+    # the demo's key is named as a table's is: its key file beside its data folder
+    key_file = tmp_path / "demo.journal_key"
     p = subprocess.run([sys.executable, "-m", "station", "dispute", kept, "--data",
-                        str(data), "--out", str(pack)], capture_output=True, text=True, timeout=120)
+                        str(data), "--key-file", str(key_file), "--out", str(pack)],
+                       capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["replay_equal"] is True
     with zipfile.ZipFile(pack) as z:

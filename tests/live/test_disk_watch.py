@@ -98,3 +98,30 @@ def test_storage_limits_are_configured_and_checked():
     with pytest.raises(ConfigError, match="checkpoint_every"):
         parse_config({"journal": {"checkpoint_every": 0}})
     assert parse_config({"journal": {"signing_key_env": "PD01_KEY"}}).signing_key_env == "PD01_KEY"
+
+
+def test_a_configured_frames_dir_is_pruned_where_it_is(tmp_path):
+    """`[camera] frames_dir` outside storage.dir: retention prunes the frames there (the
+    station's own pruning, as started with the table), and nothing of storage.dir's."""
+    from station.live.journal_key import make_key_file
+    from station.runtime import start_runtime
+
+    frames = tmp_path / "camera-frames"
+    old = _aged(frames / "PD-09-S1-R1.png", 40)
+    recent = _aged(frames / "PD-09-S9-R1.png", 2)
+    cfg = parse_config({"table": {"name": "PD-09"}, "storage": {"dir": "var", "retention_days": 30},
+                        "shoe": {"url": "loop://"},
+                        "camera": {"enabled": False, "frames_dir": "camera-frames"},
+                        "recording": {"traces": False},
+                        "journal": {"signing_key_file": str(make_key_file(tmp_path / "PD-09.key"))}},
+                       source="test", base_dir=tmp_path)
+    assert cfg.frames_path == frames  # relative to the configuration, like storage.dir
+    beside = _aged(cfg.data_dir / "frames" / "PD-09-S2-R1.png", 40)
+    rt = start_runtime(cfg, with_console=False, with_bet_api=False)
+    try:
+        wait_for(lambda: not old.exists(), 10, "the configured frames folder to be pruned")
+    finally:
+        rt.stop()
+    assert recent.exists()
+    # storage.dir/frames is not where this table keeps its frames: not its to prune
+    assert beside.exists()

@@ -1,11 +1,16 @@
 """A journal write that fails because the disk is full — a real, small tmpfs filled to its
-last block — stops the table with `device_fault`: the input is not taken, the shoe hears no
-ACK for it, nothing journaled before is lost; once space is freed the table goes on by
-itself, and its journal holds exactly the records a table that never met a full disk made."""
+last block, or SQLite refusing to grow the file past its page limit — stops the table with
+`device_fault`: the input is not taken, the shoe hears no ACK for it, nothing journaled
+before is lost; once writes succeed the table goes on by itself, and its journal holds
+exactly the records a table that never met a full disk made. The outage itself is
+journaled: the first entry after it is a `station_fault` saying since when the table stood,
+how many writes failed, how many inputs were refused and why, and the round's evidence pack
+shows it in its timeline."""
 
 from __future__ import annotations
 
 import errno
+import json
 import os
 import sqlite3
 import subprocess
@@ -61,6 +66,16 @@ def _fill(disk: Path) -> Path:
     finally:
         os.close(fd)
     return filler
+
+
+def _station_faults(path: Path) -> list[tuple[int, float, dict]]:
+    c = sqlite3.connect(path)
+    try:
+        rows = c.execute("SELECT seq, t_us, line FROM inputs ORDER BY seq").fetchall()
+    finally:
+        c.close()
+    return [(s, t_us / US, json.loads(line)["station_fault"]) for s, t_us, line in rows
+            if "station_fault" in json.loads(line)]
 
 
 def _run(path: Path, inputs, commands: list) -> TableStation:
@@ -137,9 +152,92 @@ def test_a_full_disk_stops_the_table_and_it_goes_on_once_space_is_freed(small_di
             c.close()
 
     assert records(small_disk / "journal.sqlite") == records(tmp_path / "ref.sqlite")
+    # the outage is in the journal: its first entry once it could write, before the input
+    # it had refused
+    faults = _station_faults(small_disk / "journal.sqlite")
+    assert len(faults) == 1, faults
+    seq, t, fault = faults[0]
+    assert fault["kind"] == "device_fault" and "full" in fault["error"]
+    assert fault["attempts"] >= 2 and fault["refused"] >= 2 and fault["since"] <= t
+    assert seq == journaled + 1
     c = sqlite3.connect(small_disk / "journal.sqlite")
     try:
         v = verify(c, KEY)
     finally:
         c.close()
     assert v.ok, v.first_bad
+
+
+@pytest.mark.browser
+def test_an_outage_mid_round_is_journaled_and_the_rounds_pack_shows_it(tmp_path):
+    """SQLite refuses to grow the journal past its page limit (`max_page_count`, a real
+    failing write of the real file, "database or disk is full") while a round is open; the
+    limit lifted, the table goes on, and the round's evidence pack holds the outage."""
+    from station.dispute.gather import gather
+    from station.dispute.page import render
+    from tests.browser import chromium, new_page
+
+    _, inputs = read_trace(TRACE)
+    inputs = [i for i in inputs if i.kind != "end"][:400]
+    commands: list[tuple[str, ...]] = []
+    path = tmp_path / "journal.sqlite"
+    st = _run(path, inputs, commands)
+    st.write_probe_s = 0.0
+    st.start()
+    clk = st._test_clock
+
+    def submit(inp):
+        clk.t = 1000.0 + inp.t_us / US
+        return st.submit(inp.kind, inp.value, inp.user)
+
+    k, rid = 0, None
+    while rid is None:  # the table's second round opens
+        records = submit(inputs[k])
+        k += 1
+        opened = [r["round_id"] for r in records if r["type"] == "round_open"]
+        if opened and opened[0].endswith("-R2"):
+            rid = opened[0]
+    conn = st.journal.conn
+    (pages,), = conn.execute("PRAGMA page_count").fetchall()
+    conn.execute(f"PRAGMA max_page_count = {pages}")
+    failed_at = None
+    for j in range(k, len(inputs)):
+        sent = len(commands)
+        try:
+            records = submit(inputs[j])
+        except StationStopped as e:
+            assert "cannot be written" in str(e) and "full" in str(e)
+            assert len(commands) == sent, "the shoe heard of an input that was not journaled"
+            failed_at = j
+            break
+        assert not any(r["type"] in ("settlement", "round_cancelled") for r in records), \
+            "the round ended before the journal refused a write"
+    assert failed_at is not None, "the journal never refused a write"
+    with pytest.raises(StationStopped):
+        submit(inputs[failed_at])
+    conn.execute("PRAGMA max_page_count = 1073741823")
+    retry_until(lambda: submit(inputs[failed_at]), StationStopped, 10,
+                "the table to take its input once the journal writes again")
+    for inp in inputs[failed_at + 1:]:
+        submit(inp)
+    st.stop()
+    faults = _station_faults(path)
+    assert len(faults) == 1
+    seq, t, fault = faults[0]
+    assert fault["kind"] == "device_fault" and "full" in fault["error"]
+    assert fault["attempts"] >= 2 and fault["refused"] >= 2 and fault["since"] <= t
+    ev, frames = gather(path, rid, key=KEY)
+    first, last = ev["entries"]
+    assert first < seq < last, "the outage lies inside the round"
+    assert [e["input"]["value"] for e in ev["timeline"] if e["input"]["kind"] == "station_fault"] \
+        == [fault]
+    assert ev["station_faults"] == [{"seq": seq, "t": t, **fault}]
+    assert ev["proof"]["replay_equal"] is True and ev["proof"]["chain"]["through_round"] is True
+    assert any(r["type"] == "settlement" for r in ev["result"])
+    page_file = tmp_path / "index.html"
+    page_file.write_text(render(ev, frames))
+    with chromium() as browser, new_page(browser, 1280, 900, "the pack of a round with an outage") as page:
+        page.goto(page_file.as_uri())
+        row = page.locator("#station-faults tr").nth(1).inner_text()
+        assert "device_fault" in row and "full" in row
+        assert page.locator("#timeline tr[data-kind='station_fault']").count() == 1

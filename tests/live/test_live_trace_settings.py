@@ -8,6 +8,7 @@ import json
 
 from station.core.replay import replay_records
 from station.live.config import parse_config
+from station.live.journal_key import make_key_file
 from station.runtime import start_runtime
 
 
@@ -17,6 +18,7 @@ def _config(tmp_path, betting_seconds):
         "storage": {"dir": str(tmp_path / "var")},
         "shoe": {"url": "loop://"},
         "camera": {"enabled": False},
+        "journal": {"signing_key_file": str(make_key_file(tmp_path / "keys" / "PD-07.key"))},
     }, source="test")
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from firmware_bridge.shoe.simulator import ShoeRefused, ShoeSimulator
 from station.live.config import load_config
+from station.live.journal_key import make_key_file
 from tests.waiting import wait_for
 
 ROOT = Path(__file__).parents[2]
@@ -52,6 +53,7 @@ def test_a_rebooted_shoe_gets_its_gate_locked_before_a_card_leaves_it(tmp_path) 
 
     with ShoeSimulator(cut_at=None, seed=11) as shoe:
         cfg = load_config(_config(tmp_path, shoe.serve_pty()))
+        cfg.signing_key_file = make_key_file(tmp_path / "keys" / "PD-02.key")
         rt = start_runtime(cfg, with_console=False, with_bet_api=False)
         try:
             st = rt.station

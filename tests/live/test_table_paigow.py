@@ -7,10 +7,13 @@ and the dice tray through the recogniser, bets through the bet API, settlement i
 from __future__ import annotations
 
 import dataclasses
+import os
 import signal
 import subprocess
 import sys
 import time
+from contextlib import nullcontext
+from functools import partial
 from pathlib import Path
 
 import httpx
@@ -22,7 +25,9 @@ from station.games.paigow import DECK_COUNTS
 from station.games.paigow.rules import PaiGow, deal_plan_for
 from station.live.camera_feed import camera_factory_for
 from station.live.config import load_config
-from tests.waiting import pace, retry_until, wait_for
+from station.live.journal_key import make_key_file
+from station.sim.demo_clock import ClockedFrames, VirtualClock
+from tests.waiting import retry_until, wait_for
 
 ROOT = Path(__file__).parents[2]
 CONFIG = ROOT / "config" / "table_paigow.toml"
@@ -52,9 +57,10 @@ def _config_file(tmp_path: Path, shoe_url: str) -> Path:
 def test_station_run_starts_on_the_pai_gow_config_and_stops_cleanly(tmp_path) -> None:
     with ShoeSimulator(deck=DECK_COUNTS, cut_at=None, seed=3) as shoe:
         cfg = _config_file(tmp_path, shoe.serve_pty())
+        env = {**os.environ, "STATION_JOURNAL_KEY": "wz-sim-journal-key-0123456789abcdef"}
         proc = subprocess.Popen([sys.executable, "-m", "station", "run", "--config", str(cfg),
                                  "--log-level", "WARNING"], stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+                                stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=env)
         try:
             assert proc.stdout is not None
             seen: list[str] = []
@@ -71,11 +77,14 @@ def test_station_run_starts_on_the_pai_gow_config_and_stops_cleanly(tmp_path) ->
         assert proc.returncode == 0 and "stopped cleanly" in out, out
 
 
-def _wait(station, cond, what: str, timeout: float = 30.0) -> dict:
+def _wait_view(station, cond, what: str, timeout: float = 60.0, clock=None) -> dict:
+    """The table's view once `cond` holds; the test (an actor on `clock`) waits on the table,
+    so the table's clock goes on meanwhile."""
     end = time.monotonic() + timeout
     version = -1
     while time.monotonic() < end:
-        v = station.wait_view(version, 0.2)
+        with clock.waiting() if clock is not None else nullcontext():
+            v = station.wait_view(version, 0.2)
         version = v.get("version", version)
         if cond(v):
             return v
@@ -87,11 +96,21 @@ def test_the_pai_gow_table_deals_a_round_from_its_config(tmp_path) -> None:
     from station.runtime import start_runtime
     from station.settlement.core import SettlementCore
 
+    # The table runs on a virtual clock (station/sim/demo_clock.py) that stands while a camera
+    # frame is being recognised, while the station has inputs to apply and while this test
+    # (the dealer and the bettors) is mid-step: a loaded machine makes the round slower, not
+    # a placement timeout or a betting window closed under the bets.
+    clock = VirtualClock().start()
+    clock.join()
     with ShoeSimulator(deck=DECK_COUNTS, cut_at=None, seed=5) as shoe:
         cfg = load_config(_config_file(tmp_path, shoe.serve_pty()))
         cfg.table = dataclasses.replace(cfg.table, betting_seconds=4)
+        cfg.signing_key_file = make_key_file(tmp_path / "keys" / "WZ-SIM.key")
         scene = TableScene(PaiGow.zones, seed=2)
-        rt = start_runtime(cfg, camera_factory=camera_factory_for(cfg, scene), api_keys={KEY: "platform"})
+        factory = camera_factory_for(cfg, scene, paced=lambda source: ClockedFrames(source, clock, 10))
+        rt = start_runtime(cfg, camera_factory=factory, api_keys={KEY: "platform"}, clock=clock.now)
+        clock.hold_while(lambda: rt.station.fatal is None and rt.station.inputs_in_flight() > 0)
+        _wait = partial(_wait_view, clock=clock)
         try:
             st = rt.station
             http = httpx.Client(base_url=rt.bet_api_url, timeout=10,
@@ -117,15 +136,18 @@ def test_the_pai_gow_table_deals_a_round_from_its_config(tmp_path) -> None:
             v = _wait(st, lambda v: v["round"]["dice"] is not None, "the dice to be known")
             assert v["round"]["first_door"] == "CHU"
             for door in deal_plan_for([5, 2]):
-                card = retry_until(shoe.draw, ShoeRefused, 20,  # the gate opens once the dice are known
-                                   "the shoe's gate to open", poll_s=0.1)
+                with clock.waiting():  # the gate opens once the dice are known
+                    card = retry_until(shoe.draw, ShoeRefused, 60, "the shoe's gate to open",
+                                       poll_s=0.1)
                 scene.deal(door, card, face_up=True)
-                pace(0.4)  # the dealer's hand between two cards
-            v = _wait(st, lambda v: v["round"]["finished"], "the hand to be validated", 60)
+                clock.sleep(0.4)  # the dealer's hand between two cards
+            v = _wait(st, lambda v: v["round"]["finished"], "the hand to be validated", 120)
             assert not v.get("paused"), v.get("faults")
             hand = st.journal.records_of_type("hand")[-1]
         finally:
+            clock.leave()
             rt.stop()
+            clock.stop()
         assert hand["validated_by"] == ["shoe", "camera"] and hand["dice"] == [5, 2]
         core = SettlementCore(cfg.ledger_path)
         try:

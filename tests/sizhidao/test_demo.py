@@ -18,13 +18,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason="known defect (#21): the demo now takes about 90 s alone "
-                   "and ran past its 400 s deadline in three full runs of 2026-12-02; to be "
-                   "rewritten on the virtual clock, not waited longer for")
 def test_the_demo_plays_games_to_a_clean_ledger(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "station", "demo", "--game", "sizhidao", "--rounds", "3",
            "--speed", "10", "--port", "0", "--seed", "11", "--bettors", "6", "--no-camera",
-           "--data", str(tmp_path / "demo"), "--password", "demo-password"]
+           "--data", str(tmp_path / "demo"), "--password", "demo-password",
+           "--clock", "virtual"]
     env = {**os.environ, "STATION_BET_API_KEYS": "k-demo-outside=outside-platform"}
     out = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=400, env=env)
     text = out.stdout

@@ -58,7 +58,8 @@ def test_station_run_serves_the_players(tmp_path: Path) -> None:
     text = text.replace('layout = "config/', f'layout = "{REPO}/config/')
     cfg = tmp_path / "table.toml"
     cfg.write_text(text)
-    env = {**os.environ, "STATION_BET_API_KEYS": "k-run-1=platform"}
+    env = {**os.environ, "STATION_BET_API_KEYS": "k-run-1=platform",
+           "STATION_JOURNAL_KEY": "sz-sim-journal-key-0123456789abcdef"}
     proc = subprocess.Popen([sys.executable, "-m", "station", "run", "--config", str(cfg),
                              "--log-level", "WARNING"], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -8,6 +8,7 @@ import threading
 import pytest
 
 from station.live.config import ConfigError, parse_config
+from station.live.journal_key import make_key_file
 from station.runtime import start_runtime
 from station.settlement.bus import BusConsumer
 from station.settlement.core import SettlementCore
@@ -72,7 +73,8 @@ def test_a_table_configured_for_the_bus_settles_in_the_studio_ledger_and_shows_o
     cfg = parse_config({"table": {"name": "PD-31", "game": "pokdeng"},
                         "storage": {"dir": str(tmp_path / "PD-31"), "sync": "normal"},
                         "settlement": {"mode": "bus", "url": local_nats.url},
-                        "recording": {"traces": False}})
+                        "recording": {"traces": False},
+                        "journal": {"signing_key_file": str(make_key_file(tmp_path / "PD-31.key"))}})
     core = SettlementCore(studio_ledger)
     consumer = BusConsumer(core, local_nats.url)
     thread = threading.Thread(target=consumer.run, daemon=True)

@@ -144,6 +144,8 @@ class SiZhiDaoProcedure(Procedure):
     cards_due_states = frozenset({"dealing"})
     betting_states = frozenset({"betting"})
     round_end_records = frozenset({"game_settled", "round_cancelled"})
+    #: each deal's showdown: `<deal id>.png`, part of its game's evidence pack
+    frame_records = frozenset({"showdown"})
     fault_kinds = SZ_FAULT_KINDS
     cancel_only = frozenset({"extra_card", "premature_reveal", "foreign_card", "shoe_exhausted"})
     event_faults = frozenset(
