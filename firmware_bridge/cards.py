@@ -80,8 +80,8 @@ ALL_CARDS: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in RANKS)
 
 
 class ShoeContents:
-    """What a shoe can hold (a card multiset: 8 decks of 52 for Pok Deng, the 32 stand-in
-    cards for Pai Gow): counts every identity drawn and tells a card beyond its copies (a
+    """What a shoe can hold (a card multiset: 8 decks of 52 at one game's table, 32 stand-in
+    cards at another's): counts every identity drawn and tells a card beyond its copies (a
     ninth copy in an 8-deck shoe, a card not in the deck at all) and a repeated printed code
     (serialized decks)."""
 

@@ -199,7 +199,7 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
             app = make_bet_app(station.place_bets, keys, set_wallet=set_wallet,
                                table=config.table.table)
             if station.core.proc.player_handler() is not None:
-                # players act at this table (Si Zhi Dao): the player API and the seat page
+                # players act at this table (a pot game): the player API and the seat page
                 # share the table's API and its keys
                 from starlette.applications import Starlette
                 from starlette.routing import Mount

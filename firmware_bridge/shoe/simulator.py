@@ -114,7 +114,7 @@ def eight_deck_shoe(rng: random.Random, decks: int = 8) -> list[str]:
 
 
 def deck_multiset(deck: Mapping[str, int] | Iterable[str]) -> Counter[str]:
-    """A game's deck as card -> copies (e.g. the 32 cards of Pai Gow, each once), with every
+    """A game's deck as card -> copies (e.g. 32 stand-in cards, each once), with every
     card checked and written canonically. Raises ValueError for a bad card or count."""
     items = deck.items() if isinstance(deck, Mapping) else ((c, 1) for c in deck)
     out: Counter[str] = Counter()
@@ -373,7 +373,7 @@ class ShoeSimulator:
 
     `cards`: the order cards leave the shoe (None: the `deck` shuffled from `seed`);
     `deck`: the card multiset a shoe is filled with, as card -> copies or a list of cards
-    (None: `decks` × 52, the Pok Deng shoe); a game without a cut card passes `cut_at=None`.
+    (None: `decks` × 52, a shoe of whole decks); a game without a cut card passes `cut_at=None`.
     `??` in the list is a card the reader cannot read (UNREAD), `CUT` the cut card. Without a
     `CUT` in the list, the cut card goes in after `cut_at` cards (None: no cut card).
     `boot_id`: 8 hex digits (None: random). `has_gate=False` is a shoe without a card gate.

@@ -1,7 +1,7 @@
 """`station camera`: the overhead camera from the command line.
 
-    station camera snapshot --config config/camera_pokdeng_1080p.toml --out table.png
-    station camera read --config config/camera_pokdeng_1080p.toml frame1.png frame2.jpg
+    station camera snapshot --config config/camera_table7.toml --out table.png
+    station camera read --config config/camera_table7.toml frame1.png frame2.jpg
     station camera render --out frame.png --seed 4 [--perturbations dim]
     station camera calibrate --config config/camera_table7.toml --felt felt.png --back back.png
     station camera accuracy --game GAME [--frames 250] [--presets clean,dim] [--styles all] [--dice-sets studio]
@@ -20,6 +20,8 @@ import argparse
 import json
 import sys
 import time
+
+from station.core.settings import DEFAULT_GAME
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,7 +67,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         description="Score the recogniser, built as the live camera builds it, on synthetic frames with known "
                     "truth: the game's card zones per deck style and perturbation, its dice tray per dice set and "
                     "dice perturbation (docs/camera.md, 'Accuracy'). Exit 0 when every bar is met.")
-    acc.add_argument("--game", default="pokdeng", help="the game whose zones are scored (default %(default)s)")
+    acc.add_argument("--game", default=DEFAULT_GAME,
+                     help="the game whose zones are scored (default %(default)s)")
     acc.add_argument("--frames", type=int, default=250, help="frames (dice: trays) per perturbation (default %(default)s)")
     acc.add_argument("--presets", help="comma-separated card perturbation presets (default: all)")
     acc.add_argument("--styles", help="comma-separated deck styles, or 'all' (each calibrated from its own stills; "
@@ -79,7 +82,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     acc.add_argument("--examples", action="store_true", help="also list misread zones and trays")
 
 READ_OUTPUT_HELP = """output, one line per image:
-  {"image": "f.png", "zones": {"P1": ["7H", "??"], "P2": [], "B": null, ...},
+  {"image": "f.png", "zones": {"<zone>": ["7H", "??"], "<zone>": [], "<zone>": null, ...},
    "cut_card": false, "ms": 14.2}
 
   zones     every zone of the layout, each read by the reader of its kind
@@ -89,7 +92,7 @@ READ_OUTPUT_HELP = """output, one line per image:
               (never a guess), "CUT" the cut card lying in the zone.
             The order within a zone carries no meaning: identities come first
             (sorted), then XX, ??, CUT, so equal contents print equally.
-            A dice tray is a list of faces, e.g. "DICE": [3, 0] (0: a die not
+            A dice tray is a list of faces, e.g. [3, 0] (0: a die not
             read with certainty; [] an empty tray).
   null      the zone cannot be read in this picture: the dealer's hand covers it,
             or a card back the calibration does not know lies there (then

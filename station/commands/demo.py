@@ -11,18 +11,22 @@ import threading
 import time
 from pathlib import Path
 
+from station.core.settings import DEFAULT_GAME
+from station.games.tools import game_tool, games_with
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", choices=("pokdeng", "paigow", "sizhidao"), default="pokdeng",
-                   help="the table's game (default: pokdeng; sizhidao: --rounds counts games)")
+    p.add_argument("--game", choices=games_with("demo"), default=DEFAULT_GAME,
+                   help="the table's game (default %(default)s; at a pot game --rounds counts "
+                        "its games)")
     p.add_argument("--speed", type=float, default=1.0, help="dealer pace (2 = twice as fast)")
     p.add_argument("--rounds", type=int, help="stop after this many rounds settled (a cancelled "
                                               "round is dealt again; default: run on)")
     p.add_argument("--shoes", type=int, help="stop after this many shoes")
     p.add_argument("--no-camera", action="store_true", help="degraded mode: no camera")
     p.add_argument("--betting-seconds", type=float, default=None,
-                   help="seconds the betting stays open (default 15; not for sizhidao, whose "
-                        "players bet in turns)")
+                   help="seconds the betting stays open (default 15; not for a pot game, "
+                        "whose players bet in turns)")
     p.add_argument("--decide-after", type=float, default=20.0,
                    help="seconds a paused table waits for you at the console before the "
                         "simulated floor supervisor decides")
@@ -49,14 +53,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.game == "sizhidao":
-        from station.sim.sizhidao_demo import refused_options, run_demo
+    demo = game_tool(args.game, "demo")  # the game names its demo
+    assert demo is not None  # the parser offers only the games that have one
+    return demo(args)
 
-        refused = refused_options(args)
-        if refused:
-            print(f"station demo: {refused}", file=sys.stderr)
-            return 2
-        return run_demo(args)
+
+def run_dealt_table(args: argparse.Namespace) -> int:
+    """The demo of a house-banked game's table: the scripted dealer of station/sim."""
     if args.betting_seconds is None:
         args.betting_seconds = 15.0
     from station.sim.dealer import DealerMistakes

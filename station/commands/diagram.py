@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 
+from station.core.settings import DEFAULT_GAME
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", default="pokdeng", help="the game whose procedure to draw")
+    p.add_argument("--game", default=DEFAULT_GAME,
+                   help="the game whose procedure to draw (default %(default)s)")
     p.add_argument("--doc", action="store_true",
-                   help="print the whole docs page (docs/procedure.md for Pok Deng, "
+                   help="print the whole docs page (docs/procedure.md for the default game, "
                         "docs/procedure-<game>.md for the others)")
 
 

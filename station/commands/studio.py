@@ -22,6 +22,8 @@ import threading
 import time
 from pathlib import Path
 
+from station.core.settings import DEFAULT_GAME
+
 #: a table's name starts with its game's
 #: without --rounds each table's session is written for this many rounds (about 13 minutes at
 #: the default pace); Ctrl-C ends it sooner
@@ -34,8 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              " --bus for the consumers' lag), then exit")
     parser.add_argument("--json", action="store_true", help="status: as JSON")
     parser.add_argument("--tables", type=int, default=6, help="how many tables (6)")
-    parser.add_argument("--games", default="pokdeng",
-                        help="games of the tables, comma-separated, dealt round-robin (pokdeng)")
+    parser.add_argument("--games", default=DEFAULT_GAME,
+                        help="games of the tables, comma-separated, dealt round-robin "
+                             "(default %(default)s)")
     parser.add_argument("--rounds", type=int, default=0,
                         help="rounds per table, then stop and check (0: until Ctrl-C)")
     parser.add_argument("--hold", action="store_true",
@@ -94,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         player_key = secrets.token_urlsafe(18)
         for i in range(args.tables):
             game = games[i % len(games)]
-            # each game names its tables (Pai Gow's are WZ-, for Wenzhou)
+            # each game names its tables, by the prefix it declares
             name = f"{get_game(game).table_prefix}{i + 1:02d}"
             tables.append(StudioTable(name, game, seed=args.seed * 1000 + i, rounds=rounds,
                                       pace_s=args.pace, bus_url=bus, folder=folder,

@@ -1,6 +1,7 @@
 """Each game's table procedure drawn from its machine itself, as a mermaid state diagram.
 
-`docs/procedure.md` (Pok Deng) and `docs/procedure-<game>.md` (the other games) hold the
+`docs/procedure.md` (the default game, `station.core.settings.DEFAULT_GAME`) and
+`docs/procedure-<game>.md` (the other games) hold the
 committed drawings; a test fails when a machine and its drawing differ, so the picture the
 floor supervisors are trained on is the procedure the station enforces.
 """
@@ -10,11 +11,11 @@ from __future__ import annotations
 from transitions import Machine
 
 from station.core.kernel import TableKernel
-from station.core.settings import TableSettings
+from station.core.settings import DEFAULT_GAME, TableSettings
 from station.games import get_game
 
 
-def states_of(game: str = "pokdeng") -> tuple[str, ...]:
+def states_of(game: str = DEFAULT_GAME) -> tuple[str, ...]:
     """A game's states in diagram order."""
     cls = get_game(game).table_procedure()
     if cls is None:
@@ -22,11 +23,11 @@ def states_of(game: str = "pokdeng") -> tuple[str, ...]:
     return cls.states
 
 
-def machine_of(game: str = "pokdeng") -> Machine:
+def machine_of(game: str = DEFAULT_GAME) -> Machine:
     return TableKernel(TableSettings(game=game)).machine
 
 
-def mermaid(machine: Machine | None = None, game: str = "pokdeng") -> str:
+def mermaid(machine: Machine | None = None, game: str = DEFAULT_GAME) -> str:
     m = machine or machine_of(game)
     lines = ["stateDiagram-v2", f"    [*] --> {m.initial}"]
     edges: dict[tuple[str, str], list[str]] = {}
@@ -44,13 +45,13 @@ def mermaid(machine: Machine | None = None, game: str = "pokdeng") -> str:
     return "\n".join(lines) + "\n"
 
 
-def doc_name(game: str = "pokdeng") -> str:
+def doc_name(game: str = DEFAULT_GAME) -> str:
     """Where a game's drawing is committed, under docs/."""
-    return "procedure.md" if game == "pokdeng" else f"procedure-{game}.md"
+    return "procedure.md" if game == DEFAULT_GAME else f"procedure-{game}.md"
 
 
-def procedure_doc(game: str = "pokdeng") -> str:
-    if game == "pokdeng":
+def procedure_doc(game: str = DEFAULT_GAME) -> str:
+    if game == DEFAULT_GAME:
         title, cmd = "# The table procedure, as the station enforces it", "station diagram"
     else:
         title = f"# The {get_game(game).name} table procedure, as the station enforces it"

@@ -8,7 +8,7 @@ table runs with, in the game's words."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 # kind -> (what it means in words, the supervisor's options)
@@ -54,7 +54,7 @@ KERNEL_FAULT_KINDS: dict[str, tuple[str, str]] = {
 def fault_words(kinds: Mapping[str, tuple[str, str]], settings: Any) -> dict[str, tuple[str, str]]:
     """The kinds' words with the table's settings filled in; a template that names no
     setting of the table is an error naming the kind."""
-    values = {f.name: getattr(settings, f.name) for f in fields(settings)}
+    values = settings.values()
     out = {}
     for kind, words in kinds.items():
         try:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from firmware_bridge.shoe.events import (
@@ -58,8 +59,11 @@ class TableKernel:
 
     def __init__(self, settings: TableSettings | None = None, *,
                  journal_id: str | None = "replay") -> None:
-        self.settings = settings or TableSettings()
-        self.game = get_game(self.settings.game)
+        settings = settings or TableSettings()
+        self.game = get_game(settings.game)
+        if settings.game_settings is None:  # the game's defaults, made once
+            settings = replace(settings, game_settings=self.game.settings_class())
+        self.settings = settings
         self.table = self.settings.table
         #: outbox keys and round ids start with this: unique per table and per journal
         #: (none for a journal from before journals had ids: its outbox's scheme goes on)

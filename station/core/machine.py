@@ -4,7 +4,7 @@ The skeleton is the same for every game: `idle` (no shoe), `shuffling`, `between
 `paused` (a fault waits for the floor supervisor) and `closed`, with the same audited moves —
 `fault` pauses from anywhere, `resume` returns to wherever the facts stand by then,
 `round_cancelled` voids a round, `shoe_ended`, `close_table`. The game adds its own states
-and the triggers that follow its facts (e.g. Pok Deng's `first_card_shown`). The machine is
+and the triggers that follow its facts (e.g. a house-banked game's `first_card_shown`). The machine is
 queued and has no auto transitions: it moves only through the named triggers, which is what
 the diagram in `docs/` shows.
 """

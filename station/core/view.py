@@ -1,7 +1,7 @@
 """What the table looks like from outside the station: the console's and dealer's view.
 
 Secrecy (PROCEDURE.md §4) is enforced by the game's `Procedure.view`, the one place that
-decides what of the game's facts is public: for Pok Deng, cards dealt face down are shown
+decides what of the game's facts is public: at a house-banked card table, cards dealt face down are shown
 only as backs (a count per position) until the camera has confirmed that position's reveal
 after betting closed; burn cards are never shown; the shoe's reads never leave the core.
 Everything the console, its API and its event stream show is built from this view or from

@@ -23,8 +23,9 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from station.cards import ALL_CARDS, Card
+from station.cards import ALL_CARDS, Card, CardError, parse_card
 from station.core.actions import Action
+from station.core.settings import NoSettings
 from station.core.skeleton import BURN, SKELETON_STATES
 from station.games.decisions import decision, ordered, supervisor_decisions
 
@@ -32,11 +33,20 @@ if TYPE_CHECKING:
     from station.core.faults import ActiveFault
     from station.core.kernel import TableKernel
 
-__all__ = ["BURN", "SKELETON_STATES", "BetError", "Game", "Procedure", "decks_of"]
+__all__ = ["BURN", "SKELETON_STATES", "BetError", "Game", "OutcomeError", "Procedure", "decks_of"]
 
 
 class BetError(ValueError):
     """A bet the game cannot take; `reason` is a TRACES.md bet_rejected reason."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class OutcomeError(ValueError):
+    """A `hand` message whose outcome the game cannot read; `reason` is the settlement
+    side's refusal reason (`malformed`, `bad_cards`, or a game's own such as `bad_dice`)."""
 
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
@@ -68,6 +78,14 @@ class Game(ABC):
     camera_accuracy: str | None = None
     #: every spot a bet may name
     spots: frozenset[str] = frozenset()
+    #: the game's own settings: a frozen dataclass of its package, every field with its
+    #: default, read from a table config's `[game]` section and recorded in trace headers
+    #: beside the table's (station/core/settings.py reads it; a `check()` method returning
+    #: a problem in words, or None, checks the fields together)
+    settings_class: type = NoSettings
+    #: the game's tools, each in its package: tool name -> "module:function"
+    #: (station/games/tools.py names the tools and how each is called)
+    tools: Mapping[str, str] = MappingProxyType({})
 
     @property
     def deck(self) -> Counter[Card]:
@@ -88,13 +106,35 @@ class Game(ABC):
         reason that applies of the game's own (`bad_spot`, `bad_amount`, game reasons such as
         `conflict`); table limits and funds are the kernel's."""
 
-    @abstractmethod
-    def evaluate(self, hands: Mapping[str, Sequence[Card]]) -> dict[str, dict[str, Any]]:
-        """Results per position (the `results` of a hand record)."""
+    def outcome(self, message: Mapping[str, Any]) -> Any:
+        """The outcome a round settles on, read from the round's `hand` message: what
+        `evaluate` and `returned` take. By default the cards of each position (`cards`:
+        position -> card texts, every position named); a game settled on something else,
+        the faces of dice say, reads its own fields. Raises OutcomeError."""
+        cards = message.get("cards")
+        if not isinstance(cards, dict):
+            raise OutcomeError("malformed", "field 'cards' missing or not an object")
+        if set(cards) != set(self.positions):
+            raise OutcomeError("bad_cards", f"a {self.name} hand names positions "
+                                            f"{sorted(self.positions)}, got {sorted(cards)}")
+        hands: dict[str, list[Card]] = {}
+        for position, texts in cards.items():
+            if not isinstance(texts, list):
+                raise OutcomeError("bad_cards", f"{position}: not a list of cards")
+            try:
+                hands[position] = [parse_card(c) for c in texts]
+            except CardError as exc:
+                raise OutcomeError("bad_cards", f"{position}: {exc}") from None
+        return hands
 
     @abstractmethod
-    def returned(self, spot: str, amount: int, hands: Mapping[str, Sequence[Card]]) -> int:
-        """What settlement gives back for an accepted bet."""
+    def evaluate(self, outcome: Any) -> dict[str, dict[str, Any]]:
+        """Results per position (the `results` of a hand record) of an outcome (`outcome()`:
+        by default the cards of each position)."""
+
+    @abstractmethod
+    def returned(self, spot: str, amount: int, outcome: Any) -> int:
+        """What settlement gives back for an accepted bet, on this outcome."""
 
     def limited_amount(self, spot: str, amount: int, held: Sequence[tuple[str, int]]) -> int:
         """The amount the table's `min_bet`/`max_bet` apply to: the bet itself by default; a
@@ -131,7 +171,7 @@ class Game(ABC):
                             f"({type(e).__name__}: {e})") from e
         if not (isinstance(found, type) and issubclass(found, Procedure)):
             raise GameError(f"game {cls.name!r}: {spec} is not a station.games.base.Procedure")
-        validate_procedure(cls.name, found)
+        validate_procedure(cls.name, found, cls)
         cls.procedure_class = found
         return found
 
@@ -155,17 +195,17 @@ class Procedure(ABC):
     dealer_transitions: Sequence[tuple[str, Sequence[str], str]] = ()
     #: states in which a round (a hand, or a game of a pot game) is in progress
     round_phases: tuple[str, ...]
-    #: skeleton states a round in progress can also stand in (a Si Zhi Dao game waits in
-    #: `shuffling` and `between_rounds` for each deal's fresh deck): `cancel_round` voids
+    #: skeleton states a round in progress can also stand in (a pot game dealing each
+    #: deal from a fresh deck waits for it in `shuffling` and `between_rounds`): `cancel_round` voids
     #: the round from these too
     round_waits: tuple[str, ...] = ()
     #: a recorded trace rotates at each shoe (TRACES.md §4); a game that spans shoes and whose
-    #: seats outlast its games (Si Zhi Dao) keeps the session in one file, so every file
+    #: seats outlast its games (a pot game of seated players) keeps the session in one file, so every file
     #: replays on its own to the records the table made
     trace_per_shoe: bool = True
     #: states from which close_table is taken (besides paused)
     closable: tuple[str, ...]
-    #: states from which the dealer's new_shoe starts a shoe (Si Zhi Dao shuffles inside a game)
+    #: states from which the dealer's new_shoe starts a shoe (a pot game shuffles inside a game)
     new_shoe_sources: tuple[str, ...] = ("idle", "closed")
     #: states in which the shoe must give cards (its gate is unlocked)
     cards_due_states: frozenset[str] = frozenset()
@@ -197,7 +237,8 @@ class Procedure(ABC):
     #: frame is named by the record's `deal_id`, else its `round_id`, else its `game_id`
     frame_records: frozenset[str] = frozenset()
 
-    #: the table settings this game's procedure reads (written into journals and traces)
+    #: the settings this game's procedure reads, the table's and its own, in the order a
+    #: journal or trace header records them (its own settings not named here follow them)
     settings_used: tuple[str, ...] = ()
 
     #: the actions the table takes besides the supervisor's decisions (TRACES.md `dealer`
@@ -305,7 +346,7 @@ class Procedure(ABC):
 
     def on_pause(self) -> None:
         """The table has just paused (a fault): stop the game's own clocks if it has any
-        that a pause stops (Si Zhi Dao's decision, arrange and buy-in clocks)."""
+        that a pause stops (a pot game's players' decision clocks)."""
 
     def resuming(self, faults: list[ActiveFault]) -> None:
         """The supervisor resumes these faults (all conditions clear), before they go."""

@@ -1,5 +1,5 @@
-"""What the two dealt-card games with rounds against the house (Pok Deng, Pai Gow) do the same
-way: the shoe in play and its round, a new shoe from the dealer, the count of dealt cards the
+"""What the dealt-card games with rounds against the house (station/games/house_round.py) do the
+same way: the shoe in play and its round, a new shoe from the dealer, the count of dealt cards the
 camera sees in the positions, and the placement and reveal clocks (PROCEDURE.md §3.3, §6.3).
 
 A game's procedure keeps `shoe` (`ended`, `empty`) and `round` (`round_id`, `finished`,

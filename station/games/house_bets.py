@@ -1,5 +1,5 @@
 """Bets against the house on a round's spots, for the games whose players bet before a deal
-(Pok Deng, Pai Gow): the window, what an account holds, and the accepted bet.
+(the house-banked games): the window, what an account holds, and the accepted bet.
 
 The game's procedure keeps `shoe` (with `ended` and `rounds_opened`) and `round` (with
 `round_id`, `bets`, `closed`, `finished` and `closes_us`); the kernel has already run its own
@@ -13,7 +13,7 @@ from station.core.bets import Bet
 
 
 class HouseBets:
-    """Mixed into a `Procedure` before it: `class PokDengProcedure(HouseBets, Procedure)`."""
+    """Mixed into a `Procedure` before it: `class MyGameProcedure(HouseBets, Procedure)`."""
 
     table: Any
     game: Any

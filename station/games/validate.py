@@ -38,6 +38,8 @@ def validate_game(name: str, cls: Any) -> None:
         missing = ", ".join(sorted(cls.__abstractmethods__))
         _fail(name, f"the rules do not implement {missing}")
     _check_presentation(name, cls)
+    _check_settings(name, cls)
+    _check_tools(name, cls)
     proc = cls.procedure_class
     if proc is None:
         return  # rules only: settlement and the rules tools, no table yet
@@ -47,10 +49,48 @@ def validate_game(name: str, cls: Any) -> None:
         return  # checked when a table first needs it (Game.table_procedure)
     if not (isinstance(proc, type) and issubclass(proc, Procedure)):
         _fail(name, f"its procedure {proc!r} is not a station.games.base.Procedure")
-    validate_procedure(name, proc)
+    validate_procedure(name, proc, cls)
 
 
-def validate_procedure(name: str, proc: type) -> None:
+def _check_settings(name: str, cls: Any) -> None:
+    """The game's own settings: a frozen dataclass whose every field has a default and a
+    type the settings reader knows, none named as a setting every table has (a header names
+    both kinds side by side)."""
+    import dataclasses
+    import typing
+
+    from station.core.settings import TABLE_SETTING_NAMES
+
+    own = getattr(cls, "settings_class", None)
+    if not (isinstance(own, type) and dataclasses.is_dataclass(own)
+            and own.__dataclass_params__.frozen):  # type: ignore[attr-defined]
+        _fail(name, f"settings_class {own!r} is not a frozen dataclass")
+    try:
+        hints = typing.get_type_hints(own)
+    except Exception as e:  # noqa: BLE001 - any failure to resolve is the game's to fix
+        _fail(name, f"settings_class {own.__name__}: its field types cannot be read ({e})")
+    for f in dataclasses.fields(own):
+        if f.name in TABLE_SETTING_NAMES:
+            _fail(name, f"settings_class {own.__name__}.{f.name} is a setting every table has")
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            _fail(name, f"settings_class {own.__name__}.{f.name} has no default")
+        if hints.get(f.name) not in (int, float, bool, str):
+            _fail(name, f"settings_class {own.__name__}.{f.name}: a setting is an int, float, "
+                        f"bool or str, not {hints.get(f.name)!r}")
+
+
+def _check_tools(name: str, cls: Any) -> None:
+    """Each tool the game declares is one the station knows, at "module:function"."""
+    from station.games.tools import TOOLS
+
+    for tool, spec in getattr(cls, "tools", {}).items():
+        if tool not in TOOLS:
+            _fail(name, f"tools names {tool!r}, no tool of the station's ({', '.join(TOOLS)})")
+        if not isinstance(spec, str) or spec.count(":") != 1 or not all(spec.split(":")):
+            _fail(name, f"tools[{tool!r}] {spec!r} is not \"module:function\"")
+
+
+def validate_procedure(name: str, proc: type, game: Any = None) -> None:
     from station.games.base import Procedure
 
     if inspect.isabstract(proc):
@@ -82,6 +122,16 @@ def validate_procedure(name: str, proc: type) -> None:
         without = sorted(set(getattr(proc, attr)) - set(kinds))
         if without:
             _fail(name, f"{proc.__name__}.{attr} names fault kinds without words: {without}")
+    if game is not None:
+        import dataclasses
+
+        from station.core.settings import TABLE_SETTING_NAMES
+
+        own = {f.name for f in dataclasses.fields(game.settings_class)}
+        strays = [n for n in proc.settings_used if n not in TABLE_SETTING_NAMES and n not in own]
+        if strays:
+            _fail(name, f"{proc.__name__}.settings_used names {strays}: neither a table's "
+                        f"setting nor one of {game.settings_class.__name__}")
     _check_reachable(name, proc, states)
     _check_hooks(name, proc, Procedure)
 

@@ -1,6 +1,6 @@
 """The HTTP bet API the betting platform calls while betting is open.
 
-    POST /v1/bets        one bet:   {"account": "u1", "spot": "P3", "amount": 100}
+    POST /v1/bets        one bet:   {"account": "u1", "spot": "<spot>", "amount": 100}
     POST /v1/bets/batch  a list of such bets (at most `max_batch`), decided in order
     Authorization: Bearer <API key>
 

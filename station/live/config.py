@@ -3,15 +3,18 @@ the key (`config/*.toml` holds a documented example per setup)."""
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from station.core.settings import SettingsError, TableSettings
+from station.core.settings import DEFAULT_GAME, SettingsError, TableSettings
 from station.live.disk import DiskLimits
+
+log = logging.getLogger("station.config")
 
 
 class ConfigError(ValueError):
@@ -121,8 +124,8 @@ class StationConfig:
         return Path(self.camera.frames_dir) if self.camera.frames_dir else self.data_dir / "frames"
 
 
-_SECTIONS = {"table", "storage", "shoe", "camera", "settlement", "console", "bet_api", "recording",
-             "journal"}
+_SECTIONS = {"table", "game", "storage", "shoe", "camera", "settlement", "console", "bet_api",
+             "recording", "journal"}
 
 
 def _take(section: dict[str, Any], where: str, key: str, kind: type | tuple[type, ...],
@@ -153,8 +156,8 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
     base = base_dir or Path.cwd()
 
     t = data.get("table", {})
-    name = _take(t, "table", "name", str, "PD-01")
-    game = _take(t, "table", "game", str, "pokdeng")
+    name = _take(t, "table", "name", str, TableSettings.table)
+    game = _take(t, "table", "game", str, DEFAULT_GAME)
     procedure = _take(t, "table", "procedure", dict, {})
     _leftover(t, "table")
     cam = data.get("camera", {})
@@ -166,16 +169,11 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
         frames_dir=_take(cam, "camera", "frames_dir", str, None),
     )
     _leftover(cam, "camera")
-    try:
-        table = TableSettings().with_overrides(
-            {"table": name, "game": game, "camera": camera.enabled, **procedure}
-        )
-    except SettingsError as e:
-        raise ConfigError(f"table.procedure: {e}") from None
     from station.games import GAMES
 
     if game not in GAMES:
         raise ConfigError(f"table.game: unknown game {game!r} (known: {', '.join(GAMES)})")
+    table = _table_settings(name, game, camera.enabled, procedure, data.get("game", {}))
 
     st = data.get("storage", {})
     data_dir = Path(_take(st, "storage", "dir", str, f"var/{name}"))
@@ -255,6 +253,34 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
     return cfg
 
 
+def _table_settings(name: str, game: str, camera: bool, procedure: dict[str, Any],
+                    own: dict[str, Any]) -> TableSettings:
+    """The table's settings from `[table] procedure`, the game's own from `[game]`, read
+    through the class the game declares (`Game.settings_class`). A game's setting written
+    under `[table] procedure`, where they all were before the games held their own, is still
+    taken, with a warning that names its place now; written in both places, it is refused."""
+    try:
+        table = TableSettings().with_overrides({"table": name, "game": game, "camera": camera})
+        own_names = {f.name for f in fields(table.own)}
+        moved = sorted(k for k in procedure
+                       if k in own_names or f"{k}_seconds" in own_names)
+        twice = [k for k in moved if k in own]
+        if twice:
+            raise ConfigError(f"game.{twice[0]}: also set as table.procedure.{twice[0]}; a "
+                              f"{game} table's own settings belong in [game] alone")
+        if moved:
+            log.warning("table.procedure: %s %s a %s table's own setting: move %s to the "
+                        "[game] section", ", ".join(moved), "is" if len(moved) == 1 else "are",
+                        game, "it" if len(moved) == 1 else "them")
+        try:
+            table = table.with_overrides(procedure)
+        except SettingsError as e:
+            raise ConfigError(f"table.procedure: {e}") from None
+        return table.with_game_settings(own, where="game")
+    except SettingsError as e:
+        raise ConfigError(f"game: {e}" if not str(e).startswith("game.") else str(e)) from None
+
+
 def key_file_refusal(key_file: Path, data_dir: Path) -> str | None:
     """Why the journal's key file may not be where it is, or None: inside storage.dir,
     whoever can change the journal could also sign it again."""
@@ -267,10 +293,10 @@ def key_file_refusal(key_file: Path, data_dir: Path) -> str | None:
 
 def check_reservable(game: str) -> None:
     """`settlement.reserve` reserves what the table takes from a wallet before it takes it:
-    the bet intake's bets, and the draws a pot game declares (`Procedure.wallet_draws`: Si Zhi
-    Dao's antes, bets and buy-ins; docs/studio.md, "Pot games in the studio"). A game whose
-    money comes by neither way could not be reserved: with a wallet shared across tables the
-    studio ledger might refuse it after the table took it, so it is refused at start."""
+    the bet intake's bets, and the draws a pot game declares (`Procedure.wallet_draws`: its
+    antes, bets and buy-ins; docs/studio.md, "Pot games in the studio"). A game whose money
+    comes by neither way could not be reserved: with a wallet shared across tables the studio
+    ledger might refuse it after the table took it, so it is refused at start."""
     from station.games import get_game
 
     rules = get_game(game)
@@ -369,7 +395,7 @@ def env_secret(name: str) -> str | None:
 # ---- the camera config file, checked against the table ------------------------------------
 
 def load_table_camera_config(cfg: StationConfig) -> Any:
-    """The camera config file `[camera] layout` names (None: the embedded Pok Deng layout),
+    """The camera config file `[camera] layout` names (None: the embedded default layout),
     refused with a ConfigError when it cannot be read or when its zones are not exactly the
     table's game's (`station.games.get_game(game).zones`): the message names the missing and
     the extra zones."""
@@ -383,7 +409,7 @@ def load_table_camera_config(cfg: StationConfig) -> Any:
         return load_table_camera_rig(cfg)
     try:
         cam = load_camera_config(cfg.camera.layout, game_zones)
-        what = cfg.camera.layout or "the embedded Pok Deng layout (no camera.layout given)"
+        what = cfg.camera.layout or "the embedded default layout (no camera.layout given)"
         check_zones(cam.layout, get_game(cfg.table.game).zones, cfg.table.game, source=f"camera.layout: {what}")
         if cam.layout.game != cfg.table.game:
             raise LayoutError(f"camera.layout: {what} is a layout for {cam.layout.game!r}, the table "

@@ -1,7 +1,7 @@
 """Trace recording at a live table: every journaled input written as it happens, in the
 TRACES.md format, one file per shoe, so any session can be replayed and any dispute answered
 from the file alone (`station replay FILE`). A game whose games span shoes and whose seats
-outlast them (Si Zhi Dao: a fresh deck per deal) keeps the whole session in one file: a
+outlast them (a pot game dealt from a fresh deck per deal) keeps the whole session in one file: a
 file cut at a shoe would start mid-game, nobody seated, and replay to other records."""
 
 from __future__ import annotations

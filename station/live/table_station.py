@@ -787,13 +787,13 @@ def journal_write_failed(e: BaseException) -> bool:
 
 
 def settings_dict(s: TableSettings) -> dict[str, Any]:
-    """The settings a table of this game runs with, as a journal or trace header has them."""
+    """The settings a table of this game runs with, as a journal or trace header has them:
+    those its procedure reads, in its order, then the game's own it did not name."""
+    from dataclasses import fields
+
     from station.games import get_game
 
     proc = get_game(s.game).table_procedure()
-    names = proc.settings_used if proc is not None else ()
-    if callable(names):
-        # Si Zhi Dao's procedure names them in a method (of no instance state), not in the
-        # class attribute the base class declares
-        names = names(None)
-    return {name: getattr(s, name) for name in names}
+    names = list(proc.settings_used if proc is not None else ())
+    names += [f.name for f in fields(s.own) if f.name not in names]
+    return {name: s.value(name) for name in names}

@@ -32,9 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from station.cards import Card, CardError, parse_card
 from station.games import get_game
-from station.games.base import BetError, Game
+from station.games.base import BetError, Game, OutcomeError
 from station.money import AmountError, check_amount
 from station.settlement import checkpoints, pot
 from station.settlement.ledger import CheckReport, Store, Tx, check_books, open_store
@@ -795,8 +794,11 @@ class SettlementCore:
         status = self._round_status(tx, table, round_id)
         if status is not None:
             raise SettlementRefused(key, "round_closed", f"round {round_id} is already {status}")
-        hands = self._parse_hands(key, game, _need(m, "cards", dict))
-        computed = game.evaluate(hands)
+        try:
+            outcome = game.outcome(m)  # what the game settles on: its positions' cards, say
+        except OutcomeError as exc:
+            raise SettlementRefused(key, exc.reason, str(exc)) from None
+        computed = game.evaluate(outcome)
         if "results" in m and m["results"] != computed:
             raise SettlementRefused(
                 key, "results_mismatch",
@@ -807,7 +809,7 @@ class SettlementCore:
         held = self._open_bets(tx, table, round_id)
         # One pass over the round's bets (50,000 in a big round) computes each return, the
         # lines to compare with the message, each player's credit and the totals.
-        memo: dict[tuple[str, int], int] = {}  # returned() is pure in (spot, amount, hands)
+        memo: dict[tuple[str, int], int] = {}  # returned() is pure in (spot, amount, outcome)
         lines: list[tuple[str, str, int, int, int]] = []
         closures: list[tuple[int, int, str]] = []
         credits: dict[int, int] = defaultdict(int)
@@ -818,7 +820,7 @@ class SettlementCore:
                                         f"round {round_id} holds {bet_game} bets, the hand is {game.name}")
             r = memo.get((spot, amount))
             if r is None:
-                r = memo[(spot, amount)] = game.returned(spot, amount, hands)
+                r = memo[(spot, amount)] = game.returned(spot, amount, outcome)
             lines.append((name, spot, amount, deducted, r))
         mine = Counter(lines)
         released: set[int] = set()
@@ -902,23 +904,6 @@ class SettlementCore:
             "reason": reason, "bets": len(held), "refunded": total,
         }
         return result, round_id, close_round
-
-    @staticmethod
-    def _parse_hands(key: str, game: Game, cards: Mapping[str, Any]) -> dict[str, list[Card]]:
-        if set(cards) != set(game.positions):
-            raise SettlementRefused(
-                key, "bad_cards",
-                f"a {game.name} hand names positions {sorted(game.positions)}, got {sorted(cards)}",
-            )
-        hands: dict[str, list[Card]] = {}
-        for position, texts in cards.items():
-            if not isinstance(texts, list):
-                raise SettlementRefused(key, "bad_cards", f"{position}: not a list of cards")
-            try:
-                hands[position] = [parse_card(c) for c in texts]
-            except CardError as exc:
-                raise SettlementRefused(key, "bad_cards", f"{position}: {exc}") from None
-        return hands
 
     @staticmethod
     def _settlement_list(key: str, m: Mapping[str, Any], name: str) -> Counter:

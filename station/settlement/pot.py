@@ -1,4 +1,4 @@
-"""A pot game's money in the books (Si Zhi Dao): every ante, bet and buy-in moves from the
+"""A pot game's money in the books: every ante, bet and buy-in moves from the
 player's wallet into the game's own pot account, and the game ends by paying the whole pot
 out to its winners or back to those who put it in. A pot account is a system account of the
 game's table named `pot:<game round id>`; `check_books` proves every closed game's pot is at

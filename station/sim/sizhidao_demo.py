@@ -443,9 +443,9 @@ def run_demo(args: argparse.Namespace) -> int:
     host = getattr(args, "host", "127.0.0.1")
     # the players' clocks keep the spec's proportions; a faster demo runs them faster
     decision_s, arrange_s, buy_in_s = 15.0 / speed, 10.0 / speed, 10.0 / speed
-    settings = TableSettings(table=TABLE, game="sizhidao", camera=True, camera_lag_tolerant=True,
-                             decision_seconds=decision_s, arrange_seconds=arrange_s,
-                             buy_in_seconds=buy_in_s)
+    settings = TableSettings(table=TABLE, game="sizhidao", camera=True, camera_lag_tolerant=True
+                             ).with_overrides(dict(decision_seconds=decision_s, arrange_seconds=arrange_s,
+                                                   buy_in_seconds=buy_in_s))
     shoe = ShoeSimulator(deck=[str(c) for c in ALL_CARDS], cut_at=None, seed=seed)
     url = shoe.serve_pty()
     cfg = StationConfig(table=settings, data_dir=data, shoe=ShoeConfig(url=url),
@@ -584,3 +584,12 @@ def run_demo(args: argparse.Namespace) -> int:
     }
     print(json.dumps(summary, indent=2), flush=True)
     return 0 if report.ok and not nonzero and not problems else 1
+
+
+def demo_command(args: argparse.Namespace) -> int:
+    """`station demo --game sizhidao`: the options a pot table does not take are refused."""
+    refused = refused_options(args)
+    if refused:
+        print(f"station demo: {refused}", file=sys.stderr)
+        return 2
+    return run_demo(args)

@@ -503,3 +503,24 @@ def write_report(rep: SoakReport, opts: SoakOptions, out: Path, latencies: Any,
     (out / "README.md").write_text("\n".join(lines))
     written.append(out / "README.md")
     return written
+
+
+def run(args: Any) -> int:
+    """`station soak --game GAME` for a house-banked game of this soak (the command's
+    arguments). Prints the report; exits 0 only when it is all right."""
+    import shlex
+    import sys
+    import tempfile
+
+    opts = SoakOptions(rounds=args.rounds, seed=args.seed, journal_sync=args.sync,
+                       crash=args.crash, sample_every=max(1, args.rounds // 200), game=args.game)
+    command = "./run.sh station soak " + " ".join(shlex.quote(a) for a in sys.argv[2:])
+    with tempfile.TemporaryDirectory(prefix="station-soak-") as tmp:
+        soak = Soak(opts, Path(args.work or tmp))
+        rep = soak.run()
+        files = write_report(rep, opts, Path(args.out), soak.latencies, command.strip())
+    print(json.dumps({k: v for k, v in rep.as_dict().items() if k not in ("memory", "restart_seconds")},
+                     indent=2, default=str))
+    print("report: " + ", ".join(str(f) for f in files))
+    ok = rep.exactly_once and rep.ledger_ok and rep.balances_match
+    return 0 if ok else 1

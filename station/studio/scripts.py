@@ -40,16 +40,17 @@ class Session:
 
 def build_session(game: str, table: str, *, seed: int, rounds: int, accounts: int = 8,
                   cancel_every: int = 7) -> Session:
-    """A session of `rounds` rounds (Si Zhi Dao: games) of `game` at `table`."""
+    """A session of `rounds` rounds (a pot game: games) of `game` at `table`, written by the
+    game's `studio_session` tool (station/games/tools.py)."""
+    from station.games.tools import game_tool, games_with
+
+    write = game_tool(game, "studio_session")
+    if write is None:
+        raise ValueError(f"no studio session for the game {game!r} (games with one: "
+                         f"{', '.join(games_with('studio_session'))})")
     rng = random.Random(f"{table}:{game}:{seed}")
     names = [f"{table}.u{i + 1:02d}" for i in range(accounts)]
-    if game == "pokdeng":
-        return _pokdeng(rng, table, rounds, names, cancel_every)
-    if game == "paigow":
-        return _paigow(rng, table, rounds, names, cancel_every)
-    if game == "sizhidao":
-        return _sizhidao(rng, table, rounds, accounts)
-    raise ValueError(f"no studio session for the game {game!r}")
+    return write(rng, table, rounds, names, cancel_every)
 
 
 def _wallets(s: TraceScript, rng: random.Random, names: Sequence[str]) -> None:
@@ -65,8 +66,8 @@ def _bets(s: TraceScript, rng: random.Random, names: Sequence[str], spots: Seque
 
 # ---- Pok Deng ------------------------------------------------------------------------------
 
-def _pokdeng(rng: random.Random, table: str, rounds: int, names: list[str],
-             cancel_every: int) -> Session:
+def pokdeng_session(rng: random.Random, table: str, rounds: int, names: list[str],
+                    cancel_every: int) -> Session:
     from station.sim.script import GAME
 
     spots = sorted(GAME.spots)
@@ -153,8 +154,8 @@ class _PaiGowScript(TraceScript):
         return self.wait(2)
 
 
-def _paigow(rng: random.Random, table: str, rounds: int, names: list[str],
-            cancel_every: int) -> Session:
+def paigow_session(rng: random.Random, table: str, rounds: int, names: list[str],
+                   cancel_every: int) -> Session:
     from station.games import get_game
 
     game = get_game("paigow")
@@ -191,7 +192,8 @@ def _paigow(rng: random.Random, table: str, rounds: int, names: list[str],
 
 # ---- Si Zhi Dao ----------------------------------------------------------------------------
 
-def _sizhidao(rng: random.Random, table: str, games: int, accounts: int) -> Session:
+def sizhidao_session(rng: random.Random, table: str, games: int, names: list[str],
+                     cancel_every: int) -> Session:
     from station.games.sizhidao.sim import SimTable
 
     sim = SimTable(rng.getrandbits(32), table=table, players=5)

@@ -14,7 +14,8 @@ from station.core.view import public_view
 
 def test_pai_gow_words_its_extra_card_and_its_dice_clock_with_its_settings() -> None:
     k = TableKernel(TableSettings(table="WZ-01", game="paigow", placement_timeout_seconds=7.0,
-                                  dice_mismatch_seconds=4.0, link_lost_seconds=2.0))
+                                  link_lost_seconds=2.0).with_overrides(
+        {"dice_mismatch_seconds": 4.0}))
     assert "9th card" in k.fault_kinds["extra_card"][0]
     assert "7 s" in k.fault_kinds["placement_timeout"][0]
     assert "disagree for 4 s" in k.fault_kinds["dice_mismatch"][0]

@@ -22,7 +22,18 @@ from station.core.faults import FAULT_KINDS
 from station.core.inputs import Input, to_s
 from station.games.base import BetError, Game, Procedure, decks_of
 
+
 # ---- the rules: a dozen lines
+@dataclass(frozen=True)
+class HighCardSettings:
+    """The toy game's own setting, read from a table config's `[game]` section."""
+    #: the most seconds one `extend_betting` may add to the countdown
+    extend_max_seconds: int = 30
+
+    def check(self) -> str | None:
+        return None if self.extend_max_seconds >= 1 else "extend_max_seconds: at least 1"
+
+
 ORDER = "23456789TJQKA"
 POSITIONS = ("LEFT", "RIGHT")
 
@@ -36,6 +47,9 @@ class HighCard(Game):
     deal_plan = POSITIONS
     #: its console panel and road, in its own package
     presentation = "tests.core.toy_panel:HighCardPanel"
+    settings_class = HighCardSettings
+    #: its tool, in its own module: `station settle --game highcard`
+    tools = {"settle_round": "tests.core.toy_game:settle_round"}
 
     @property
     def deck(self):  # one deck of 52
@@ -57,6 +71,18 @@ class HighCard(Game):
     def returned(self, spot: str, amount: int, hands: Mapping[str, Sequence[Card]]) -> int:
         outcome = self.evaluate(hands)[spot]["outcome"]
         return {"win": 2 * amount, "tie": amount, "lose": 0}[outcome]
+
+
+def settle_round(obj: object) -> dict[str, Any]:
+    """One round, `{"cards": {"LEFT": [..], "RIGHT": [..]}, "bets": [{account, spot,
+    amount}]}`, settled from the rules: its results and what each bet returns."""
+    if not isinstance(obj, dict):
+        raise ValueError("a round is a JSON object")
+    game = HighCard()
+    outcome = game.outcome(obj)
+    bets = [{**b, "returned": game.returned(b["spot"], game.check_bet(b["spot"], b["amount"]),
+                                            outcome)} for b in obj.get("bets", [])]
+    return {"results": game.evaluate(outcome), "bets": bets}
 
 
 # ---- the table procedure
@@ -119,7 +145,6 @@ class HighCardProcedure(Procedure):
                "extend_betting": Action("give the bettors more time before the close",
                                         payload=("seconds",)),
                "call": Action("call the round's high card aloud", payload=("position",))}
-    EXTEND_MAX_S = 30
 
     def dealer_handlers(self):
         return {"new_shoe": self._new_shoe, "open_betting": self._open_betting,
@@ -130,9 +155,9 @@ class HighCardProcedure(Procedure):
         seconds = inp.extra.get("seconds")
         if r is None or r.closed or r.finished or t.state == "paused":
             return t.refuse("extend_betting", None, "betting is not open")
-        if isinstance(seconds, bool) or not isinstance(seconds, int) \
-                or not 1 <= seconds <= self.EXTEND_MAX_S:
-            return t.refuse("extend_betting", None, f"bad_seconds: 1 to {self.EXTEND_MAX_S}")
+        most = t.settings.own.extend_max_seconds
+        if isinstance(seconds, bool) or not isinstance(seconds, int) or not 1 <= seconds <= most:
+            return t.refuse("extend_betting", None, f"bad_seconds: 1 to {most}")
         r.closes_us += t.us(seconds)
         t.arm("betting_close", r.closes_us)
         t.emit("betting_extended", round_id=r.round_id, closes_at=to_s(r.closes_us))

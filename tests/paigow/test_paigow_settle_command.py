@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from station.commands.settle import SETTLERS, settle_lines
+from station.commands.settle import settle_lines, settler
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[1]
@@ -103,7 +103,7 @@ def test_the_recorded_traces_validated_hands_through_the_command_line() -> None:
 def settle(*lines: object) -> tuple[list[dict], str, int]:
     out, err = io.StringIO(), io.StringIO()
     raw = [(x if isinstance(x, str) else json.dumps(x)).encode() + b"\n" for x in lines]
-    failed = settle_lines(raw, out, err, SETTLERS["paigow"])
+    failed = settle_lines(raw, out, err, settler("paigow"))
     return [json.loads(x) for x in out.getvalue().splitlines()], err.getvalue(), failed
 
 

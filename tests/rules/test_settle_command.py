@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from station.commands.settle import settle_lines
+from station.commands.settle import settle_lines, settler
 
 DATA = Path(__file__).parents[1] / "data"
 EXAMPLES = json.loads((DATA / "rules" / "pokdeng_examples.json").read_text("utf-8"))["examples"]
@@ -128,7 +128,7 @@ def test_a_bad_line_is_named_and_the_others_are_still_answered() -> None:
 def settle_one(obj: object) -> tuple[list[dict], str]:
     out, err = io.StringIO(), io.StringIO()
     text = obj if isinstance(obj, str) else json.dumps(obj)
-    failed = settle_lines([text.encode()], out, err)
+    failed = settle_lines([text.encode()], out, err, settler("pokdeng"))
     answers = [json.loads(x) for x in out.getvalue().splitlines()]
     assert failed == (0 if answers else 1)
     return answers, err.getvalue()

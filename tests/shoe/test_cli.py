@@ -81,6 +81,14 @@ class Proc:
             self.p.wait(timeout=10)
 
 
+def stop_both(sim: Proc, listen: Proc | None) -> None:
+    """The listener killed if it still runs, the simulator stopped as a service is."""
+    if listen is not None:
+        listen.kill()
+    sim.stop(signal.SIGTERM)
+    sim.kill()
+
+
 def dealt_rounds(err: list[str]) -> list[list[str]]:
     return [line.split("dealt: ")[1].split(" (")[0].split() for line in err if " dealt: " in line]
 
@@ -100,10 +108,7 @@ def test_sim_shoe_and_shoe_listen_show_a_dealt_round(tmp_path: Path) -> None:
         listen.read_until(lambda lines: sum('"card"' in x for x in lines) >= 1 + 26 + 1)
         assert listen.stop(signal.SIGINT) == 0
     finally:
-        if listen is not None:
-            listen.kill()
-        sim.stop(signal.SIGTERM)
-        sim.kill()
+        stop_both(sim, listen)
     events = [json.loads(x) for x in listen.lines]
     assert all(e["event"] in EVENTS and isinstance(e["t"], float | int) for e in events)
     assert events[0]["event"] == "hello" and events[1]["event"] == "load"
@@ -150,3 +155,27 @@ def test_listen_on_a_port_that_is_not_there_fails_clearly() -> None:
                        cwd=REPO, capture_output=True, text=True, timeout=60)
     assert r.returncode == 1
     assert "cannot open the shoe at /dev/no-such-shoe" in r.stderr
+
+
+def test_sim_shoe_deals_the_games_own_shoe_from_its_package() -> None:
+    """`--game paigow`: the shoe and the dealer are the game's tools (its package's
+    shoe_dealer.py): the 32-card deck, shuffles of two rounds of 8 cards."""
+    from station.games.paigow.tiles import DECK_COUNTS
+
+    sim = Proc("sim-shoe", "--game", "paigow", "--pty", "--no-gate", "--seed", "3",
+               "--deal-every", "0.02", "--round-pause", "0.1", "--rounds", "2",
+               "--start-after", "0.2", "--wait-for-station")
+    listen = None
+    try:
+        url = sim.next_line()
+        listen = Proc("shoe", "listen", url)
+        listen.read_until(lambda lines: sum('"card"' in x for x in lines) >= 16)
+        wait_for(lambda: any("round 2 dealt" in x for x in sim.err), 60,
+                 lambda: f"the simulator to say it dealt two rounds: {sim.err[-5:]}")
+        assert listen.stop(signal.SIGINT) == 0
+    finally:
+        stop_both(sim, listen)
+    cards = [json.loads(x)["card"] for x in listen.lines if '"card"' in x]
+    assert len(cards) == 16 and len(set(cards)) == 16  # one shuffle of distinct cards
+    assert all(any(str(c) == card for c in DECK_COUNTS) for card in cards)
+    assert not any("cut" in x for x in listen.lines)

@@ -36,7 +36,7 @@ class LiveTable:
                  **settings: Any) -> None:
         self.journal = journal
         self.journal_sync = journal_sync
-        self.settings = TableSettings(table=table, game="sizhidao", **settings)
+        self.settings = TableSettings(table=table, game="sizhidao").with_overrides(settings)
         self.clock = TestClock()
         self.station: TableStation | None = None
         self.server: ServedApp | None = None

@@ -37,7 +37,7 @@ def test_no_viewer_and_no_stream_but_the_owner_sees_a_card_before_its_showdown(
     header, inputs = read_trace(TRACES / name / "trace.jsonl")
     settings = settings_from_header(header)
     live = LiveTable(tmp_path / "journal.sqlite", table=settings.table,
-                     **{k: getattr(settings, k) for k in (
+                     **{k: settings.value(k) for k in (
                          "ante", "decision_seconds", "arrange_seconds", "buy_in_seconds",
                          "camera_lag_tolerant", "placement_timeout_seconds")},
                      journal_sync="normal").start()

@@ -27,8 +27,9 @@ def test_the_config_checks() -> None:
     assert out.returncode == 0, out.stderr
     assert "table SZ-SIM (sizhidao)" in out.stdout and "camera on" in out.stdout
     cfg = load_config(CONFIG)
-    assert cfg.table.game == "sizhidao" and cfg.table.ante == 100
-    assert (cfg.table.decision_seconds, cfg.table.arrange_seconds, cfg.table.buy_in_seconds) == (15, 10, 10)
+    assert cfg.table.game == "sizhidao" and cfg.table.own.ante == 100
+    own = cfg.table.own
+    assert (own.decision_seconds, own.arrange_seconds, own.buy_in_seconds) == (15, 10, 10)
 
 
 def test_the_camera_layout_has_the_seat_zones_of_the_game() -> None:

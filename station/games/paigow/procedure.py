@@ -235,7 +235,7 @@ class PaiGowProcedure(HouseRound):
             return
         if r.mismatch_since_us is None:
             r.mismatch_since_us = t.now_us
-            t.arm("dice_mismatch", t.now_us + t.us(t.settings.dice_mismatch_seconds))
+            t.arm("dice_mismatch", t.now_us + t.us(t.settings.own.dice_mismatch_seconds))
 
     def _timer_dice_mismatch(self) -> None:
         r = self.round

@@ -25,6 +25,7 @@ from station.games.paigow.bets import (
     split_spot,
 )
 from station.games.paigow.hands import evaluate, outcome
+from station.games.paigow.settings import PaiGowSettings
 from station.games.paigow.tiles import DECK_COUNTS
 
 DICE_ZONE = "DICE"
@@ -50,6 +51,7 @@ def deal_plan_for(dice: Sequence[int]) -> tuple[str, ...]:
 
 class PaiGow(Game):
     name = "paigow"
+    settings_class = PaiGowSettings
     title = "Wenzhou Pai Gow"
     camera_accuracy = "station.games.paigow.camera_accuracy:suite"
     table_prefix = "WZ-"
@@ -63,6 +65,16 @@ class PaiGow(Game):
     # by name: the procedure needs the kernel's modules, the rules do not
     procedure_class = "station.games.paigow.procedure:PaiGowProcedure"
     presentation = "station.games.paigow.panel:PaiGowPanel"
+    #: its tools, each in this package (station/games/tools.py)
+    tools = {
+        "settle_round": "station.games.paigow.settle:settle_round",
+        "rtp": "station.games.paigow.rtp:run",
+        "shoe_simulator": "station.games.paigow.shoe_dealer:simulator",
+        "shoe_dealer": "station.games.paigow.shoe_dealer:deal",
+        "soak": "station.sim.soak:run",
+        "studio_session": "station.studio.scripts:paigow_session",
+        "demo": "station.commands.demo:run_dealt_table",
+    }
 
     @property
     def deck(self) -> Counter[Card]:

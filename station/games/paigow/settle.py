@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from station.cards import Card, CardError, parse_card
+from station.cards import Card
 from station.games.paigow.bets import (
     BANKER,
     DOORS,
@@ -39,28 +39,9 @@ from station.games.paigow.bets import (
 )
 from station.games.paigow.hands import Hand, evaluate, outcome
 from station.games.paigow.tiles import TileError, tile_of
+from station.games.round_lines import RoundError, answer, round_bets, round_cards, two_cards
 
-ROUND_KEYS = frozenset({"cards", "bets", "round_id"})
-BET_KEYS = frozenset({"account", "spot", "amount"})
 OUTPUT_KEYS = frozenset({"deducted", "returned", "refused"})
-
-
-class RoundError(ValueError):
-    """A line that is not a Pai Gow round this command can settle."""
-
-
-def _parse_hand(position: str, cards: object) -> list[Card]:
-    if not isinstance(cards, list):
-        raise RoundError(f"hand {position} must be a list of two cards, got {cards!r}")
-    if len(cards) != 2:
-        raise RoundError(f"hand {position} must be exactly two cards, got {len(cards)}")
-    try:
-        parsed = [parse_card(c) for c in cards]
-        for c in parsed:
-            tile_of(c)
-    except (CardError, TileError) as e:
-        raise RoundError(f"hand {position}: {e}") from None
-    return parsed
 
 
 def _parse_cards(raw: object) -> dict[str, Hand]:
@@ -71,7 +52,7 @@ def _parse_cards(raw: object) -> dict[str, Hand]:
         raise RoundError(f"no hand(s) {bad} at a Pai Gow table ({', '.join(POSITIONS)})")
     if BANKER not in raw:
         raise RoundError("'cards' has no BANKER hand")
-    hands = {p: _parse_hand(p, raw[p]) for p in POSITIONS if p in raw}
+    hands = {p: two_cards(p, raw[p], tile_of, (TileError,)) for p in POSITIONS if p in raw}
     seen: dict[Card, str] = {}
     for p, cards in hands.items():
         for c in cards:
@@ -84,34 +65,14 @@ def _parse_cards(raw: object) -> dict[str, Hand]:
 
 def settle_round(obj: object) -> dict[str, Any]:
     """Settle one round given as a parsed JSON object. Raises RoundError."""
-    if not isinstance(obj, dict):
-        raise RoundError(f"a round is a JSON object, got {type(obj).__name__}")
-    unknown = set(obj) - ROUND_KEYS
-    if unknown:
-        raise RoundError(f"unknown round field(s) {sorted(unknown)}; expected cards, bets, round_id")
-    if "cards" not in obj:
-        raise RoundError("round has no 'cards'")
-    hands = _parse_cards(obj["cards"])
+    hands = _parse_cards(round_cards(obj))
+    assert isinstance(obj, dict)
     banker = hands[BANKER]
     outcomes = {d: outcome(hands[d], banker) for d in DOORS if d in hands}
 
-    raw_bets = obj.get("bets", [])
-    if not isinstance(raw_bets, list):
-        raise RoundError("'bets' must be a list")
     held: dict[str, set[str]] = defaultdict(set)
     answered: list[dict[str, Any]] = []
-    for i, bet in enumerate(raw_bets, start=1):
-        if not isinstance(bet, dict):
-            raise RoundError(f"bet {i} must be an object, got {bet!r}")
-        missing = BET_KEYS - set(bet)
-        if missing:
-            raise RoundError(f"bet {i} lacks {sorted(missing)}")
-        clash = OUTPUT_KEYS & set(bet)
-        if clash:
-            raise RoundError(f"bet {i} already carries {sorted(clash)}; those are settlement output")
-        account, spot = bet["account"], bet["spot"]
-        if not isinstance(account, str) or not account:
-            raise RoundError(f"bet {i}: account must be a non-empty string, got {account!r}")
+    for i, bet, account, spot in round_bets(obj, OUTPUT_KEYS):
         try:
             door, _ = split_spot(spot)
             amount = check_amount_of(bet["amount"])
@@ -129,11 +90,4 @@ def settle_round(obj: object) -> dict[str, Any]:
     for d in DOORS:
         if d in hands:
             results[d] = {"outcome": outcomes[d], **hands[d].as_dict()}
-    out: dict[str, Any] = {}
-    if "round_id" in obj:
-        if not isinstance(obj["round_id"], str):
-            raise RoundError(f"round_id must be a string, got {obj['round_id']!r}")
-        out["round_id"] = obj["round_id"]
-    out["results"] = results
-    out["bets"] = answered
-    return out
+    return answer(obj, results, answered)

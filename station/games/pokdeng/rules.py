@@ -130,6 +130,16 @@ class PokDeng(Game):
     # by name: the procedure needs the kernel's modules, the rules do not
     procedure_class = "station.games.pokdeng.procedure:PokDengProcedure"
     presentation = "station.games.pokdeng.panel:PokDengPanel"
+    #: its tools, each in this package (station/games/tools.py)
+    tools = {
+        "settle_round": "station.games.pokdeng.settle:settle_round",
+        "rtp": "station.games.pokdeng.rtp_report:run",
+        "shoe_simulator": "station.games.pokdeng.shoe_dealer:simulator",
+        "shoe_dealer": "station.games.pokdeng.shoe_dealer:deal",
+        "soak": "station.sim.soak:run",
+        "studio_session": "station.studio.scripts:pokdeng_session",
+        "demo": "station.commands.demo:run_dealt_table",
+    }
 
     def check_bet(self, spot: str, amount: int, held: Sequence[tuple[str, int]] = ()) -> int:
         """Pok Deng bets are independent of each other: `held` does not matter."""

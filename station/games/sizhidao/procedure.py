@@ -182,14 +182,11 @@ class SiZhiDaoProcedure(Procedure):
                 "a Si Zhi Dao table runs with its camera: degraded mode is not "
                 "offered for this game (PROCEDURE.md §7)"
             )
-        s = table.settings
+        own = table.settings.own
         self.sz = SiZhiDaoGame(
             table,
             GameSettings.from_seconds(
-                int(getattr(s, "ante", 100)),
-                float(getattr(s, "decision_seconds", 15)),
-                float(getattr(s, "arrange_seconds", 10)),
-                float(getattr(s, "buy_in_seconds", 10)),
+                own.ante, own.decision_seconds, own.arrange_seconds, own.buy_in_seconds
             ),
         )
         self.deck: Deck | None = None

@@ -11,10 +11,12 @@ from station.cards import Card
 from station.games.base import BetError, Game
 from station.games.sizhidao.arrange import auto_arrange
 from station.games.sizhidao.seats import SEATS
+from station.games.sizhidao.settings import SiZhiDaoSettings
 
 
 class SiZhiDao(Game):
     name = "sizhidao"
+    settings_class = SiZhiDaoSettings
     title = "Si Zhi Dao"
     camera_accuracy = "station.games.sizhidao.camera_accuracy:suite"
     table_prefix = "SZ-"
@@ -27,6 +29,11 @@ class SiZhiDao(Game):
     # by name: the procedure needs the kernel's modules, the rules do not
     procedure_class = "station.games.sizhidao.procedure:SiZhiDaoProcedure"
     presentation = "station.games.sizhidao.panel:SiZhiDaoPanel"
+    #: its tools, each in this package (station/games/tools.py)
+    tools = {"settle_round": "station.games.sizhidao.settle:settle_deal",
+             "soak": "station.sim.sizhidao_soak:run_soak",
+             "studio_session": "station.studio.scripts:sizhidao_session",
+             "demo": "station.sim.sizhidao_demo:demo_command"}
 
     def check_bet(self, spot: str, amount: Any, held: Sequence[tuple[str, int]] = ()) -> int:
         raise BetError("bad_spot", "a Si Zhi Dao table takes no bets: players act for a pot")

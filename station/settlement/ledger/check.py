@@ -233,7 +233,7 @@ def _check(tx: Tx, s: str, problem: Any, require_closed: bool) -> dict[str, Any]
     for table in sorted(tables_without):
         problem(f"table {table!r} has open bets but no in_play account")
 
-    # pot games (Si Zhi Dao): a closed game's pot is empty; an open one only at the end
+    # pot games: a closed game's pot is empty; an open one only at the end
     for text in pot_problems(tx, require_closed=require_closed):
         problem(text)
     for text in reservation_problems(tx):

@@ -1,0 +1,56 @@
+"""A game's tools live in its package: the station's commands and simulators find each by
+its name through the game (`Game.tools`: tool name -> "module:function"), as they find its
+rules and presentation, instead of keeping a table of games per tool. Nothing is imported
+until a tool is asked for.
+
+The tools a game may have, and what each is called with:
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+#: tool name -> what it is; a game declares those it has
+TOOLS: dict[str, str] = {
+    "settle_round": "`station settle`: one parsed round -> its answer (ValueError naming "
+                    "what is wrong)",
+    "rtp": "`station rtp`: the parsed arguments -> the exit status, having printed its figures",
+    "shoe_simulator": "`station sim-shoe`: (arguments, FaultPlan) -> the ShoeSimulator of "
+                      "the game's shoe",
+    "shoe_dealer": "`station sim-shoe`: (simulator, stop event, every=, pause=, start_after=, "
+                   "rounds=, say=) draws as the game's dealer does",
+    "studio_session": "`station studio`: (random.Random, table, rounds, account names, "
+                      "cancel_every) -> the Session of trace lines a studio table is fed",
+    "demo": "`station demo`: the parsed arguments -> the exit status, having run a whole "
+            "simulated table until it is stopped",
+    "soak": "`station soak`: the parsed arguments -> the exit status, having run the rounds "
+            "at accelerated time and written the report",
+}
+
+
+def game_tool(game: str, tool: str) -> Callable[..., Any] | None:
+    """The game's `tool` (None: the game has none)."""
+    from station.games import GAMES, GameError
+
+    if tool not in TOOLS:
+        raise KeyError(f"no tool {tool!r} (tools: {', '.join(TOOLS)})")
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r} (known: {', '.join(GAMES)})")
+    spec = getattr(GAMES[game], "tools", {}).get(tool)
+    if spec is None:
+        return None
+    module, _, name = spec.partition(":")
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as e:
+        raise GameError(f"game {game!r}: its {tool} {spec} cannot be loaded "
+                        f"({type(e).__name__}: {e})") from e
+
+
+def games_with(tool: str) -> tuple[str, ...]:
+    """The games that have `tool`, by name (their rules are loaded, not their tools)."""
+    from station.games import GAMES
+
+    return tuple(name for name in GAMES if tool in getattr(GAMES[name], "tools", {}))
