@@ -253,7 +253,9 @@ def write_calibration(path: str | Path, cal: Calibration) -> None:
     for line in old:
         m = _SECTION.match(line)
         if m:
-            skipping = m.group(1).strip().startswith("calibration")
+            # the dice tray's calibration is written on its own (dice_calibration.py)
+            name = m.group(1).strip()
+            skipping = name.startswith("calibration") and name != "calibration.dice"
         if skipping or line.startswith("# Learned by `station camera calibrate`") or line.startswith("# cards of the deck set in use"):
             continue
         kept.append(line)

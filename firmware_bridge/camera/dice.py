@@ -78,10 +78,12 @@ class DiceReader:
     """Reads the dice tray of one camera. `mm_per_px`: table millimetres per pixel of the
     picture given to `read` (the layout's, for a crop of a full frame)."""
 
-    def __init__(self, mm_per_px: float = 0.30, die_mm: float = DIE_MM) -> None:
+    def __init__(self, mm_per_px: float = 0.30, die_mm: float = DIE_MM, *, die_px: float | None = None) -> None:
+        """`die_px`: a die's edge in pixels as measured at the tray (`station camera calibrate
+        --dice`); without it, the edge follows from the scale and the dice's size."""
         if not 0.02 <= mm_per_px <= 2.0:
             raise ValueError(f"mm_per_px {mm_per_px} is not a plausible table scale")
-        self.die_px = die_mm / mm_per_px
+        self.die_px = float(die_px) if die_px is not None else die_mm / mm_per_px
         # CARD_FACES.md: each pip at least 6 px across; our dice's pips are about 3 mm.
         if self.die_px < 30:
             raise ValueError(
@@ -236,12 +238,25 @@ class DiceReader:
 
     # ---- a white region: one die, touching dice, or something not a die --------------
     def _read_region(self, img: np.ndarray, lo: np.ndarray, region: np.ndarray) -> list[DieReading]:
+        """The dice of one white region, at the lowest of the levels (shares of the region's
+        white) at which each of them reads: a light tray floor next to a die may join its top
+        face at the first level and fall away at a higher one."""
+        best: list[DieReading] = []
+        for k, level in enumerate(_FACE_LEVELS):
+            out = _one_per_place(self._read_region_at(img, lo, region, level), 0.5 * self.die_px)
+            if k == 0 or sum(1 for d in out if d.face) > sum(1 for d in best if d.face):
+                best = out
+            if out and all(d.face for d in out):
+                break
+        return best
+
+    def _read_region_at(self, img: np.ndarray, lo: np.ndarray, region: np.ndarray, share: float) -> list[DieReading]:
         s = self.die_px
         area_1 = s * s
         ys, xs = np.nonzero(region)
         centre = (float(xs.mean()), float(ys.mean()))
         level = _percentile_u8(lo[region], 90)
-        top = _fill_holes((region & (lo >= 0.86 * level)).astype(np.uint8))
+        top = _fill_holes((region & (lo >= share * level)).astype(np.uint8))
         # the seam between touching dice is only a few pixels: cut thin bridges
         k = max(3, int(round(s * 0.06)) | 1)
         top = cv2.morphologyEx(top, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
@@ -420,6 +435,8 @@ _TOP_LEVEL = 0.88
 #: the disc (in die edges) that fills pips when the plastic's shape is looked for: wider than
 #: the largest pip (the 1, up to 0.4 of the edge) and a six's row of pips
 _PIP_FILL = 0.42
+#: the levels (shares of a region's white) its top faces are looked for at, in turn
+_FACE_LEVELS = (0.86, 0.92, 0.95)
 #: the levels a region larger than two dice is looked at again at, in turn
 _RAISED_LEVELS = (0.92, 0.95)
 #: radius of the disc of a face (in face widths) clear of its rounded edges at any turn
@@ -433,6 +450,19 @@ _PIP_AREA = (np.pi * (0.12 * FACE_PX / 2) ** 2 * 0.6, np.pi * (0.40 * FACE_PX / 
 # A die's top face seen from above is a rounded square, its rounded edge darker: the bright
 # part covers about this much of the edge² square.
 _FACE_FILL = 0.85
+
+
+def _one_per_place(dice: list[DieReading], apart_px: float) -> list[DieReading]:
+    """One reading per die: readings closer than `apart_px` are of one die (a face read from
+    two pieces of its white); they agree or the die is `0`."""
+    out: list[DieReading] = []
+    for d in dice:
+        same = next((o for o in out if np.hypot(o.centre[0] - d.centre[0], o.centre[1] - d.centre[1]) < apart_px), None)
+        if same is None:
+            out.append(d)
+        elif same.face != d.face:
+            same.face, same.reason = 0, "two readings of one die disagree"
+    return out
 
 
 def _grid_fit(pts: np.ndarray) -> set[int]:
