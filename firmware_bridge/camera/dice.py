@@ -110,14 +110,10 @@ class DiceReader:
             image = cv2.merge([cv2.LUT(image[..., k], luts[k]) for k in range(3)])
         lo8 = cv2.min(cv2.min(image[..., 0], image[..., 1]), image[..., 2])
         hgt, wid = lo8.shape
-        # The pips filled with the white round them (a closing by a disc wider than a pip and
-        # than a row of pips on a six): what is left is the plastic's own shape and shading.
-        d = int(round(s * _PIP_FILL)) | 1
-        filled8 = cv2.morphologyEx(lo8, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (d, d)))
         reading = DiceReading()
         area_1 = s * s
         pad = int(round(s * 0.2)) + 2
-        for x, y, w, h, region in self._regions(filled8):
+        for x, y, w, h, region in self._regions(lo8):
             lo = lo8[y:y + h, x:x + w]
             if not self._holds_a_pip(region, lo):
                 continue  # glare, a light patch of rim, tray or felt: no die (every face has pips)
@@ -130,7 +126,7 @@ class DiceReader:
                 continue
             full = np.zeros((y1 - y0, x1 - x0), bool)
             full[y - y0:y - y0 + h, x - x0:x - x0 + w] = region
-            found = self._read_region(image[y0:y1, x0:x1], filled8[y0:y1, x0:x1], full)
+            found = self._read_region(image[y0:y1, x0:x1], self._filled(lo8[y0:y1, x0:x1], self.die_px), full)
             for d in found:
                 d.centre = (d.centre[0] + x0, d.centre[1] + y0)
             reading.dice.extend(found)
@@ -153,7 +149,7 @@ class DiceReader:
         hgt, wid = lo8.shape
         small = cv2.resize(lo8, (wid // f, hgt // f), interpolation=cv2.INTER_AREA) if f > 1 else lo8
         s = self.die_px / f
-        smooth = cv2.GaussianBlur(small, (0, 0), 1.0 / f)
+        smooth = cv2.GaussianBlur(self._filled(small, s), (0, 0), 1.0 / f)
         reach = int(round(s * _REACH)) | 1
         near_max = cv2.dilate(smooth, cv2.getStructuringElement(cv2.MORPH_RECT, (reach, reach)))
         ratio = smooth.astype(np.float32) / np.maximum(near_max, 1).astype(np.float32)
@@ -168,6 +164,14 @@ class DiceReader:
                 x, y, w, h = x * f, y * f, min(w * f, wid - x * f), min(h * f, hgt - y * f)
                 region = cv2.resize(region.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST).astype(bool)
             yield x, y, w, h, region
+
+    @staticmethod
+    def _filled(lo: np.ndarray, s: float) -> np.ndarray:
+        """`lo` with the pips filled with the white round them (a closing by a disc wider than
+        a pip and than a row of pips on a six): what is left is the plastic's own shape and
+        shading. `s`: a die's edge in pixels of `lo`."""
+        d = int(round(s * _PIP_FILL)) | 1
+        return cv2.morphologyEx(lo, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (d, d)))
 
     def _candidates(self, white: np.ndarray, ratio: np.ndarray, s: float):
         """(x, y, w, h, mask) of each white region one die or two touching could make. A
