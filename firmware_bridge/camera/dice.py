@@ -1,31 +1,36 @@
 """The dice reader: the faces up of the dice in the `DICE` zone (CARD_FACES.md, "Dice").
 
-Input: the zone's picture (BGR, cropped from a real frame) and the camera's scale. Output:
-one entry per die seen, left to right: its face 1–6, or `0` for a die that is there but not
-read with certainty; `[]` for an empty tray. A wrong face is the worst failure, so every step
-that could make one is a check that turns the die into `0` instead:
+Input: the zone's picture (BGR, cropped from a real frame) and a die's size in pixels (from
+the camera's scale, or measured at the tray by `station camera calibrate --dice`). Output: one
+entry per die seen, left to right: its face 1-6, or `0` for a die that is there but not read
+with certainty; `[]` for an empty tray. A wrong face is the worst failure, so every step that
+could make one is a check that turns the die into `0` instead. Nothing here knows a colour of
+felt, tray or plastic: every level is relative to the die's own white.
 
-1. **White things.** Dice are white plastic: bright and without colour. The felt, the tray and
-   its rim are not (a white tray would hide white dice from anyone). Bright, colourless
-   regions of at least a third of a die's area are candidates; anything smaller is a speck.
-2. **Top faces.** Under the studio's overhead light the top face is the brightest part of a
-   die; its rounded edges and, seen off axis, the strips of its side faces are darker. Each
-   candidate keeps only what is nearly as bright as its own brightest part, so side strips
-   (and their pips) fall away. Touching dice meet at their darker edges, so their top faces
-   come apart; two faces that still touch make one region of twice a die's area, which is
-   split along its middle only if it is a clean 2:1 rectangle, else both dice are `0`.
-3. **A die's face.** Each top face must be a square of the die's size (from the scale and the
-   16 mm edge, within the tolerance of a slightly off-axis camera), filled like a square, and
-   wholly inside the picture. It is turned upright and scaled to a fixed size.
-4. **Pips.** Dark or red round spots on the face, each of a pip's size, none touching the face's
-   edge. Every pip must be in focus: the edge of a sharp pip is a step, a blurred one a ramp
-   as wide as the pip. A speck between noise and a pip, or a ramp too wide, is doubt: `0`.
-5. **Pattern.** The pips must sit on the 3 × 3 grid of a die face in exactly one face's
-   pattern (2 and 3 on a diagonal, 6 in two rows of three, any of the four turns), and have
-   that face's colour: all red for 1 and 4, all black for the others.
+1. **Top faces.** Dice are white plastic and their top faces face the studio's overhead
+   light, so a top face is the brightest thing within a die's reach: its rounded edges and
+   side strips (seen off axis), its shadow, the tray's floor and rim are darker. With the pips
+   filled in (a closing wider than a pip), what is nearly as bright as the brightest thing
+   within reach leaves each top face ringed by a moat; far from dice the floor or felt is its
+   own brightest thing and makes regions far larger than a die. A large region is looked at
+   again at higher levels (a die whose white is close to a cream floor's comes apart from it
+   there). Done at half resolution, it only gives each die's rough place.
+2. **A die is a region that holds a pip**: a round spot of a pip's size, at most 60 % as
+   bright as the region's white and ringed by it. A light patch of rim, tray or glare holds
+   none.
+3. **Touching dice** make one region of two dice's area; it is split across the middle of its
+   long side, each half read on its own; the region is read at the lowest level (share of its
+   white) at which each of its dice reads.
+4. **A face.** The pips round the region's place (spots ringed by the face's own white; a side
+   strip's pips are ringed by its darker plastic) give the face's centre: every face's pattern
+   is symmetric about it. The face is read again there, at the die's size: nothing dark on it
+   but its pips, its white whole (not cut by the picture's edge, a hand or another die).
+5. **Pattern.** The pips' turn and grid spacing are found from the pips themselves (every turn
+   tried): the pips must sit on the 3 x 3 grid of exactly one face's pattern (a square of four
+   also fits a diamond 45 degrees round, which is no face; two faces fitting is doubt), with
+   that face's colour (all red for 1 and 4, all black for the others) and pips of one size.
 
-Only then is the face reported. The geometry scales with the camera: the reader is built
-for the zone's millimetres per pixel and the dice's edge.
+Only then is the face reported.
 """
 
 from __future__ import annotations
@@ -111,7 +116,6 @@ class DiceReader:
         lo8 = cv2.min(cv2.min(image[..., 0], image[..., 1]), image[..., 2])
         hgt, wid = lo8.shape
         reading = DiceReading()
-        area_1 = s * s
         pad = int(round(s * 0.2)) + 2
         for x, y, w, h, region in self._regions(lo8):
             lo = lo8[y:y + h, x:x + w]
@@ -496,17 +500,6 @@ def _grid_fit(pts: np.ndarray) -> set[int]:
         if len(cells) == len(pts) and frozenset(cells) in _PATTERNS:
             found.add(_PATTERNS[frozenset(cells)])
     return found
-
-
-def _blob_at(pm: np.ndarray, dark: np.ndarray, level: float) -> np.ndarray:
-    """The pixels at darkness `level` or more connected to the pip `pm` (level below the
-    pip's own: its blob grows outwards, as far as the pip's edge ramps)."""
-    above = (dark >= level).astype(np.uint8)
-    y, x = np.unravel_index(int(np.argmax(np.where(pm, dark, -1.0))), dark.shape)
-    flood = np.zeros((above.shape[0] + 2, above.shape[1] + 2), np.uint8)
-    cv2.floodFill(above, flood, (int(x), int(y)), 2, loDiff=0, upDiff=0,
-                  flags=8 | (1 << 8) | cv2.FLOODFILL_MASK_ONLY | cv2.FLOODFILL_FIXED_RANGE)
-    return flood[1:-1, 1:-1].astype(bool)
 
 
 def _pip_colour(bgr_rel: np.ndarray) -> str:

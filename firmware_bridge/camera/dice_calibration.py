@@ -14,14 +14,13 @@ The result is written into the camera config as `[calibration.dice]`.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from firmware_bridge.camera.calibration import CalibrationError
+from firmware_bridge.camera.calibration import CalibrationError, replace_tables
 from firmware_bridge.camera.dice import DiceReader
 from firmware_bridge.camera.layout import LayoutError
 
@@ -128,24 +127,10 @@ def _silhouette_edge(lo: np.ndarray, centre: tuple[float, float], rough_px: floa
     return edge if 0.6 * rough_px <= edge <= 1.4 * rough_px else None
 
 
-_SECTION = re.compile(r"^\s*\[([^\]]+)\]\s*(#.*)?$")
-_HEADER = "# Learned by `station camera calibrate --dice` from stills of the tray with dice (docs/camera.md)."
+_HEADER = "# Measured by `station camera calibrate --dice` on stills of the tray with dice (docs/camera.md)."
 
 
 def write_dice_calibration(path: str | Path, cal: DiceCalibration) -> None:
     """Replace the `[calibration.dice]` table of a camera config, keeping everything else."""
-    p = Path(path)
-    old = p.read_text(encoding="utf-8").splitlines() if p.exists() else []
-    kept: list[str] = []
-    skipping = False
-    for line in old:
-        m = _SECTION.match(line)
-        if m:
-            skipping = m.group(1).strip() == "calibration.dice"
-        if skipping or line == _HEADER:
-            continue
-        kept.append(line)
-    while kept and not kept[-1].strip():
-        kept.pop()
     body = [_HEADER, "[calibration.dice]"] + [f"{k} = {v}" for k, v in cal.as_dict().items()]
-    p.write_text("\n".join(kept) + ("\n\n" if kept else "") + "\n".join(body) + "\n", encoding="utf-8")
+    replace_tables(path, lambda name: name == "calibration.dice", (_HEADER,), "\n".join(body) + "\n")
