@@ -117,5 +117,4 @@ def test_every_dice_set_on_two_tables(dice_set):
 def test_every_dice_set_on_ten_tables(dice_set):
     r = run_set(dice_set, tables=10)
     assert r["wrong"] == 0, r["misses"]
-    # small_pips measures 98.3 % (docs/camera.md: a pair touching in the tray's corner is 0, 0)
-    assert r["named_pct"] >= 98.0, r
+    assert r["named_pct"] >= 99.0, r
