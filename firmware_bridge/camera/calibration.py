@@ -245,7 +245,16 @@ def toml_text(cal: Calibration) -> str:
 
 
 def write_calibration(path: str | Path, cal: Calibration) -> None:
-    """Replace the `[calibration.*]` tables of a camera config, keeping everything else."""
+    """Replace the `[calibration.*]` tables of a camera config, keeping everything else (the
+    dice tray's `[calibration.dice]` is written on its own: dice_calibration.py)."""
+    replace_tables(path, lambda name: name.startswith("calibration") and name != "calibration.dice",
+                   ("# Learned by `station camera calibrate`", "# cards of the deck set in use"), toml_text(cal))
+
+
+def replace_tables(path: str | Path, drop, drop_lines: tuple[str, ...], text: str) -> None:
+    """Rewrite a TOML file without the tables whose name `drop(name)` is true and the lines
+    starting with any of `drop_lines` (the comment a writer put over its tables), then `text`
+    appended."""
     p = Path(path)
     old = p.read_text(encoding="utf-8").splitlines() if p.exists() else []
     kept: list[str] = []
@@ -253,11 +262,10 @@ def write_calibration(path: str | Path, cal: Calibration) -> None:
     for line in old:
         m = _SECTION.match(line)
         if m:
-            skipping = m.group(1).strip().startswith("calibration")
-        if skipping or line.startswith("# Learned by `station camera calibrate`") or line.startswith("# cards of the deck set in use"):
+            skipping = drop(m.group(1).strip())
+        if skipping or line.startswith(drop_lines):
             continue
         kept.append(line)
     while kept and not kept[-1].strip():
         kept.pop()
-    text = "\n".join(kept) + ("\n\n" if kept else "") + toml_text(cal)
-    p.write_text(text, encoding="utf-8")
+    p.write_text("\n".join(kept) + ("\n\n" if kept else "") + text, encoding="utf-8")

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from firmware_bridge.camera.controls import parse_controls
+from firmware_bridge.camera.dice_calibration import DiceCalibration, dice_calibration_from_dict
 from firmware_bridge.camera.layout import (
     GameZonesLookup,
     Layout,
@@ -27,6 +28,8 @@ class CameraConfig:
     heartbeat: float = 0.5
     source_given: bool = False  # the file has a [source] (else the default synthetic camera)
     die_mm: float = 16.0  # [dice] die_mm: the edge of the table's dice (a dice tray zone)
+    #: [calibration.dice]: a die's size in pixels measured at the tray (dice_calibration.py)
+    dice_calibration: DiceCalibration | None = None
     #: [controls]: exposure, gain, white balance, focus fixed on the camera (controls.py)
     controls: dict[str, float] = field(default_factory=dict)
 
@@ -87,5 +90,8 @@ def load_camera_config(path: str | Path | None, game_zones: GameZonesLookup | No
     if isinstance(die_mm, bool) or not isinstance(die_mm, int | float) or not 8.0 <= die_mm <= 30.0:
         raise LayoutError(f"{p}: [dice] die_mm {die_mm!r}: the dice's edge in millimetres, 8 to 30")
     controls = parse_controls(data.get("controls"), source=str(p))
+    calibration = data.get("calibration", {})
+    dice_cal = dice_calibration_from_dict(calibration.get("dice") if isinstance(calibration, dict) else None,
+                                          source=str(p))
     return CameraConfig(layout, dict(source), stable, decoder, heartbeat, source_given, float(die_mm),
-                        controls)
+                        dice_cal, controls)

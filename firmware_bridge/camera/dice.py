@@ -1,31 +1,36 @@
 """The dice reader: the faces up of the dice in the `DICE` zone (CARD_FACES.md, "Dice").
 
-Input: the zone's picture (BGR, cropped from a real frame) and the camera's scale. Output:
-one entry per die seen, left to right: its face 1–6, or `0` for a die that is there but not
-read with certainty; `[]` for an empty tray. A wrong face is the worst failure, so every step
-that could make one is a check that turns the die into `0` instead:
+Input: the zone's picture (BGR, cropped from a real frame) and a die's size in pixels (from
+the camera's scale, or measured at the tray by `station camera calibrate --dice`). Output: one
+entry per die seen, left to right: its face 1-6, or `0` for a die that is there but not read
+with certainty; `[]` for an empty tray. A wrong face is the worst failure, so every step that
+could make one is a check that turns the die into `0` instead. Nothing here knows a colour of
+felt, tray or plastic: every level is relative to the die's own white.
 
-1. **White things.** Dice are white plastic: bright and without colour. The felt, the tray and
-   its rim are not (a white tray would hide white dice from anyone). Bright, colourless
-   regions of at least a third of a die's area are candidates; anything smaller is a speck.
-2. **Top faces.** Under the studio's overhead light the top face is the brightest part of a
-   die; its rounded edges and, seen off axis, the strips of its side faces are darker. Each
-   candidate keeps only what is nearly as bright as its own brightest part, so side strips
-   (and their pips) fall away. Touching dice meet at their darker edges, so their top faces
-   come apart; two faces that still touch make one region of twice a die's area, which is
-   split along its middle only if it is a clean 2:1 rectangle, else both dice are `0`.
-3. **A die's face.** Each top face must be a square of the die's size (from the scale and the
-   16 mm edge, within the tolerance of a slightly off-axis camera), filled like a square, and
-   wholly inside the picture. It is turned upright and scaled to a fixed size.
-4. **Pips.** Dark or red round spots on the face, each of a pip's size, none touching the face's
-   edge. Every pip must be in focus: the edge of a sharp pip is a step, a blurred one a ramp
-   as wide as the pip. A speck between noise and a pip, or a ramp too wide, is doubt: `0`.
-5. **Pattern.** The pips must sit on the 3 × 3 grid of a die face in exactly one face's
-   pattern (2 and 3 on a diagonal, 6 in two rows of three, any of the four turns), and have
-   that face's colour: all red for 1 and 4, all black for the others.
+1. **Top faces.** Dice are white plastic and their top faces face the studio's overhead
+   light, so a top face is the brightest thing within a die's reach: its rounded edges and
+   side strips (seen off axis), its shadow, the tray's floor and rim are darker. With the pips
+   filled in (a closing wider than a pip), what is nearly as bright as the brightest thing
+   within reach leaves each top face ringed by a moat; far from dice the floor or felt is its
+   own brightest thing and makes regions far larger than a die. A large region is looked at
+   again at higher levels (a die whose white is close to a cream floor's comes apart from it
+   there). Done at half resolution, it only gives each die's rough place.
+2. **A die is a region that holds a pip**: a round spot of a pip's size, at most 60 % as
+   bright as the region's white and ringed by it. A light patch of rim, tray or glare holds
+   none.
+3. **Touching dice** make one region of two dice's area; it is split across the middle of its
+   long side, each half read on its own; the region is read at the lowest level (share of its
+   white) at which each of its dice reads.
+4. **A face.** The pips round the region's place (spots ringed by the face's own white; a side
+   strip's pips are ringed by its darker plastic) give the face's centre: every face's pattern
+   is symmetric about it. The face is read again there, at the die's size: nothing dark on it
+   but its pips, its white whole (not cut by the picture's edge, a hand or another die).
+5. **Pattern.** The pips' turn and grid spacing are found from the pips themselves (every turn
+   tried): the pips must sit on the 3 x 3 grid of exactly one face's pattern (a square of four
+   also fits a diamond 45 degrees round, which is no face; two faces fitting is doubt), with
+   that face's colour (all red for 1 and 4, all black for the others) and pips of one size.
 
-Only then is the face reported. The geometry scales with the camera: the reader is built
-for the zone's millimetres per pixel and the dice's edge.
+Only then is the face reported.
 """
 
 from __future__ import annotations
@@ -78,10 +83,12 @@ class DiceReader:
     """Reads the dice tray of one camera. `mm_per_px`: table millimetres per pixel of the
     picture given to `read` (the layout's, for a crop of a full frame)."""
 
-    def __init__(self, mm_per_px: float = 0.30, die_mm: float = DIE_MM) -> None:
+    def __init__(self, mm_per_px: float = 0.30, die_mm: float = DIE_MM, *, die_px: float | None = None) -> None:
+        """`die_px`: a die's edge in pixels as measured at the tray (`station camera calibrate
+        --dice`); without it, the edge follows from the scale and the dice's size."""
         if not 0.02 <= mm_per_px <= 2.0:
             raise ValueError(f"mm_per_px {mm_per_px} is not a plausible table scale")
-        self.die_px = die_mm / mm_per_px
+        self.die_px = float(die_px) if die_px is not None else die_mm / mm_per_px
         # CARD_FACES.md: each pip at least 6 px across; our dice's pips are about 3 mm.
         if self.die_px < 30:
             raise ValueError(
@@ -101,42 +108,19 @@ class DiceReader:
         # Warm or cool light tints the white plastic: scale the channels so that the
         # brightest things in the picture (the dice, when there are any) are grey again.
         # Colourless stays colourless; a pip's red stays red.
-        top = np.percentile(image.reshape(-1, 3)[::7], 99.5, axis=0).astype(np.float32)
-        if float(top.min()) > 40 and float(top.max()) / float(top.min()) > 1.05:
-            gains = (float(top.max()) / np.maximum(top, 1.0)).astype(np.float32)
-            image = (image.astype(np.float32) * gains).clip(0, 255).astype(np.uint8)
-        b, g, r = cv2.split(image)
-        lo8 = cv2.min(cv2.min(b, g), r)
-        hi8 = cv2.max(cv2.max(b, g), r)
-        # White: bright against its surroundings (a top-hat: what is left when everything
-        # a square wider than a die's diagonal cannot fit into is taken away, so a broad
-        # glare, a light tray pad or the felt's own shade stays out), and colourless.
-        # The background is smooth, so it is measured at half resolution (4x fewer pixels
-        # for the wide opening) and brought back to full size.
+        top = [_percentile_u8(np.ascontiguousarray(image[::3, ::3, k]), 99.5) for k in range(3)]
+        if min(top) > 40 and max(top) / min(top) > 1.05:
+            ramp = np.arange(256, dtype=np.float32)
+            luts = [np.clip(ramp * (max(top) / t), 0, 255).astype(np.uint8) for t in top]
+            image = cv2.merge([cv2.LUT(image[..., k], luts[k]) for k in range(3)])
+        lo8 = cv2.min(cv2.min(image[..., 0], image[..., 1]), image[..., 2])
         hgt, wid = lo8.shape
-        small = cv2.resize(lo8, (max(1, wid // 2), max(1, hgt // 2)), interpolation=cv2.INTER_AREA)
-        background = cv2.morphologyEx(small, cv2.MORPH_OPEN, self._wide_kernel(0.5))
-        background = cv2.resize(background, (wid, hgt), interpolation=cv2.INTER_LINEAR)
-        tophat = cv2.subtract(lo8, background)
-        peak = _percentile_u8(tophat, 99.7)
-        threshold = max(20.0, 0.45 * peak)
-        chroma = hi8.astype(np.int16) - lo8
-        white = ((tophat > threshold) & (chroma < 0.32 * hi8 + 6.0)).astype(np.uint8)
-        # join a face across its pips and rounded edge before looking for regions
-        raw = white.astype(bool)
-        close = max(3, int(round(s * 0.12)) | 1)
-        white = cv2.morphologyEx(white, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close, close)))
-        # Fill the pips and seams a face encloses, not what a tray's light rim encloses (the
-        # whole tray floor: a die lying there must stay a region of its own).
-        white = _fill_holes(white, max_hole=0.5 * s * s)
         reading = DiceReading()
-        area_1 = s * s
         pad = int(round(s * 0.2)) + 2
-        for x, y, w, h, region in self._candidates(white, lo8):
+        for x, y, w, h, region in self._regions(lo8):
             lo = lo8[y:y + h, x:x + w]
-            dark = region & ~raw[y:y + h, x:x + w] & (lo < 0.6 * _percentile_u8(lo[region], 90))
-            if np.count_nonzero(dark) < 0.015 * area_1:
-                continue  # no dark spot in it: glare, a light patch of rim or tray, no die (every face has pips)
+            if not self._holds_a_pip(region, lo):
+                continue  # glare, a light patch of rim, tray or felt: no die (every face has pips)
             # work on the region's neighbourhood only
             x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(wid, x + w + pad), min(hgt, y + h + pad)
             if x == 0 or y == 0 or x + w >= wid or y + h >= hgt:
@@ -146,19 +130,59 @@ class DiceReader:
                 continue
             full = np.zeros((y1 - y0, x1 - x0), bool)
             full[y - y0:y - y0 + h, x - x0:x - x0 + w] = region
-            found = self._read_region(image[y0:y1, x0:x1], lo8[y0:y1, x0:x1], full)
+            found = self._read_region(image[y0:y1, x0:x1], self._filled(lo8[y0:y1, x0:x1], self.die_px), full)
             for d in found:
                 d.centre = (d.centre[0] + x0, d.centre[1] + y0)
             reading.dice.extend(found)
         reading.dice.sort(key=lambda d: (d.centre[0], d.centre[1]))
         return reading
 
-    def _candidates(self, white: np.ndarray, lo8: np.ndarray):
+    def _regions(self, lo8: np.ndarray):
+        """(x, y, w, h, mask) of each region of the picture that may be the top face of a die
+        or of two touching. Regions only give a die's rough place: they are found at half
+        resolution when a die is large enough (at least 20 pixels there), for speed.
+
+        The top faces are what is nearly as bright as the brightest thing within a die's
+        reach. A die's top face faces the overhead light and is its plastic's own white, so
+        round it everything else (its rounded edges and side strips, its shadow, the tray's
+        floor however light, the rim) is darker and falls away as a moat; far from any die
+        the floor or felt is its own brightest thing and makes regions far larger than a die,
+        dropped or looked at again (`_raised`). Measured on the picture smoothed a little so
+        that one noisy pixel does not set the level of its neighbourhood."""
+        f = 2 if self.die_px >= 40 else 1
+        hgt, wid = lo8.shape
+        small = cv2.resize(lo8, (wid // f, hgt // f), interpolation=cv2.INTER_AREA) if f > 1 else lo8
+        s = self.die_px / f
+        smooth = cv2.GaussianBlur(self._filled(small, s), (0, 0), 1.0 / f)
+        reach = int(round(s * _REACH)) | 1
+        near_max = cv2.dilate(smooth, cv2.getStructuringElement(cv2.MORPH_RECT, (reach, reach)))
+        ratio = smooth.astype(np.float32) / np.maximum(near_max, 1).astype(np.float32)
+        white = ((ratio >= _TOP_LEVEL) & (near_max >= 40)).astype(np.uint8)
+        # join a face across its pips and rounded edge before looking for regions
+        close = max(3, int(round(s * 0.08)) | 1)
+        white = cv2.morphologyEx(white, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close, close)))
+        # Fill the pips a face encloses, not the floor a light rim encloses.
+        white = _fill_holes(white, max_hole=0.5 * s * s)
+        for x, y, w, h, region in self._candidates(white, ratio, s):
+            if f > 1:
+                x, y, w, h = x * f, y * f, min(w * f, wid - x * f), min(h * f, hgt - y * f)
+                region = cv2.resize(region.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST).astype(bool)
+            yield x, y, w, h, region
+
+    @staticmethod
+    def _filled(lo: np.ndarray, s: float) -> np.ndarray:
+        """`lo` with the pips filled with the white round them (a closing by a disc wider than
+        a pip and than a row of pips on a six): what is left is the plastic's own shape and
+        shading. `s`: a die's edge in pixels of `lo`."""
+        d = int(round(s * _PIP_FILL)) | 1
+        return cv2.morphologyEx(lo, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (d, d)))
+
+    def _candidates(self, white: np.ndarray, ratio: np.ndarray, s: float):
         """(x, y, w, h, mask) of each white region one die or two touching could make. A
-        larger region is a light rim, pad or felt line with whatever touches it: of it only
-        what is nearly as bright as its brightest part is kept (the dice's top faces face
-        the studio's overhead light; a rim or a tray's floor is duller) and looked at again."""
-        s = self.die_px
+        region larger than that is the floor or felt, with a die on it when the die's white
+        is close to the floor's (an ivory die on a cream tray): its top face is then what
+        stays when the level is raised, so the region is looked at again at higher levels.
+        `s`: a die's edge in pixels of `white`."""
         area_1 = s * s
         n, labels, stats, _ = cv2.connectedComponentsWithStats(white, connectivity=8)
         for i in range(1, n):
@@ -166,47 +190,81 @@ class DiceReader:
                 continue  # a speck: glare on a chip, a crumb
             x, y, w, h = (int(v) for v in stats[i, :4])
             region = labels[y:y + h, x:x + w] == i
-            if self._die_sized(region):
+            if self._die_sized(region, s):
                 yield x, y, w, h, region
-                continue
-            lo = lo8[y:y + h, x:x + w]
-            bright = region & (lo >= 0.9 * _percentile_u8(lo[region], 99.5))
-            k = max(3, int(round(s * 0.12)) | 1)
-            bright = cv2.morphologyEx(bright.astype(np.uint8), cv2.MORPH_CLOSE,
-                                      cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-            bright = _fill_holes(bright, max_hole=0.5 * area_1) & region
-            m, sub, sstats, _ = cv2.connectedComponentsWithStats(bright.astype(np.uint8), connectivity=8)
-            for j in range(1, m):
-                if sstats[j, cv2.CC_STAT_AREA] < area_1 / 3:
-                    continue
-                bx, by, bw, bh = (int(v) for v in sstats[j, :4])
-                piece = sub[by:by + bh, bx:bx + bw] == j
-                if self._die_sized(piece):
-                    yield x + bx, y + by, bw, bh, piece
+            elif stats[i, cv2.CC_STAT_AREA] > area_1:
+                yield from self._raised(region, ratio[y:y + h, x:x + w], x, y, 0, s)
 
-    def _die_sized(self, region: np.ndarray) -> bool:
+    def _raised(self, region: np.ndarray, ratio: np.ndarray, x: int, y: int, step: int, s: float):
+        if step >= len(_RAISED_LEVELS):
+            return
+        area_1 = s * s
+        top = (region & (ratio >= _RAISED_LEVELS[step])).astype(np.uint8)
+        close = max(3, int(round(s * 0.08)) | 1)
+        top = cv2.morphologyEx(top, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close, close)))
+        top = _fill_holes(top, max_hole=0.5 * area_1) & region
+        m, sub, sstats, _ = cv2.connectedComponentsWithStats(top.astype(np.uint8), connectivity=8)
+        for j in range(1, m):
+            if sstats[j, cv2.CC_STAT_AREA] < area_1 / 3:
+                continue
+            bx, by, bw, bh = (int(v) for v in sstats[j, :4])
+            piece = sub[by:by + bh, bx:bx + bw] == j
+            if self._die_sized(piece, s):
+                yield x + bx, y + by, bw, bh, piece
+            elif sstats[j, cv2.CC_STAT_AREA] > area_1:
+                yield from self._raised(piece, ratio[by:by + bh, bx:bx + bw], x + bx, y + by, step + 1, s)
+
+    def _holds_a_pip(self, region: np.ndarray, lo: np.ndarray) -> bool:
+        """Does the region hold a pip: a round spot of a pip's size, at most 60 % as bright as
+        the region's white and ringed by that white? (Sensor noise on a dark tray makes specks
+        of a few pixels; a coloured rim caught at a region's edge is not ringed by white.)"""
+        level = _percentile_u8(lo[region], 90)
+        dark = (region & (lo < 0.6 * level)).astype(np.uint8)
+        bright = lo >= 0.8 * level
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
+        k2 = (self.die_px / FACE_PX) ** 2
+        for j in range(1, n):
+            x0, y0, w0, h0, a = (int(v) for v in stats[j])
+            if not _PIP_AREA[0] * k2 <= a <= _PIP_AREA[1] * k2 or max(w0, h0) > 1.6 * min(w0, h0) + 1:
+                continue
+            m = 3
+            wx0, wy0 = max(0, x0 - m), max(0, y0 - m)
+            blob = (labels[wy0:y0 + h0 + m, wx0:x0 + w0 + m] == j).astype(np.uint8)
+            ring = cv2.dilate(blob, np.ones((5, 5), np.uint8)).astype(bool) & ~cv2.dilate(blob, np.ones((3, 3), np.uint8)).astype(bool)
+            if ring.any() and np.count_nonzero(ring & bright[wy0:y0 + h0 + m, wx0:x0 + w0 + m]) >= 0.8 * ring.sum():
+                return True
+        return False
+
+    def _die_sized(self, region: np.ndarray, s: float) -> bool:
         """Could one die, or two touching, make this white region? (Dice partly out of view
         or covered make smaller ones, and so do light strips of felt or tray; those are long
-        and thin, or larger than two dice.)"""
-        s = self.die_px
+        and thin, or larger than two dice.) `s`: a die's edge in pixels of `region`."""
         if region.sum() > 3.4 * s * s:  # two dice and their side strips
             return False
         (_, _), (rw, rh), _ = _min_rect(region)
         return max(rw, rh) <= 3.0 * s and min(rw, rh) >= 0.45 * s
 
-    def _wide_kernel(self, scale: float) -> np.ndarray:
-        """A square wider than a die's diagonal, at `scale` of the picture's resolution."""
-        k = int(np.ceil(self.die_px * 1.5 * scale)) | 1
-        return cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
-
     # ---- a white region: one die, touching dice, or something not a die --------------
     def _read_region(self, img: np.ndarray, lo: np.ndarray, region: np.ndarray) -> list[DieReading]:
+        """The dice of one white region, at the lowest of the levels (shares of the region's
+        white) at which each of them reads: a light tray floor next to a die may join its top
+        face at the first level and fall away at a higher one."""
+        best: list[DieReading] = []
+        for k, level in enumerate(_FACE_LEVELS):
+            out = _one_per_place(self._read_region_at(img, lo, region, level), 0.5 * self.die_px)
+            if k == 0 or sum(1 for d in out if d.face) > sum(1 for d in best if d.face):
+                best = out
+            if out and all(d.face for d in out):
+                break
+        return best
+
+    def _read_region_at(self, img: np.ndarray, lo: np.ndarray, region: np.ndarray, share: float) -> list[DieReading]:
         s = self.die_px
         area_1 = s * s
         ys, xs = np.nonzero(region)
         centre = (float(xs.mean()), float(ys.mean()))
         level = _percentile_u8(lo[region], 90)
-        top = _fill_holes((region & (lo >= 0.86 * level)).astype(np.uint8))
+        top = _fill_holes((region & (lo >= share * level)).astype(np.uint8))
         # the seam between touching dice is only a few pixels: cut thin bridges
         k = max(3, int(round(s * 0.06)) | 1)
         top = cv2.morphologyEx(top, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
@@ -220,7 +278,7 @@ class DiceReader:
             c = (float(centroids[j][0]), float(centroids[j][1]))
             mask = labels == j
             count = a / (area_1 * _FACE_FILL)
-            if count < 0.7:
+            if count < 0.35:
                 out.append(DieReading(0, c, "part of a die"))
             elif count <= 1.3 and max(_min_rect(mask)[1]) > 1.6 * s:
                 out.extend(self._read_pair(img, mask, c))  # two dice, one half hidden or blurred
@@ -259,128 +317,112 @@ class DiceReader:
 
     # ---- one top face ------------------------------------------------------------------
     def _read_face(self, img: np.ndarray, mask: np.ndarray, centre: tuple[float, float]) -> DieReading:
+        """The bright part `mask` of one die gives only a rough place and turn: its boundary
+        wanders with the rounded edges' shading, a side strip or the tray's floor showing as
+        bright. The pips decide the rest: the face is re-centred on its pips (every face's
+        pattern is symmetric about the face's centre) and then held to the die's known size."""
         s = self.die_px
-        ys, xs = np.nonzero(mask)
-        # A top face is convex: its hull puts back what a pip close to its edge, or the
-        # opening above, may have bitten out of it (a pip lost there could make a 5 a 3).
         hull = _hull(mask)
         (cx, cy), (rw, rh), ang = _min_rect(hull)
-        # The edge away from the light shades like the rounded band, so one side of the bright
-        # part may come out short: the longer side is the face's size, the pips' own centre
-        # (every face's pattern is symmetric about it) puts the face back in place.
-        edge = max(rw, rh)
-        if not (0.78 * s <= min(rw, rh) and 0.85 * s <= edge <= 1.15 * s):
+        if not (0.55 * s <= min(rw, rh) and max(rw, rh) <= 1.3 * s):
             return DieReading(0, (cx, cy), f"top face {rw:.0f}x{rh:.0f} px, a die is {s:.0f}")
-        if edge / min(rw, rh) > 1.25:
-            return DieReading(0, (cx, cy), "top face not square")
-        if hull.sum() / (rw * rh) < 0.8 or len(xs) / (rw * rh) < 0.68:
-            return DieReading(0, (cx, cy), "top face not filled like a square")
-        # upright and scaled: the face's square onto FACE_PX x FACE_PX
-        scale = FACE_PX / edge
-        m = cv2.getRotationMatrix2D((cx, cy), ang, scale)
-        m[0, 2] += FACE_PX / 2 - cx
-        m[1, 2] += FACE_PX / 2 - cy
-        face = cv2.warpAffine(img, m, (FACE_PX, FACE_PX), flags=cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-        inside = cv2.warpAffine(hull.astype(np.uint8), m, (FACE_PX, FACE_PX), flags=cv2.INTER_NEAREST)
-        return self._read_pips(face, inside.astype(bool), (cx, cy))
+        # 1. a window of 1.5 faces round the bright part, upright, the face FACE_PX wide
+        n = int(round(FACE_PX * _WINDOW))
+        win = self._warp(img, (cx, cy), ang, n)
+        lo = np.minimum(np.minimum(win[..., 0], win[..., 1]), win[..., 2])
+        inside = cv2.warpAffine(hull.astype(np.uint8), self._affine((cx, cy), ang, n), (n, n),
+                                flags=cv2.INTER_NEAREST).astype(bool)
+        if inside.sum() < 0.3 * FACE_PX * FACE_PX:
+            return DieReading(0, (cx, cy), "top face too small")
+        white = float(np.percentile(lo[inside], 90))
+        if white <= 25:
+            return DieReading(0, (cx, cy), "face too dark")
+        # the pips of this die only (a die touching it has its own, in the same window)
+        near = cv2.dilate(inside.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool)
+        pips = [p for p in self._pips(win, lo, white) if near[int(p[1]), int(p[0])]]
+        if not pips:
+            return DieReading(0, (cx, cy), "no pips")
+        # 2. re-centre on the pips, and read the face again there, square and of the die's size
+        du = float(np.mean([p[0] for p in pips])) - n / 2
+        dv = float(np.mean([p[1] for p in pips])) - n / 2
+        if max(abs(du), abs(dv)) > 0.4 * FACE_PX:
+            return DieReading(0, (cx, cy), "pips off the bright part's centre")
+        c = np.cos(np.deg2rad(ang)), np.sin(np.deg2rad(ang))
+        k = s / FACE_PX
+        fx, fy = cx + k * (du * c[0] - dv * c[1]), cy + k * (du * c[1] + dv * c[0])
+        win = self._warp(img, (fx, fy), ang, n)
+        lo = np.minimum(np.minimum(win[..., 0], win[..., 1]), win[..., 2])
+        pips = self._pips(win, lo, white)
+        return self._judge(win, lo, white, pips, (fx, fy))
 
-    def _read_pips(self, face: np.ndarray, inside: np.ndarray, centre: tuple[float, float]) -> DieReading:
-        n = FACE_PX
-        fb, fg, fr = cv2.split(face)
-        lo = cv2.min(cv2.min(fb, fg), fr)
-        # the top face less a rim of a pixel: resampling blurs its edge
-        inner = cv2.erode(inside.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
-        if inner.sum() < 0.5 * n * n:
-            return DieReading(0, centre, "top face too small")
-        white = float(np.percentile(lo[inner], 80))
-        if white <= 20:
-            return DieReading(0, centre, "face too dark")
-        white_bgr = np.percentile(face[inner], 80, axis=0).astype(np.float32)
-        dark = np.clip(1.0 - lo / white, 0.0, 1.0)
-        dark[~inner] = 0.0
-        # pips: half as dark as the face is bright, at least
-        pip_mask = (dark > 0.45).astype(np.uint8)
-        count, labels, stats, cents = cv2.connectedComponentsWithStats(pip_mask, connectivity=8)
-        pip_area = np.pi * (0.185 * n / 2) ** 2  # a typical pip
-        pips = []
-        ring = inner & ~cv2.erode(inner.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    def _affine(self, centre: tuple[float, float], ang: float, n: int) -> np.ndarray:
+        m = cv2.getRotationMatrix2D(centre, ang, FACE_PX / self.die_px)
+        m[0, 2] += n / 2 - centre[0]
+        m[1, 2] += n / 2 - centre[1]
+        return m
+
+    def _warp(self, img: np.ndarray, centre: tuple[float, float], ang: float, n: int) -> np.ndarray:
+        return cv2.warpAffine(img, self._affine(centre, ang, n), (n, n), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+
+    def _pips(self, win: np.ndarray, lo: np.ndarray, white: float) -> list[tuple[float, float, float, str]]:
+        """Pips of the top face in the window: spots at most 60 % as bright as the face, of a
+        pip's size, ringed by the face's own white (a side strip's pips are ringed by the
+        strip's darker plastic or the floor). (x, y, area, colour) each, window pixels."""
+        dark = (lo < 0.6 * white).astype(np.uint8)
+        count, labels, stats, cents = cv2.connectedComponentsWithStats(dark, connectivity=8)
+        bright = lo >= 0.8 * white
+        out = []
         for j in range(1, count):
-            a = stats[j, cv2.CC_STAT_AREA]
+            a = int(stats[j, cv2.CC_STAT_AREA])
+            if not _PIP_AREA[0] <= a <= _PIP_AREA[1]:
+                continue
             x0, y0, w0, h0 = (int(v) for v in stats[j, :4])
-            blob = labels[y0:y0 + h0, x0:x0 + w0] == j
-            tangent = False
-            on_ring = int(np.count_nonzero(blob & ring[y0:y0 + h0, x0:x0 + w0]))
-            if on_ring:
-                # At the face's edge: a line one or two pixels thick is the darker rounded
-                # edge. A whole round pip may just touch the edge where the shaded band
-                # narrowed the face (a few pixels of it on the edge); a pip the edge cuts
-                # (a side strip's, or one half hidden) is flat along a chord of it.
-                thick = cv2.distanceTransform(np.pad(blob, 1).astype(np.uint8), cv2.DIST_L2, 3).max()
-                if thick <= 1.5:
-                    continue
-                diameter = 2.0 * np.sqrt(a / np.pi)
-                tangent = (max(w0, h0) <= 1.3 * min(w0, h0) + 1 and 0.6 <= a / (w0 * h0) <= 0.9
-                           and on_ring <= 0.35 * diameter and a >= 0.5 * pip_area)
-                if not tangent:
-                    return DieReading(0, centre, "a pip at the face's edge")
-            if a < 0.08 * pip_area:
-                continue  # sensor noise
-            if a < 0.35 * pip_area:
-                return DieReading(0, centre, "a speck between noise and a pip")
-            if a > 6.0 * pip_area:
-                return DieReading(0, centre, "a dark patch larger than any pip")
-            # the pip's neighbourhood: its box and a pip's radius round it
-            m = 6
-            wx0, wy0, wx1, wy1 = max(0, x0 - m), max(0, y0 - m), min(n, x0 + w0 + m), min(n, y0 + h0 + m)
-            pm_w = labels[wy0:wy1, wx0:wx1] == j
-            dark_w = dark[wy0:wy1, wx0:wx1]
-            ring_w = ring[wy0:wy1, wx0:wx1]
-            core = float(dark_w[pm_w].max())
-            if not tangent and (_blob_at(pm_w, dark_w, 0.5 * core) & ring_w).any():
-                return DieReading(0, centre, "a pip at the face's edge")
             if max(w0, h0) > 1.6 * min(w0, h0) + 1:
-                return DieReading(0, centre, "a pip that is not round")
-            # in focus: the pip's edge is a step, not a ramp (its 25 % and 75 % contours close)
-            blob25 = _blob_at(pm_w, dark_w, 0.25 * core)
-            if blob25[0].any() or blob25[-1].any() or blob25[:, 0].any() or blob25[:, -1].any():
-                return DieReading(0, centre, "pip out of focus (its edge ramps wide)")
-            a25 = float(blob25.sum())
-            a75 = float(((dark_w >= 0.75 * core) & pm_w).sum())
-            r25, r75 = np.sqrt(a25 / np.pi), np.sqrt(a75 / np.pi)
-            if core < 0.5 or (r25 - r75) > 0.5 * max(r25, 1.0):
-                return DieReading(0, centre, "pip out of focus")
-            pm = labels == j
-            colour = face[pm & (dark >= 0.6 * core)].mean(axis=0) / np.maximum(white_bgr, 1.0)
-            pips.append(((cents[j][0] - n / 2) / (n / 2), (cents[j][1] - n / 2) / (n / 2), a, _pip_colour(colour)))
+                continue  # not round: a seam, a strip's squashed pip, the rim's shadow
+            m = 3
+            wx0, wy0 = max(0, x0 - m), max(0, y0 - m)
+            blob = (labels[wy0:y0 + h0 + m, wx0:x0 + w0 + m] == j).astype(np.uint8)
+            ring = cv2.dilate(blob, np.ones((5, 5), np.uint8)).astype(bool) & ~cv2.dilate(blob, np.ones((3, 3), np.uint8)).astype(bool)
+            if ring.sum() == 0 or np.count_nonzero(ring & bright[wy0:y0 + h0 + m, wx0:x0 + w0 + m]) < 0.8 * ring.sum():
+                continue
+            core = labels == j
+            colour = win[core & (lo <= np.percentile(lo[core], 40))].mean(axis=0)
+            out.append((float(cents[j][0]), float(cents[j][1]), float(a), _pip_colour(colour / white)))
+        return out
+
+    def _judge(self, win, lo, white, pips, centre) -> DieReading:
+        """The face centred in the window: its pips on one face's pattern, nothing else dark on
+        it, its white whole (a face cut by the picture's edge, a hand or another die is not
+        whole), the pips of that face's colour."""
+        n = win.shape[0]
+        h = FACE_PX / 2
+        pips = [(x - n / 2, y - n / 2, a, col) for x, y, a, col in pips if np.hypot(x - n / 2, y - n / 2) < 1.1 * h]
         if not pips:
             return DieReading(0, centre, "no pips")
-        if len(pips) >= 2:
-            # the pattern is symmetric about the face's centre: its mean is the centre
-            du = float(np.mean([p[0] for p in pips]))
-            dv = float(np.mean([p[1] for p in pips]))
-            if max(abs(du), abs(dv)) > 0.25:
-                return DieReading(0, centre, "pips off the face's centre")
-            pips = [(u - du, v - dv, a, c) for u, v, a, c in pips]
-        # the grid: pip offsets from the centre, in half faces
-        offs = [abs(v) for u, v_, *_ in pips for v in (u, v_) if abs(v) > 0.25]
-        g = float(np.mean(offs)) if offs else 0.56
-        if not 0.38 <= g <= 0.75:
-            return DieReading(0, centre, "pips off the grid")
-        cells = set()
-        for u, v, _, _ in pips:
-            cell = []
-            for t in (u, v):
-                k = int(np.round(t / g)) if abs(t) > 0.5 * g else 0
-                if abs(k) > 1 or abs(t - k * g) > 0.2:
-                    return DieReading(0, centre, "pip off the grid")
-                cell.append(k)
-            if tuple(cell) in cells:
-                return DieReading(0, centre, "two pips on one grid point")
-            cells.add(tuple(cell))
-        value = _PATTERNS.get(frozenset(cells))
-        if value is None:
-            return DieReading(0, centre, f"{len(pips)} pips in no face's pattern", len(pips))
+        # Nothing dark on the face but its pips, and its white whole (a face cut by the
+        # picture's edge, a hand or another die is not). Looked at on a disc clear of the
+        # rounded edges whatever the turn: the turn is only known from the pips, below.
+        yy, xx = np.mgrid[0:n, 0:n]
+        inner = (xx + 0.5 - n / 2) ** 2 + (yy + 0.5 - n / 2) ** 2 <= (_CLEAR * FACE_PX) ** 2
+        holes = np.zeros(lo.shape, np.uint8)
+        for x, y, a, _ in pips:
+            cv2.circle(holes, (int(round(x + n / 2)), int(round(y + n / 2))), int(np.ceil(np.sqrt(a / np.pi))) + 3, 1, -1)
+        rest = inner & ~holes.astype(bool)
+        if np.count_nonzero(lo[rest] < 0.6 * white) > 3:
+            return DieReading(0, centre, "a dark mark on the face that is not a pip")
+        if np.count_nonzero(lo[rest] >= 0.8 * white) < 0.9 * rest.sum():
+            return DieReading(0, centre, "top face not whole")
+        du = float(np.mean([p[0] for p in pips]))
+        dv = float(np.mean([p[1] for p in pips]))
+        if max(abs(du), abs(dv)) > 0.08 * FACE_PX:
+            return DieReading(0, centre, "pips off the face's centre")
+        pts = np.array([(x - du, y - dv) for x, y, *_ in pips])
+        fit = _grid_fit(pts)
+        if len(fit) != 1:
+            why = "no face's pattern" if not fit else "the pattern of several faces"
+            return DieReading(0, centre, f"{len(pips)} pips in {why}", len(pips))
+        value = fit.pop()
         colours = {c for *_, c in pips}
         want = "red" if value in RED_FACES else "black"
         if colours != {want}:
@@ -391,20 +433,73 @@ class DiceReader:
         return DieReading(value, centre, "", len(pips))
 
 
+#: how far (in die edges) the brightest thing round a pixel is looked for: a die's top face
+#: sets the level over its whole moat
+_REACH = 1.2
+#: a top face is at least this share of the brightest thing within reach; side strips and
+#: rounded edges facing away from the light are darker (about 0.7 to 0.8 of it), and so is a
+#: light tray floor next to a white die
+_TOP_LEVEL = 0.88
+#: the disc (in die edges) that fills pips when the plastic's shape is looked for: wider than
+#: the largest pip (the 1, up to 0.4 of the edge) and a six's row of pips
+_PIP_FILL = 0.42
+#: the levels (shares of a region's white) its top faces are looked for at, in turn
+_FACE_LEVELS = (0.86, 0.92, 0.95)
+#: the levels a region larger than two dice is looked at again at, in turn
+_RAISED_LEVELS = (0.92, 0.95)
+#: radius of the disc of a face (in face widths) clear of its rounded edges at any turn
+_CLEAR = 0.36
+#: the window a face is read in, in face widths: room for the bright part's error of place
+_WINDOW = 1.5
+#: a pip's area in face pixels (FACE_PX a side): pips of 12 % to 40 % of the edge across
+_PIP_AREA = (np.pi * (0.12 * FACE_PX / 2) ** 2 * 0.6, np.pi * (0.40 * FACE_PX / 2) ** 2 * 1.3)
+
+
 # A die's top face seen from above is a rounded square, its rounded edge darker: the bright
 # part covers about this much of the edge² square.
 _FACE_FILL = 0.85
 
 
-def _blob_at(pm: np.ndarray, dark: np.ndarray, level: float) -> np.ndarray:
-    """The pixels at darkness `level` or more connected to the pip `pm` (level below the
-    pip's own: its blob grows outwards, as far as the pip's edge ramps)."""
-    above = (dark >= level).astype(np.uint8)
-    y, x = np.unravel_index(int(np.argmax(np.where(pm, dark, -1.0))), dark.shape)
-    flood = np.zeros((above.shape[0] + 2, above.shape[1] + 2), np.uint8)
-    cv2.floodFill(above, flood, (int(x), int(y)), 2, loDiff=0, upDiff=0,
-                  flags=8 | (1 << 8) | cv2.FLOODFILL_MASK_ONLY | cv2.FLOODFILL_FIXED_RANGE)
-    return flood[1:-1, 1:-1].astype(bool)
+def _one_per_place(dice: list[DieReading], apart_px: float) -> list[DieReading]:
+    """One reading per die: readings closer than `apart_px` are of one die (a face read from
+    two pieces of its white); they agree or the die is `0`."""
+    out: list[DieReading] = []
+    for d in dice:
+        same = next((o for o in out if np.hypot(o.centre[0] - d.centre[0], o.centre[1] - d.centre[1]) < apart_px), None)
+        if same is None:
+            out.append(d)
+        elif same.face != d.face:
+            same.face, same.reason = 0, "two readings of one die disagree"
+    return out
+
+
+def _grid_fit(pts: np.ndarray) -> set[int]:
+    """The faces whose pattern the pips (centred on the face's centre) fit: at some turn and
+    a die's spacing, every pip within a fifth of the spacing of its grid point. A square of
+    four pips also fits a grid turned 45° and wider by √2 as a diamond, which is no face, so
+    the turns are all tried and every face any of them gives is returned: one face is a
+    reading, none or two are doubt."""
+    dist = np.hypot(pts[:, 0], pts[:, 1])
+    if len(pts) == 1:
+        return {1} if dist[0] < 0.06 * FACE_PX else set()
+    found: set[int] = set()
+    theta = np.deg2rad(np.arange(0.0, 90.0, 1.0))[:, None]
+    c, s_ = np.cos(theta), np.sin(theta)
+    u = pts[None, :, 0] * c + pts[None, :, 1] * s_  # (turns, pips)
+    v = -pts[None, :, 0] * s_ + pts[None, :, 1] * c
+    outer = np.maximum(np.abs(u), np.abs(v))
+    far = outer > 0.12 * FACE_PX
+    if not far.any():
+        return set()
+    g = np.nanmedian(np.where(far, outer, np.nan), axis=1, keepdims=True)
+    ku, kv = np.clip(np.round(u / g), -1, 1), np.clip(np.round(v / g), -1, 1)
+    err = np.max(np.hypot(u - ku * g, v - kv * g), axis=1)
+    ok = (err <= 0.2 * g[:, 0]) & (g[:, 0] >= 0.18 * FACE_PX) & (g[:, 0] <= 0.36 * FACE_PX)
+    for t in np.nonzero(ok)[0]:
+        cells = {(int(a), int(b)) for a, b in zip(ku[t], kv[t], strict=True)}
+        if len(cells) == len(pts) and frozenset(cells) in _PATTERNS:
+            found.add(_PATTERNS[frozenset(cells)])
+    return found
 
 
 def _pip_colour(bgr_rel: np.ndarray) -> str:

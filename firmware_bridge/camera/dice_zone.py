@@ -14,17 +14,22 @@ from firmware_bridge.camera.layout import Layout, LayoutError
 from firmware_bridge.camera.recogniser import ZoneReader, ZoneView
 
 
-def dice_zone_reader(layout: Layout, zone: str, die_mm: float = DIE_MM) -> ZoneReader:
-    """A zone reader for the recogniser's `zone_readers` hook, for `zone` of `layout`."""
+def zone_box(layout: Layout, zone: str) -> tuple[int, int, int, int]:
+    """The part of the frame (x0, y0, x1, y1) the dice reader is given for `zone`."""
     if zone not in layout.zones:
         raise LayoutError(f"layout {layout.name!r} has no {zone} zone for the dice reader")
+    x0, y0, x1, y1 = layout.zones[zone].bbox
+    return max(0, x0), max(0, y0), min(layout.width, x1), min(layout.height, y1)
+
+
+def dice_zone_reader(layout: Layout, zone: str, die_mm: float = DIE_MM, *, die_px: float | None = None) -> ZoneReader:
+    """A zone reader for the recogniser's `zone_readers` hook, for `zone` of `layout`;
+    `die_px`: a die's size measured at the tray (`[calibration.dice]`), else the scale's."""
+    x0, y0, x1, y1 = zone_box(layout, zone)
     try:
-        reader = DiceReader(layout.mm_per_px, die_mm)
+        reader = DiceReader(layout.mm_per_px, die_mm, die_px=die_px)
     except ValueError as exc:
         raise LayoutError(f"layout {layout.name!r}: zone {zone}: {exc}") from None
-    x0, y0, x1, y1 = layout.zones[zone].bbox
-    x0, y0 = max(0, x0), max(0, y0)
-    x1, y1 = min(layout.width, x1), min(layout.height, y1)
 
     def read(name: str, frame: np.ndarray, small: np.ndarray, gains: np.ndarray) -> ZoneView:
         faces = reader.read(frame[y0:y1, x0:x1])

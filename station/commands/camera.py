@@ -52,15 +52,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ren.add_argument("--backs", type=int, default=0, metavar="N",
                      help="draw N face-down cards lying apart and nothing else (a calibration still)")
     cal = sub.add_parser(
-        "calibrate", help="learn the felt and the deck's back from stills; write them into the camera config",
+        "calibrate", help="learn the felt, the deck's back and the dice's size from stills; write them into the camera config",
         description="Learn the felt's colour from stills of the empty felt and the deck's back (colours, "
                     "pattern, texture) from stills with face-down cards lying apart, and write them as "
                     "[calibration.felt] and [calibration.back] into the camera config (docs/camera.md, "
-                    "'Calibrating a new deck').")
+                    "'Calibrating a new deck'); with --dice, learn a die's size in pixels from stills of the "
+                    "dice tray with dice in it and write it as [calibration.dice] (docs/camera.md, 'Dice'). "
+                    "--felt and --back go together; --dice may be given alone.")
     cal.add_argument("--config", required=True, help="the camera config TOML to update")
-    cal.add_argument("--felt", action="append", required=True, metavar="IMAGE", help="a still of the empty felt (repeatable)")
-    cal.add_argument("--back", action="append", required=True, metavar="IMAGE",
+    cal.add_argument("--felt", action="append", metavar="IMAGE", help="a still of the empty felt (repeatable)")
+    cal.add_argument("--back", action="append", metavar="IMAGE",
                      help="a still with one or a few face-down cards of the deck set, lying apart (repeatable)")
+    cal.add_argument("--dice", action="append", metavar="IMAGE",
+                     help="a still of the dice tray with one or two dice, top faces in full view (repeatable)")
     cal.add_argument("--dry-run", action="store_true", help="print what was learned, write nothing")
     acc = sub.add_parser(
         "accuracy", help="run a game's camera accuracy suite on synthetic frames",
@@ -282,6 +286,10 @@ def _calibrate(args: argparse.Namespace) -> int:
 
     cfg = _camera_config(args.config)
     lay = cfg.layout
+    if not (args.felt or args.back or args.dice):
+        raise ValueError("give --felt and --back (the felt and the deck's back), --dice (the dice tray), or all three")
+    if bool(args.felt) != bool(args.back):
+        raise ValueError("--felt and --back go together: the back is told from the felt it lies on")
 
     def stills(names: list[str]) -> list:
         out = []
@@ -294,13 +302,36 @@ def _calibrate(args: argparse.Namespace) -> int:
             out.append(img)
         return out
 
-    cal = calibrate(stills(args.felt), stills(args.back), lay.mm_per_px)
-    if not args.dry_run:
-        write_calibration(args.config, cal)
-    assert cal.back is not None
-    print(json.dumps({"config": args.config, "written": not args.dry_run, **cal.as_dict(),
-                      "back_description": cal.back.describe(), "warnings": list(cal.warnings)}))
+    report: dict[str, object] = {"config": args.config, "written": not args.dry_run}
+    if args.felt:
+        cal = calibrate(stills(args.felt), stills(args.back), lay.mm_per_px)
+        if not args.dry_run:
+            write_calibration(args.config, cal)
+        assert cal.back is not None
+        report.update({**cal.as_dict(), "back_description": cal.back.describe(), "warnings": list(cal.warnings)})
+    if args.dice:
+        report["dice"] = _calibrate_dice(args, cfg, stills(args.dice))
+    print(json.dumps(report))
     return 0
+
+
+def _calibrate_dice(args: argparse.Namespace, cfg, frames: list) -> dict[str, object]:
+    from firmware_bridge.camera.dice_calibration import calibrate_dice, write_dice_calibration
+    from firmware_bridge.camera.dice_zone import zone_box
+    from firmware_bridge.camera.layout import LayoutError
+
+    lay = cfg.layout
+    zones = [z for z in lay.zones if lay.kind_of(z) == "dice"]
+    if not zones:
+        raise LayoutError(f"layout {lay.name!r} has no dice tray zone to calibrate")
+    crops = []
+    for zone in zones:
+        x0, y0, x1, y1 = zone_box(lay, zone)
+        crops += [f[y0:y1, x0:x1] for f in frames]
+    dice = calibrate_dice(crops, cfg.die_mm / lay.mm_per_px)
+    if not args.dry_run:
+        write_dice_calibration(args.config, dice)
+    return {**dice.as_dict(), "zones": zones, "scale_die_px": round(cfg.die_mm / lay.mm_per_px, 2)}
 
 
 def _accuracy(args: argparse.Namespace) -> int:
