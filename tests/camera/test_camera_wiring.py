@@ -167,5 +167,5 @@ def test_the_zone_check_is_driven_by_the_games_zone_tuple(tmp_path, monkeypatch)
         load_table_camera_config(cfg)
     # no layout file: the embedded one is Pok Deng's, which a Si Zhi Dao table cannot use
     cfg.camera.layout = None
-    with pytest.raises(ConfigError, match="embedded Pok Deng layout.*missing S1"):
+    with pytest.raises(ConfigError, match="embedded default layout.*missing S1"):
         load_table_camera_config(cfg)
