@@ -140,11 +140,13 @@ class TableStation:
         snap = self.journal.latest_snapshot()
         if snap is not None:
             try:
-                core = snapshot.load(snap[1])
+                core = snapshot.load(snap[1], self.journal.signing_key,
+                                     table=self.journal.header.table,
+                                     journal_id=self.journal.journal_id, seq=snap[0])
             except snapshot.StaleSnapshot as e:
                 # the journal holds every input: re-apply it from the first instead
-                log.warning("journal %s: its snapshot of input %d is of another station "
-                            "version: %s; re-applying every input instead",
+                log.warning("journal %s: its snapshot of input %d is not loaded: %s; "
+                            "re-applying every input instead",
                             self.journal.path, snap[0], e)
                 snap = None
             else:
@@ -195,9 +197,14 @@ class TableStation:
     def _maybe_snapshot(self, seq: int, records: list[dict[str, Any]]) -> None:
         """Inside the open transaction, after input `seq` was applied."""
         self._since_snapshot += 1
+        key = self.journal.signing_key
+        if key is None:
+            return  # a snapshot without a key could not be authenticated, so none is kept
         if self._since_snapshot >= self.snapshot_every or any(
                 r["type"] == "shoe_end" for r in records):
-            self.journal.add_snapshot(seq, snapshot.dump(self.core))
+            self.journal.add_snapshot(seq, snapshot.dump(
+                self.core, key, table=self.journal.header.table,
+                journal_id=self.journal.journal_id, seq=seq))
             self._since_snapshot = 0
 
     def start(self) -> None:
