@@ -29,7 +29,7 @@ from typing import Any
 from station.core import snapshot
 from station.core.chain import ends_round
 from station.core.inputs import US, Input, TraceHeader
-from station.core.journal import Journal, JournalError
+from station.core.journal import STOP, Journal, JournalError
 from station.core.kernel import ON_CREDIT
 from station.core.kernel import TableKernel as TableCore
 from station.core.settings import TableSettings
@@ -232,7 +232,8 @@ class TableStation:
         """An orderly stop signs the chain head, so the whole journal is vouched for."""
         try:
             self.journal.begin()
-            self.journal.checkpoint("stop")
+            if not self.journal.checkpoint(STOP):
+                self.journal.mark_stopped()
             self.journal.commit()
         except Exception:  # noqa: BLE001 - the journal stays whole; the tail is unsigned
             self.journal.rollback()
