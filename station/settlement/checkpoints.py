@@ -17,27 +17,24 @@ from typing import Any
 
 from station.settlement.ledger import Tx
 
-#: made on first use, so a ledger of an earlier format keeps its format number
-CHECKPOINTS_SQL = """
-CREATE TABLE IF NOT EXISTS journal_checkpoints (
+#: a checkpoint's columns, in both tables
+_COLUMNS = """
     table_id   TEXT NOT NULL,
     journal_id TEXT NOT NULL,
     seq        BIGINT NOT NULL,
     head       TEXT NOT NULL,
     sig        TEXT NOT NULL,
-    t          DOUBLE PRECISION,
+    t          DOUBLE PRECISION,"""
+
+#: made on first use, so a ledger of an earlier format keeps its format number
+CHECKPOINTS_SQL = f"""
+CREATE TABLE IF NOT EXISTS journal_checkpoints ({_COLUMNS}
     PRIMARY KEY (table_id, journal_id)
 )"""
 
 #: every checkpoint that came; `conflict` 1: it came at or below the newest already held
-CHECKPOINT_LOG_SQL = """
-CREATE TABLE IF NOT EXISTS journal_checkpoint_log (
-    table_id   TEXT NOT NULL,
-    journal_id TEXT NOT NULL,
-    seq        BIGINT NOT NULL,
-    head       TEXT NOT NULL,
-    sig        TEXT NOT NULL,
-    t          DOUBLE PRECISION,
+CHECKPOINT_LOG_SQL = f"""
+CREATE TABLE IF NOT EXISTS journal_checkpoint_log ({_COLUMNS}
     conflict   INTEGER NOT NULL,
     PRIMARY KEY (table_id, journal_id, seq, head)
 )"""
