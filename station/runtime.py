@@ -121,9 +121,17 @@ def start_runtime(
     # before anything is made: a station without its key does not start (ConfigError)
     key = table_key(config)
     private_dir(config.data_dir)
+    if config.settlement.mode == "embedded":
+        _unchained_journal_unknown_to_ledger(config.journal_path, config.ledger_path)
     station = TableStation(config.table, config.journal_path, journal_sync=config.journal_sync,
                            signing_key=key.key, checkpoint_every=config.checkpoint_every,
                            **({} if clock is None else {"clock": clock}))
+    if config.settlement.mode == "embedded":
+        try:
+            _journal_agrees_with_ledger(station.journal, config.ledger_path)
+        except BaseException:
+            station.journal.close()
+            raise
     from station.live.disk import DiskWatch
 
     station.disk = DiskWatch(config.data_dir, config.table.table, config.disk,
@@ -136,6 +144,80 @@ def start_runtime(
         rt.stop()
         raise
     return rt
+
+
+def _unchained_journal_unknown_to_ledger(journal_path: Path, ledger_path: Path) -> None:
+    """Before a journal without a hash chain is opened (and chained, and signed, as a
+    journal from before the chain is): its ledger must hold no checkpoint of it. One that
+    does was chained once, and its chain removed to have it signed again as it now holds."""
+    import sqlite3
+
+    from station.core.journal import JournalError
+    from station.settlement.checkpoints import every_one
+    from station.settlement.ledger import open_store
+
+    if not Path(journal_path).is_file() or not Path(ledger_path).is_file():
+        return
+    conn = sqlite3.connect(Path(journal_path).resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN "
+                                 "('header', 'journal_id', 'chain')").fetchall())
+    except sqlite3.Error:
+        return  # not a journal the station can open: Journal says why
+    finally:
+        conn.close()
+    if "chain" in meta or "header" not in meta:
+        return
+    import json
+
+    jid = meta.get("journal_id")
+    table = json.loads(meta["header"]).get("table", "")
+    store = open_store(str(ledger_path), read_only=True)
+    try:
+        held = every_one(store, table if jid else "", jid or "")
+    finally:
+        store.close()
+    if held:
+        raise JournalError(
+            f"{journal_path} has no hash chain, yet its ledger {ledger_path} holds "
+            f"{len(held)} checkpoint(s) of it (up to entry {held[-1]['seq']}): it was chained "
+            "and its chain was removed, so the station does not chain it again; check it with "
+            "`station journal verify --ledger` and restore the journal from its backup")
+
+
+def _journal_agrees_with_ledger(journal: Any, ledger_path: Path) -> None:
+    """Before the station appends and signs anything: the journal holds the chain the
+    ledger's newest checkpoint of it signs. A journal restored from an older copy (shorter
+    than the ledger's checkpoint, or another history there) is refused: the station never
+    signs over a history the ledger knows to be rewritten."""
+    if not Path(ledger_path).is_file():
+        return
+    from station.core.journal import JournalError
+    from station.settlement.checkpoints import newest
+    from station.settlement.ledger import open_store
+
+    jid = journal.journal_id
+    store = open_store(str(ledger_path), read_only=True)
+    try:
+        cp = newest(store, journal.header.table if jid else "", jid or "")
+    finally:
+        store.close()
+    if cp is None:
+        return
+    seq = int(cp["seq"])
+    row = journal.conn.execute("SELECT hash FROM chain WHERE seq=?", (seq,)).fetchone()
+    here = journal.genesis_hash if seq == 0 else (bytes(row[0]) if row else None)
+    if seq > journal.head_seq:
+        raise JournalError(
+            f"{journal.path} ends at entry {journal.head_seq}, but its ledger {ledger_path} "
+            f"holds a checkpoint of it at entry {seq}: the journal was cut short or restored "
+            "from an older copy, and the station does not sign over it (docs/operator.md, "
+            "\"Proving the journal\")")
+    if here is None or here.hex() != cp["head"]:
+        raise JournalError(
+            f"{journal.path} disagrees with its ledger's checkpoint at entry {seq}: the journal "
+            "was rewritten or restored from another copy, and the station does not sign over "
+            "it (docs/operator.md, \"Proving the journal\")")
 
 
 def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_console,

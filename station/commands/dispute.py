@@ -86,5 +86,11 @@ def run(args: argparse.Namespace) -> int:
     proof = evidence["proof"]
     print(json.dumps({"out": str(out), "round_id": args.round_id, "entries": evidence["entries"],
                       "frames": len(evidence["frames"]), "chain_ok": proof["chain"]["through_round"],
-                      "replay_equal": proof["replay_equal"]}))
-    return 0 if proof["chain"]["through_round"] and proof["replay_equal"] else 1
+                      "replay_equal": proof["replay_equal"],
+                      "ledger_agrees": proof["ledger_agrees"]}))
+    for b in evidence["bets"]:
+        if b.get("ledger_disagrees"):
+            print(f"station dispute: bet {b['key']}: {b['ledger_disagrees']}", file=sys.stderr)
+    intact = (proof["chain"]["through_round"] and proof["replay_equal"]
+              and proof["ledger_agrees"] is not False)
+    return 0 if intact else 1

@@ -33,6 +33,9 @@ def journal_key(journal: Path, key_env: str | None, key_file: str | None = None)
     """The table's signing key, from where it was named: `key_file`, else the variable
     `key_env` (default STATION_JOURNAL_KEY). Unreadable when it is not there."""
     if key_file is not None:
+        warning = key_beside_journal(journal, Path(key_file))
+        if warning:
+            print(f"station: warning: {warning}", file=sys.stderr)
         return TableKey(key_from_file(Path(key_file)), f"the key file {key_file}")
     name = key_env or chain.DEFAULT_KEY_ENV
     key = chain.key_from_env(name)
@@ -44,9 +47,27 @@ def journal_key(journal: Path, key_env: str | None, key_file: str | None = None)
                      "--key-file" + (f"; {stray}" if stray else ""))
 
 
-def ledger_checkpoint(ledger: str, table: str, journal_id: str) -> LedgerCheckpoint | None:
-    """The ledger's newest checkpoint for this journal, read only."""
-    from station.settlement.checkpoints import newest
+def key_beside_journal(journal: Path, key_file: Path) -> str | None:
+    """What to say of a key file kept with the journal (in its folder, the table's
+    storage.dir, or below it): a key whoever could change the journal could read proves
+    nothing of it."""
+    try:
+        where, folder = key_file.resolve(), journal.resolve().parent
+    except OSError:
+        return None
+    if where.is_relative_to(folder):
+        return (f"the key file {key_file} lies beside the journal (in {folder}): whoever could "
+                "change the journal could read it and sign again, so the checkpoints prove "
+                "nothing against that person; keep the key elsewhere (docs/operator.md, "
+                "\"Proving the journal\")")
+    return None
+
+
+def ledger_checkpoints(ledger: str, table: str, journal_id: str) -> list[LedgerCheckpoint]:
+    """Every checkpoint the ledger holds of this journal, read only; those that came at or
+    below the newest it already held (a journal restored and played on) are named on
+    standard error."""
+    from station.settlement.checkpoints import every_one
     from station.settlement.ledger import open_store
     from station.settlement.ledger.store import is_postgres_url
 
@@ -57,12 +78,17 @@ def ledger_checkpoint(ledger: str, table: str, journal_id: str) -> LedgerCheckpo
     except Exception as e:  # noqa: BLE001 - any failure to open is "cannot read the ledger"
         raise Unreadable(f"cannot read the ledger {ledger}: {e}") from None
     try:
-        row = newest(store, table, journal_id)
+        rows = every_one(store, table, journal_id)
     finally:
         store.close()
-    if row is None:
-        return None
-    return LedgerCheckpoint(int(row["seq"]), bytes.fromhex(row["head"]), str(row["sig"]))
+    late = [r["seq"] for r in rows if r["conflict"]]
+    if late:
+        print(f"station journal verify: the ledger holds {len(late)} checkpoint(s) of this "
+              f"journal that came at or below one it already had (entries "
+              f"{', '.join(map(str, late[:10]))}{', …' if len(late) > 10 else ''}): the journal "
+              "went back to an earlier state at some time", file=sys.stderr)
+    return [LedgerCheckpoint(int(r["seq"]), bytes.fromhex(r["head"]), str(r["sig"]))
+            for r in rows]
 
 
 def run_verify(args: argparse.Namespace) -> int:
@@ -78,8 +104,8 @@ def run_verify(args: argparse.Namespace) -> int:
                 table = json.loads(header[0]).get("table", "") if header else ""
                 jid = row[0] if row else ""
                 # a journal from before journal ids books under the ledger's default table
-                ledger = ledger_checkpoint(args.ledger, table if jid else "", jid)
-                if ledger is None:
+                ledger = ledger_checkpoints(args.ledger, table if jid else "", jid)
+                if not ledger:
                     print(f"station journal verify: the ledger holds no checkpoint of this "
                           f"journal ({table}, journal {jid or 'without id'})", file=sys.stderr)
             verdict = verify(conn, found.key, ledger)
@@ -88,7 +114,10 @@ def run_verify(args: argparse.Namespace) -> int:
     except (Unreadable, chain.ChainKeyError) as e:
         print(f"station journal verify: {e}", file=sys.stderr)
         return 2
-    for note in [f"checkpoints checked with the key from {found.source}", *verdict.notes]:
+    notes = [f"checkpoints checked with the key from {found.source}", *verdict.notes]
+    if verdict.head:
+        notes.append(f"chain head verified: entry {verdict.head_seq}, {verdict.head.hex()}")
+    for note in notes:
         print(f"station journal verify: {note}", file=sys.stderr)
     print(json.dumps(verdict.line()))
     return 0 if verdict.ok else 1

@@ -56,12 +56,17 @@ def _against_chain(trace: str, records: list[dict]) -> bool | None:
         return None
     made = records[:-1] if records and records[-1].get("type") == "balances" else records
     n, digest = records_digest(record_text(r) for r in made)
-    where = f"entry {end.get('seq')} of journal {end.get('journal_id')} (chain head {str(end.get('head'))[:16]}…)"
+    where = (f"entry {end.get('seq')} of journal {end.get('journal_id')}, chain head "
+             f"{end.get('head')}")
+    # what is checked is the trace against its own header, which whoever wrote the trace
+    # wrote too: the head is printed whole so it can be held against `journal verify`'s
     if n == end.get("records") and digest == end.get("records_sha256"):
-        print(f"station replay: the trace matches the journal's chain at {where}: its {n} "
-              "records are exactly the journal's", file=sys.stderr)
+        print(f"station replay: the trace replays to exactly the records its own header says "
+              f"the journal held ({n}, through {where}); that this is the journal's real chain "
+              "head is shown only by comparing it with the head `station journal verify` "
+              "prints for the journal", file=sys.stderr)
         return True
-    print(f"station replay: the trace does NOT match the journal's chain at {where}: replay "
-          f"made {n} records, the journal held {end.get('records')} (or other ones)",
-          file=sys.stderr)
+    print(f"station replay: the trace does NOT replay to the records its own header names "
+          f"({where}): replay made {n} records, the header says {end.get('records')} (or "
+          "other ones)", file=sys.stderr)
     return False

@@ -29,6 +29,13 @@ MIN_KEY_BYTES = 16
 #: the environment variable `station journal verify` reads the key from unless told another
 DEFAULT_KEY_ENV = "STATION_JOURNAL_KEY"
 
+#: the `why` of the checkpoint an orderly stop leaves at the journal's head; a station that
+#: opens the journal with its key renames it (`STOP_THEN_STARTED`), so entries after a
+#: checkpoint still called "stop" were written by something other than a keyed station
+STOP = "stop"
+STOP_THEN_STARTED = "stop, started again"
+
+
 _ENTRY = struct.Struct(">cqqI")  # "E", seq, t_us, length of the input line
 _LEN = struct.Struct(">I")
 

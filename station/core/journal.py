@@ -68,6 +68,10 @@ class JournalError(RuntimeError):
     pass
 
 
+STOP = chain.STOP
+
+
+
 def log_migrated(path: Path, last: int) -> None:
     import logging
 
@@ -152,6 +156,16 @@ class Journal:
                 "it was removed or damaged, so the journal is not opened (re-chaining it "
                 "would sign whatever it now holds); check it with `station journal verify` "
                 "and restore the journal from its backup")
+        if row is None and c.execute("SELECT 1 FROM settlement_outbox WHERE kind = 'checkpoint'"
+                                     " LIMIT 1").fetchone():
+            # its outbox holds checkpoints: it was chained, and its chain was removed to pass
+            # it off as a journal from before the chain (which would be chained, and signed,
+            # as it now holds)
+            raise JournalError(
+                f"{self.path} has no hash chain, yet its outbox holds checkpoints: it was "
+                "chained and its chain was removed, so the station does not chain it again "
+                "(that would sign whatever it now holds); check it with `station journal "
+                "verify` and restore the journal from its backup")
         if row is None:
             with c:
                 c.execute("BEGIN IMMEDIATE")
@@ -182,12 +196,77 @@ class Journal:
             cp = c.execute("SELECT MAX(seq) FROM checkpoints").fetchone()[0]
             self.last_checkpoint_seq = -1 if cp is None else int(cp)
             self._pending = None
+            if cp is not None:
+                self._check_since_checkpoint(int(cp))
             if self.signing_key is not None and self.last_checkpoint_seq < 0:
                 # chained by a station without a key until now: its genesis is signed now
                 with c:
                     c.execute("BEGIN IMMEDIATE")
                     self._checkpoint_if_signing("genesis", 0, 0, self.genesis_hash)
         self._at_begin = (self.head, self.head_seq, self.last_checkpoint_seq)
+
+    def _check_since_checkpoint(self, cp: int) -> None:
+        """Before anything is appended (and signed): the entries after the newest checkpoint
+        must be the station's own. None may follow a checkpoint an orderly stop left (the
+        station leaves none there), and the chain from the checkpoint's head to the journal's
+        head is recomputed from the entries and compared with the stored hashes."""
+        c = self.conn
+        head, why, sig = c.execute("SELECT head, why, sig FROM checkpoints WHERE seq=?",
+                                   (cp,)).fetchone()
+        head = bytes(head)
+        if why == chain.STOP and self.head_seq > cp:
+            raise JournalError(
+                f"{self.path}: entries {cp + 1}-{self.head_seq} follow the station's orderly "
+                f"stop at entry {cp}: something other than the station (without the table's "
+                "key) wrote them, so the station does not start and sign over them. Check the "
+                "journal with `station journal verify`; whether the table carries on from a "
+                "backup is the operator's decision (docs/operator.md, \"Proving the journal\")")
+        if self.signing_key is not None and cp > 0 and not chain.signature_ok(
+                self.signing_key, self.header.table, self.journal_id, cp, head, str(sig)):
+            raise JournalError(
+                f"{self.path}: its newest checkpoint (entry {cp}) is not signed by this table's "
+                "key: the station does not sign over it; check the journal with "
+                "`station journal verify`")
+        stored = c.execute("SELECT hash FROM chain WHERE seq=?", (cp,)).fetchone()
+        if (cp == 0 and head != self.genesis_hash) or (
+                cp > 0 and (stored is None or bytes(stored[0]) != head)):
+            raise JournalError(
+                f"{self.path}: the chain at entry {cp} is not the one its checkpoint signs: "
+                "the station does not sign over it; check it with `station journal verify`")
+        records: dict[int, list[str]] = {}
+        for seq, rec in c.execute("SELECT input_seq, record FROM records WHERE input_seq > ?"
+                                  " ORDER BY seq", (cp,)):
+            records.setdefault(int(seq), []).append(rec)
+        expect = cp + 1
+        for seq, t_us, line, h in c.execute(
+                "SELECT i.seq, i.t_us, i.line, c.hash FROM inputs i LEFT JOIN chain c"
+                " ON c.seq = i.seq WHERE i.seq > ? ORDER BY i.seq", (cp,)).fetchall():
+            if seq != expect or h is None:
+                raise JournalError(f"{self.path}: entry {expect} after the checkpoint at "
+                                   f"entry {cp} is missing or unchained: check it with "
+                                   "`station journal verify`")
+            head = chain.entry_hash(head, seq, t_us, line, records.get(seq, ()))
+            if bytes(h) != head:
+                raise JournalError(
+                    f"{self.path}: entry {seq} is not what the chain from the checkpoint at "
+                    f"entry {cp} says: the station does not sign over it; check the journal "
+                    "with `station journal verify`")
+            expect += 1
+        if expect - 1 != self.head_seq or head != self.head:
+            raise JournalError(f"{self.path}: the chain's head (entry {self.head_seq}) is not "
+                               f"where its entries end (entry {expect - 1})")
+        if why == chain.STOP and self.signing_key is not None:
+            # from here on the station appends: entries after this checkpoint are its own
+            with c:
+                c.execute("BEGIN IMMEDIATE")
+                c.execute("UPDATE checkpoints SET why=? WHERE seq=?", (chain.STOP_THEN_STARTED, cp))
+
+    def mark_stopped(self) -> None:
+        """Inside the open transaction, at an orderly stop with nothing new to sign: the
+        newest checkpoint, at the head, is where the station stopped."""
+        if self.last_checkpoint_seq == self.head_seq and self.head_seq > 0:
+            self.conn.execute("UPDATE checkpoints SET why=? WHERE seq=?",
+                              (chain.STOP, self.head_seq))
 
     def _holds_a_chain(self) -> bool:
         """Anything chained or signed (or any entry) in a journal that has the chain's tables:

@@ -7,11 +7,18 @@ objects carry their fields, not their classes, so a snapshot of code that has ch
 `load` therefore takes a snapshot only when both the format and the code hash match; any
 other snapshot — one from before snapshots carried them, too — is refused with the reason,
 and the station re-applies the journal from its first input instead.
+
+Snapshots are not part of the hash chain, and unpickling runs whatever the bytes name. So a
+snapshot carries an HMAC-SHA256 tag under the table's signing key over its bytes, the entry
+it follows, the table and the journal id (its bytes name its format), and `load` checks the tag before it
+unpickles anything: a snapshot written or changed by anything without the key (or moved to
+another entry or journal) is refused and never unpickled. Without a key nothing is loaded.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import pickle
 from functools import lru_cache
 from pathlib import Path
@@ -20,6 +27,9 @@ from typing import Any
 #: the layout of the stored blob; a new layout is a new number
 FORMAT = 2
 _MARK = "station-kernel-snapshot"
+#: how a tagged snapshot's bytes begin; the 32-byte tag follows, then the pickle
+_MAGIC = b"dealer-station snapshot 1\n"
+_TAG_LEN = 32
 
 _ROOT = Path(__file__).resolve().parents[2]
 # (the hash is of the files as the station started: code_hash() is called at import below)
@@ -41,21 +51,41 @@ def code_hash() -> str:
     return h.hexdigest()
 
 
-def dump(kernel: Any) -> bytes:
+def _tag(key: bytes, table: str, journal_id: str | None, seq: int, payload: bytes) -> bytes:
+    # (the payload names its format and code itself, so the tag covers them too)
+    msg = _MAGIC + "\n".join((table, journal_id or "", str(seq))).encode() + b"\n"
+    return hmac.new(key, msg + payload, hashlib.sha256).digest()
+
+
+def dump(kernel: Any, key: bytes, *, table: str, journal_id: str | None, seq: int) -> bytes:
+    """The kernel's snapshot after entry `seq`, tagged under the table's key."""
     # the kernel nested as bytes of its own: its format and code are read before it is
-    return pickle.dumps((_MARK, FORMAT, code_hash(),
-                         pickle.dumps(kernel, pickle.HIGHEST_PROTOCOL)), pickle.HIGHEST_PROTOCOL)
+    payload = pickle.dumps((_MARK, FORMAT, code_hash(),
+                            pickle.dumps(kernel, pickle.HIGHEST_PROTOCOL)),
+                           pickle.HIGHEST_PROTOCOL)
+    return _MAGIC + _tag(key, table, journal_id, seq, payload) + payload
 
 
 class StaleSnapshot(Exception):
     """A snapshot this code must not load; the message says why."""
 
 
-def load(blob: bytes) -> Any:
-    """The kernel in `blob`, or StaleSnapshot. The journal is the station's own storage:
-    trusted, so unpickling it is no risk beyond the code's own."""
+def load(blob: bytes, key: bytes | None, *, table: str, journal_id: str | None,
+         seq: int) -> Any:
+    """The kernel in `blob`, or StaleSnapshot. Nothing is unpickled before the blob's tag is
+    found to be the table key's over these very bytes, this entry and this journal."""
+    if key is None:
+        raise StaleSnapshot("the station has no signing key to authenticate it with")
+    if not blob.startswith(_MAGIC) or len(blob) < len(_MAGIC) + _TAG_LEN:
+        raise StaleSnapshot("it carries no authentication tag (written before snapshots were "
+                            "tagged, or not by the station)")
+    tag = blob[len(_MAGIC):len(_MAGIC) + _TAG_LEN]
+    payload = blob[len(_MAGIC) + _TAG_LEN:]
+    if not hmac.compare_digest(tag, _tag(key, table, journal_id, seq, payload)):
+        raise StaleSnapshot("its authentication tag is not the table key's over it (changed, "
+                            "moved from another entry or journal, or not written by the station)")
     try:
-        obj = pickle.loads(blob)
+        obj = pickle.loads(payload)
     except Exception as e:  # noqa: BLE001 - an old snapshot holds classes of old code
         raise StaleSnapshot(f"it does not load with this code ({type(e).__name__}: {e})") from e
     if not (isinstance(obj, tuple) and len(obj) == 4 and obj[0] == _MARK):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from struct import error as struct_error
@@ -76,8 +77,21 @@ def open_read_only(path: str | Path) -> sqlite3.Connection:
 
 
 def verify(conn: sqlite3.Connection, key: bytes,
-           ledger: LedgerCheckpoint | None = None) -> Verdict:
+           ledger: LedgerCheckpoint | Sequence[LedgerCheckpoint] | None = None) -> Verdict:
+    """`ledger`: the ledger's checkpoints of this journal (every one it holds, or only its
+    newest): each the journal's length reaches is held against the chain at its entry."""
     v = Verdict()
+    if isinstance(ledger, LedgerCheckpoint):
+        ledger = [ledger]
+    # SQLite's own structure first: a damaged page of an index the walk never reads (one
+    # the station's lookups do) would otherwise pass unseen
+    try:
+        problems = [str(r[0]) for r in conn.execute("PRAGMA quick_check(5)")]
+    except sqlite3.DatabaseError as e:
+        raise Unreadable(f"the journal's database cannot be read ({e})") from None
+    if problems != ["ok"]:
+        raise Unreadable("the journal's database file is damaged (SQLite's quick_check: "
+                         + "; ".join(problems) + ")")
     # text as the bytes the file stores: a changed byte that is no longer UTF-8 is a changed
     # entry (named by its seq), not a file SQLite cannot decode (docs/core.md)
     text_factory = conn.text_factory
@@ -117,7 +131,7 @@ def _round_end_records(header_text: str) -> frozenset[str] | None:
     return None if proc is None else frozenset(proc.round_end_records)
 
 
-def _verify(conn: sqlite3.Connection, key: bytes, ledger: LedgerCheckpoint | None,
+def _verify(conn: sqlite3.Connection, key: bytes, ledger: Sequence[LedgerCheckpoint] | None,
             v: Verdict) -> None:
     header_text = _meta(conn, "header")
     if header_text is None:
@@ -159,8 +173,8 @@ def _verify(conn: sqlite3.Connection, key: bytes, ledger: LedgerCheckpoint | Non
            conn.execute("SELECT seq, head, sig FROM checkpoints ORDER BY seq")]
     v.checkpoints = len(cps)
     wanted = {s for s, _, _ in cps}
-    if ledger is not None:
-        wanted.add(ledger.seq)
+    for lcp in ledger or ():
+        wanted.add(lcp.seq)
     v.heads[0] = genesis
     ends: list[int] = []
     last, head, whole = _walk(conn, genesis, wanted, v, round_end, ends)
@@ -204,11 +218,21 @@ def _verify(conn: sqlite3.Connection, key: bytes, ledger: LedgerCheckpoint | Non
                   "checkpoints were removed")
             break
         prev = seq
+    newest = conn.execute("SELECT seq, why FROM checkpoints ORDER BY seq DESC LIMIT 1").fetchone()
+    if newest is not None and _text(newest[1]) == chain.STOP and last > int(newest[0]) and whole:
+        v.bad(int(newest[0]) + 1, f"entries after the station's orderly stop (at entry "
+                                  f"{int(newest[0])}): the station leaves none there, so "
+                                  "something else wrote them")
     if v.first_bad is None and cps and last > cps[-1][0]:
         v.notes.append(f"entries {cps[-1][0] + 1}-{last} follow the last checkpoint: chained, "
                        "not signed yet")
-    if ledger is not None and whole:
-        _against_ledger(key, table, jid, ledger, last, v)
+    if whole:
+        for lcp in sorted(ledger or (), key=lambda c: c.seq):
+            _against_ledger(key, table, jid, lcp, last, v)
+
+
+def _text(value: Any) -> str:
+    return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
 
 
 def _walk(conn: sqlite3.Connection, genesis: bytes, wanted: set[int], v: Verdict,

@@ -52,7 +52,8 @@ def decode_shoe(text: str) -> list[dict[str, Any]]:
 
 
 def gather(path: Path, rid: str, *, key: bytes, frames_dir: Path | None = None,
-           audit_path: Path | None = None, ledger_checkpoint: LedgerCheckpoint | None = None,
+           audit_path: Path | None = None,
+           ledger_checkpoint: LedgerCheckpoint | list[LedgerCheckpoint] | None = None,
            ledger: Any = None) -> tuple[dict[str, Any], list[Path]]:
     """The evidence and the frame files to pack with it, from the journal at `path`, the
     frames kept in `frames_dir`, the console's audit log at `audit_path`. `ledger`: an open
@@ -70,7 +71,9 @@ def gather(path: Path, rid: str, *, key: bytes, frames_dir: Path | None = None,
 
 def _gather(conn: sqlite3.Connection, frames_dir: Path | None, audit_path: Path | None,
             rid: str, key: bytes,
-            ledger_cp: LedgerCheckpoint | None, ledger: Any) -> tuple[dict[str, Any], list[Path]]:
+            ledger_cp: LedgerCheckpoint | list[LedgerCheckpoint] | None,
+            ledger: Any) -> tuple[dict[str, Any], list[Path]]:
+    ledger_cps = [ledger_cp] if isinstance(ledger_cp, LedgerCheckpoint) else list(ledger_cp or [])
     header = parse_header(json.loads(conn.execute(
         "SELECT value FROM meta WHERE key='header'").fetchone()[0]))
     jid_row = conn.execute("SELECT value FROM meta WHERE key='journal_id'").fetchone()
@@ -94,9 +97,9 @@ def _gather(conn: sqlite3.Connection, frames_dir: Path | None, audit_path: Path 
     result = [json.loads(t) for (t,) in conn.execute(
         "SELECT record FROM records WHERE input_seq = ? ORDER BY seq", (last,))]
     messages = _messages(conn, rid)
-    bets = [_with_postings(m, ledger) for m in messages]
-    verdict = verify(conn, key, ledger_cp)
-    round_intact = _vouched_through(conn, verdict, key, header.table, jid, last, ledger_cp)
+    bets, ledger_agrees = _bets(conn, rid, header.table, jid, messages, ledger)
+    verdict = verify(conn, key, ledger_cps)
+    round_intact = _vouched_through(conn, verdict, key, header.table, jid, last, ledger_cps)
     head = conn.execute("SELECT hash FROM chain WHERE seq=?", (last,)).fetchone()
     replay_equal, replay_detail = _replay_equal(conn, header, jid, last)
     frames = sorted(p for p in frames_dir.glob(f"{rid}*.png")
@@ -122,16 +125,19 @@ def _gather(conn: sqlite3.Connection, frames_dir: Path | None, audit_path: Path 
             "chain": {**verdict.line(), "through_round": round_intact,
                       "round_last_seq": last,
                       "head_at_round_end": bytes(head[0]).hex() if head else None,
-                      "ledger_checkpoint": None if ledger_cp is None else ledger_cp.seq},
+                      "ledger_checkpoint": max((c.seq for c in ledger_cps), default=None)},
             "replay_equal": replay_equal,
             "replay": replay_detail,
+            # the ledger's postings of the round's bets against the bets the chained
+            # records name (None: no ledger given)
+            "ledger_agrees": ledger_agrees,
         },
     }
     return evidence, frames
 
 
 def _vouched_through(conn: sqlite3.Connection, verdict: Any, key: bytes, table: str,
-                     jid: str | None, last: int, ledger_cp: LedgerCheckpoint | None) -> bool:
+                     jid: str | None, last: int, ledger_cps: list[LedgerCheckpoint]) -> bool:
     """Whether the chain proves the round as the table wrote it: the first checkpoint at or
     after the round's last entry is signed with the table's key and signs the chain the walk
     recomputed there, nothing bad was found up to it, and (given the ledger's checkpoint)
@@ -147,8 +153,9 @@ def _vouched_through(conn: sqlite3.Connection, verdict: Any, key: bytes, table: 
         return False
     if verdict.heads.get(seq) != head or not chain.signature_ok(key, table, jid, seq, head, sig):
         return False
-    if ledger_cp is not None:
-        # the walk keeps the chain's hash at the ledger's entry when it reaches it
+    for ledger_cp in ledger_cps:
+        # the walk keeps the chain's hash at each ledger entry it reaches; one beyond the
+        # journal's end is a journal cut short
         if (verdict.heads.get(ledger_cp.seq) != ledger_cp.head
                 or not chain.signature_ok(key, table, jid, ledger_cp.seq, ledger_cp.head,
                                           ledger_cp.sig)):
@@ -245,6 +252,71 @@ def _messages(conn: sqlite3.Connection, rid: str) -> list[dict[str, Any]]:
     return out
 
 
+def _bets(conn: sqlite3.Connection, rid: str, table: str, jid: str | None,
+          messages: list[dict[str, Any]], ledger: Any) -> tuple[list[dict[str, Any]], bool | None]:
+    """The round's bets as the chained records name them (`bet_accepted`, in the order the
+    table took them: the n-th is the outbox's `bet:ROUND:n`), each beside what the ledger
+    booked under its key and whether that agrees: its wallet posting is the bet's deduction.
+    The outbox is not chained, so it only supplies the key and the delivery state; a bet
+    message of the round that no chained record names is listed and disagrees. The round's
+    other messages (hands, refunds) follow as the outbox holds them. Returns the bets and
+    whether the ledger agrees (None without a ledger)."""
+    bet_msgs = [m for m in messages if m["kind"] == "bet"]
+    others = [_with_postings(m, ledger) for m in messages if m["kind"] != "bet"]
+    prefix = f"{table}/{jid}/" if jid else ""
+    out: list[dict[str, Any]] = []
+    used: set[str] = set()
+    agrees = True
+    numbers: dict[str, int] = {}
+    for seq, text in conn.execute("SELECT input_seq, record FROM records WHERE type = "
+                                  "'bet_accepted' ORDER BY seq"):
+        r = json.loads(text)
+        round_id = r.get("round_id")
+        if not isinstance(round_id, str) or not _names(round_id, rid):
+            continue
+        numbers[round_id] = n = numbers.get(round_id, 0) + 1
+        want = f"bet:{round_id}:{n}"
+        found = next((m for m in bet_msgs if m["key"] not in used and (
+            m["key"].endswith("/" + want) or m["key"] == want
+            or re.search(rf"(^|/){re.escape(want)}:", m["key"]))), None)
+        chained = {k: r.get(k) for k in ("account", "spot", "amount", "deducted")}
+        entry = found if found is not None else {
+            "key": prefix + want, "kind": "bet", "message": {"table": table if jid else ""},
+            "delivered": False}
+        used.add(entry["key"])
+        b = {**_with_postings(entry, ledger), **chained, "seq": int(seq), "chained": True}
+        b["message"] = entry["message"]
+        if ledger is not None:
+            why = _posting_disagrees(b, chained)
+            if why:
+                b["ledger_disagrees"] = why
+                agrees = False
+        out.append(b)
+    for m in bet_msgs:
+        if m["key"] not in used:
+            b = {**_with_postings(m, ledger), "chained": False,
+                 "ledger_disagrees": "no chained record of the journal names this bet"}
+            agrees = False
+            out.append(b)
+    return out + others, (agrees if ledger is not None else None)
+
+
+def _posting_disagrees(b: dict[str, Any], chained: dict[str, Any]) -> str | None:
+    refused = b.get("ledger_refused")
+    if refused is not None:
+        return f"the ledger refused it ({refused['reason']})"
+    if not b.get("in_ledger"):
+        return "the ledger holds no entry for it"
+    wallet = sum(p["amount"] for p in b["postings"]
+                 if p["account_kind"] == "wallet" and p["account"] == chained["account"])
+    if wallet != -int(chained["deducted"] or 0):
+        return (f"the ledger posted {wallet:+d} to {chained['account']}; the chained record "
+                f"deducts {chained['deducted']}")
+    if sum(p["amount"] for p in b["postings"]) != 0:
+        return "the ledger's postings for it do not balance"
+    return None
+
+
 def _with_postings(entry: dict[str, Any], ledger: Any) -> dict[str, Any]:
     """The outbox message beside what the ledger booked for its key."""
     m = entry["message"]
@@ -298,12 +370,12 @@ def _replay_equal(conn: sqlite3.Connection, header: Any, jid: str | None,
     return True, f"{made} records re-made from entry 1 to {last}, each equal to the stored one"
 
 
-def ledger_checkpoint_of(ledger: Any, table: str, jid: str | None) -> LedgerCheckpoint | None:
-    from station.settlement.checkpoints import newest
+def ledger_checkpoint_of(ledger: Any, table: str, jid: str | None) -> list[LedgerCheckpoint]:
+    """Every checkpoint the ledger holds of the journal."""
+    from station.settlement.checkpoints import every_one
 
-    row = newest(ledger, table if jid else "", jid or "")
-    return None if row is None else LedgerCheckpoint(row["seq"], bytes.fromhex(row["head"]),
-                                                     row["sig"])
+    return [LedgerCheckpoint(r["seq"], bytes.fromhex(r["head"]), r["sig"])
+            for r in every_one(ledger, table if jid else "", jid or "")]
 
 
 __all__ = ["DisputeError", "chain", "gather", "ledger_checkpoint_of"]

@@ -58,7 +58,12 @@ def render(evidence: dict[str, Any], frames: list[Path]) -> str:
         f"<span id='chain-key'>{escape(str(chain.get('key', 'the key given')))}</span>)</li>",
         f"<li>Replay of the journal reproduces the round's records exactly: "
         f"<span class='{'ok' if proof['replay_equal'] else 'bad'}' id='replay-verdict'>"
-        f"{'yes' if proof['replay_equal'] else 'NO'}</span> ({escape(proof['replay'])})</li></ul>",
+        f"{'yes' if proof['replay_equal'] else 'NO'}</span> ({escape(proof['replay'])})</li>",
+        f"<li>The ledger's postings agree with the bets the chained records name: "
+        f"<span class='{'bad' if proof.get('ledger_agrees') is False else 'ok'}' "
+        f"id='ledger-verdict'>"
+        f"{ {True: 'yes', False: 'NO', None: 'not checked (no ledger given)'}[proof.get('ledger_agrees')]}"
+        f"</span></li></ul>",
         "<h2>Result</h2>",
     ]
     parts += [f"<p><code>{_j(r)}</code></p>" for r in e["result"]]
@@ -79,9 +84,11 @@ def render(evidence: dict[str, Any], frames: list[Path]) -> str:
                 or (f"<span class='bad'>refused by the ledger: {escape(str(refused['reason']))}"
                     f"</span> ({escape(str(refused['detail']))})" if refused
                     else "none yet (not delivered)" if not b["delivered"] else "none"))
+        if b.get("ledger_disagrees"):
+            post += f" <span class='bad'>DISAGREES: {escape(str(b['ledger_disagrees']))}</span>"
         parts.append(f"<tr><td><code>{escape(b['key'])}</code></td><td>{escape(b['kind'])}</td>"
-                     f"<td>{escape(str(m.get('account', '')))}</td>"
-                     f"<td>{escape(str(m.get('amount', '')))}</td><td>{post}</td></tr>")
+                     f"<td>{escape(str(b.get('account', m.get('account', ''))))}</td>"
+                     f"<td>{escape(str(b.get('amount', m.get('amount', ''))))}</td><td>{post}</td></tr>")
     parts.append("</table><h2>Decisions</h2><table id='decisions'><tr><th>t</th><th>action</th>"
                  "<th>user</th><th>records</th></tr>")
     for d in e["decisions"]:

@@ -29,7 +29,7 @@ from typing import Any
 from station.core import snapshot
 from station.core.chain import ends_round
 from station.core.inputs import US, Input, TraceHeader
-from station.core.journal import Journal, JournalError
+from station.core.journal import STOP, Journal, JournalError
 from station.core.kernel import ON_CREDIT
 from station.core.kernel import TableKernel as TableCore
 from station.core.settings import TableSettings
@@ -140,11 +140,13 @@ class TableStation:
         snap = self.journal.latest_snapshot()
         if snap is not None:
             try:
-                core = snapshot.load(snap[1])
+                core = snapshot.load(snap[1], self.journal.signing_key,
+                                     table=self.journal.header.table,
+                                     journal_id=self.journal.journal_id, seq=snap[0])
             except snapshot.StaleSnapshot as e:
                 # the journal holds every input: re-apply it from the first instead
-                log.warning("journal %s: its snapshot of input %d is of another station "
-                            "version: %s; re-applying every input instead",
+                log.warning("journal %s: its snapshot of input %d is not loaded: %s; "
+                            "re-applying every input instead",
                             self.journal.path, snap[0], e)
                 snap = None
             else:
@@ -195,9 +197,14 @@ class TableStation:
     def _maybe_snapshot(self, seq: int, records: list[dict[str, Any]]) -> None:
         """Inside the open transaction, after input `seq` was applied."""
         self._since_snapshot += 1
+        key = self.journal.signing_key
+        if key is None:
+            return  # a snapshot without a key could not be authenticated, so none is kept
         if self._since_snapshot >= self.snapshot_every or any(
                 r["type"] == "shoe_end" for r in records):
-            self.journal.add_snapshot(seq, snapshot.dump(self.core))
+            self.journal.add_snapshot(seq, snapshot.dump(
+                self.core, key, table=self.journal.header.table,
+                journal_id=self.journal.journal_id, seq=seq))
             self._since_snapshot = 0
 
     def start(self) -> None:
@@ -225,7 +232,8 @@ class TableStation:
         """An orderly stop signs the chain head, so the whole journal is vouched for."""
         try:
             self.journal.begin()
-            self.journal.checkpoint("stop")
+            if not self.journal.checkpoint(STOP):
+                self.journal.mark_stopped()
             self.journal.commit()
         except Exception:  # noqa: BLE001 - the journal stays whole; the tail is unsigned
             self.journal.rollback()

@@ -1,10 +1,13 @@
-"""The ledger's copy of each table journal's newest checkpoint (message kind `checkpoint`).
+"""The ledger's copy of each table journal's checkpoints (message kind `checkpoint`).
 
 A table's station signs its journal's chain head every N entries and at each round's end
-(station/core/chain.py) and sends each checkpoint with the outbox. The ledger keeps the
-newest per table and journal, beside the books: a journal rewritten on the table PC later,
-even by someone holding the table's key, then disagrees with what the ledger already had
-(`station journal verify --ledger`). A checkpoint moves no money and posts nothing.
+(station/core/chain.py) and sends each checkpoint with the outbox. The ledger keeps every
+one per table and journal (`journal_checkpoint_log`), beside the books, and the newest on its
+own (`journal_checkpoints`): a journal rewritten on the table PC later, even by someone
+holding the table's key, then disagrees with one the ledger already had
+(`station journal verify --ledger` checks every one the journal reaches). A checkpoint at or
+below the newest the ledger holds (a journal restored from an older copy that played on) is
+kept too, marked a conflict. A checkpoint moves no money and posts nothing.
 """
 
 from __future__ import annotations
@@ -14,16 +17,26 @@ from typing import Any
 
 from station.settlement.ledger import Tx
 
-#: made on first use, so a ledger of an earlier format keeps its format number
-CHECKPOINTS_SQL = """
-CREATE TABLE IF NOT EXISTS journal_checkpoints (
+#: a checkpoint's columns, in both tables
+_COLUMNS = """
     table_id   TEXT NOT NULL,
     journal_id TEXT NOT NULL,
     seq        BIGINT NOT NULL,
     head       TEXT NOT NULL,
     sig        TEXT NOT NULL,
-    t          DOUBLE PRECISION,
+    t          DOUBLE PRECISION,"""
+
+#: made on first use, so a ledger of an earlier format keeps its format number
+CHECKPOINTS_SQL = f"""
+CREATE TABLE IF NOT EXISTS journal_checkpoints ({_COLUMNS}
     PRIMARY KEY (table_id, journal_id)
+)"""
+
+#: every checkpoint that came; `conflict` 1: it came at or below the newest already held
+CHECKPOINT_LOG_SQL = f"""
+CREATE TABLE IF NOT EXISTS journal_checkpoint_log ({_COLUMNS}
+    conflict   INTEGER NOT NULL,
+    PRIMARY KEY (table_id, journal_id, seq, head)
 )"""
 
 _HEX = frozenset("0123456789abcdef")
@@ -73,6 +86,14 @@ def apply(tx: Tx, table: str, key: str, m: Mapping[str, Any]) -> tuple:
 
     def keep_newest(_entry_id: int) -> None:
         tx.execute(CHECKPOINTS_SQL)
+        tx.execute(CHECKPOINT_LOG_SQL)
+        held = tx.one("SELECT seq FROM journal_checkpoints WHERE table_id = ? AND journal_id = ?",
+                      (table, jid))
+        conflict = 1 if held is not None and seq <= int(held[0]) else 0
+        tx.execute(
+            "INSERT INTO journal_checkpoint_log (table_id, journal_id, seq, head, sig, t, conflict)"
+            " VALUES (?,?,?,?,?,?,?) ON CONFLICT (table_id, journal_id, seq, head) DO NOTHING",
+            (table, jid, seq, head, sig, None if t is None else float(t), conflict))
         tx.execute(
             "INSERT INTO journal_checkpoints (table_id, journal_id, seq, head, sig, t)"
             " VALUES (?,?,?,?,?,?) ON CONFLICT (table_id, journal_id) DO UPDATE SET"
@@ -98,3 +119,25 @@ def newest(store: Any, table: str, journal_id: str) -> dict[str, Any] | None:
     if row is None:
         return None
     return {"seq": int(row[0]), "head": row[1], "sig": row[2], "t": row[3]}
+
+
+def every_one(store: Any, table: str, journal_id: str) -> list[dict[str, Any]]:
+    """Every checkpoint on record for the journal, by entry, read only: each with `seq`,
+    `head`, `sig`, `t` and `conflict`. A ledger from before the log holds only the newest."""
+    def exists(name: str) -> str:
+        return (f"SELECT to_regclass('{name}') IS NOT NULL" if store.dialect == "postgresql"
+                else "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'"
+                f" AND name = '{name}'")
+
+    with store.transaction(read_only=True) as tx:
+        rows = []
+        if tx.one(exists("journal_checkpoint_log"))[0]:
+            rows = [{"seq": int(r[0]), "head": r[1], "sig": r[2], "t": r[3],
+                     "conflict": bool(r[4])} for r in tx.execute(
+                "SELECT seq, head, sig, t, conflict FROM journal_checkpoint_log"
+                " WHERE table_id = ? AND journal_id = ? ORDER BY seq", (table, journal_id))]
+    top = newest(store, table, journal_id)
+    if top is not None and not any(r["seq"] == top["seq"] and r["head"] == top["head"]
+                                   for r in rows):
+        rows.append({**top, "conflict": False})
+    return sorted(rows, key=lambda r: r["seq"])

@@ -446,3 +446,55 @@ def test_a_pack_follows_the_tables_configuration(tables, tmp_path):
                         str(tmp_path / "pack2.zip")], capture_output=True, text=True,
                        timeout=120, env={"PATH": "/usr/bin:/bin"})
     assert p.returncode == 0 and json.loads(p.stdout)["frames"] == 1, p.stderr
+
+
+def test_a_pack_names_the_chained_bets_and_finds_the_ledger_disagreeing(tables, tmp_path):
+    """The outbox is not chained: a bet message changed there (its amounts) and another
+    deleted leave the pack's bets as the chained records name them, and the ledger's
+    postings of the changed one, still the original, agree with the records; a ledger
+    posting that differs from the records makes the round not intact against the ledger."""
+    src = tables["pokdeng"][0]
+    data = tmp_path / "copy"
+    data.mkdir()
+    for name in ("journal.sqlite", "ledger.sqlite"):
+        conn, out = sqlite3.connect(src / name), sqlite3.connect(data / name)
+        conn.backup(out)
+        conn.close()
+        out.close()
+    _data, rid = _pick([src])["settled"]
+    j = sqlite3.connect(data / "journal.sqlite")
+    rows = [(s, json.loads(b)) for s, b in j.execute(
+        "SELECT seq, body FROM settlement_outbox WHERE kind='bet' ORDER BY seq")]
+    mine = [(s, b) for s, b in rows if b.get("table_round") == rid]
+    assert len(mine) >= 2
+    (s1, b1), (s2, b2) = mine[0], mine[1]
+    b1["amount"], b1["deducted"] = b1["amount"] * 5, b1["deducted"] * 5
+    j.execute("UPDATE settlement_outbox SET body=? WHERE seq=?", (json.dumps(b1), s1))
+    j.execute("DELETE FROM settlement_outbox WHERE seq=?", (s2,))
+    j.commit()
+    recorded = [json.loads(r) for (r,) in j.execute(
+        "SELECT record FROM records WHERE type='bet_accepted' ORDER BY seq")]
+    j.close()
+    recorded = [r for r in recorded if r["round_id"] == rid]
+    rc, line = _dispute(data, rid, tmp_path / "outbox.zip")
+    with zipfile.ZipFile(tmp_path / "outbox.zip") as z:
+        ev = json.loads(z.read("evidence.json"))
+    bets = [b for b in ev["bets"] if b["kind"] == "bet"]
+    assert [(b["account"], b["amount"], b["deducted"]) for b in bets] == [
+        (r["account"], r["amount"], r["deducted"]) for r in recorded]
+    assert b2["key"] in {b["key"] for b in bets}  # the deleted one is still there
+    assert rc == 0 and line["ledger_agrees"] is True, line
+    # the ledger's posting of the first bet changed: the round is not intact against it
+    led = sqlite3.connect(data / "ledger.sqlite")
+    (entry,) = led.execute("SELECT id FROM entries WHERE key=?", (b1["key"],)).fetchone()
+    led.execute("UPDATE postings SET amount = amount * 5 WHERE entry_id=?", (entry,))
+    led.commit()
+    led.close()
+    rc, line = _dispute(data, rid, tmp_path / "ledger.zip")
+    assert rc == 1 and line["ledger_agrees"] is False and line["chain_ok"] is True, line
+    with zipfile.ZipFile(tmp_path / "ledger.zip") as z:
+        ev = json.loads(z.read("evidence.json"))
+        html = z.read("index.html").decode()
+    bad = [b for b in ev["bets"] if b.get("ledger_disagrees")]
+    assert [b["key"] for b in bad] == [b1["key"]]
+    assert "DISAGREES" in html and "id='ledger-verdict'>NO" in html

@@ -157,7 +157,18 @@ def test_an_exported_trace_names_its_chain_head_and_replay_says_it_matches(tmp_p
     assert first["chain"]["seq"] == seq and first["chain"]["head"] == bytes(head).hex()
     capsys.readouterr()
     assert station_main(["replay", str(out), "--out", str(tmp_path / "r.jsonl")]) == 0
-    assert "matches the journal's chain" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    # what replay checks is the trace against its own header; the head it prints whole is
+    # the one `journal verify` prints for the journal
+    assert "exactly the records its own header says" in err and bytes(head).hex() in err
+    key_file = _key_file(tmp_path)
+    assert station_main(["journal", "verify", str(path), "--key-file", str(key_file)]) == 0
+    assert f"chain head verified: entry {seq}, {bytes(head).hex()}" in capsys.readouterr().err
+    # a key file kept beside the journal is used as told, with a warning
+    beside = path.parent / "table.key"
+    shutil.copy(key_file, beside)
+    assert station_main(["journal", "verify", str(path), "--key-file", str(beside)]) == 0
+    assert "lies beside the journal" in capsys.readouterr().err
     # one bet's amount changed in the trace: the records differ, and replay says so
     lines = out.read_text().splitlines()
     i = next(k for k, line in enumerate(lines) if '"bet"' in line)
@@ -167,7 +178,7 @@ def test_an_exported_trace_names_its_chain_head_and_replay_says_it_matches(tmp_p
     bad = tmp_path / "changed.jsonl"
     bad.write_text("\n".join(lines) + "\n")
     assert station_main(["replay", str(bad), "--out", str(tmp_path / "r2.jsonl")]) == 1
-    assert "does NOT match the journal's chain" in capsys.readouterr().err
+    assert "does NOT replay to the records its own header names" in capsys.readouterr().err
 
 
 def test_a_chained_journal_whose_chain_description_is_removed_is_not_chained_again(tmp_path):
@@ -207,3 +218,250 @@ def test_a_chained_journal_whose_chain_description_is_removed_is_not_chained_aga
                   "sig": chain.sign(KEY, "PD-01", "other", 0, head), "why": "genesis", "t": 1.0})
     assert ledger.checkpoint("PD-01", "other")["seq"] == 0
     ledger.close()
+
+
+def test_entries_written_without_the_key_after_an_orderly_stop_are_never_signed(tmp_path):
+    """A station run without the key after the table's orderly stop (the station's own code,
+    no key) adds entries; the keyed station refuses to start on them, naming the entry, and
+    the verifier names them too."""
+    path = tmp_path / "j.sqlite"
+    _run_shoe(path)
+    stop_seq, why = _rows(path, "SELECT seq, why FROM checkpoints ORDER BY seq DESC LIMIT 1")[0]
+    assert why == "stop"
+    header, _ = read_trace(TRACE)
+    st = TableStation(settings_from_header(header), path, clock=Clock())  # no key
+    st.start()
+    st.submit("supervisor", "end_shoe", "mallory")
+    st.stop()
+    assert _rows(path, "SELECT MAX(seq) FROM inputs")[0][0] > stop_seq
+    with pytest.raises(JournalError, match=f"follow the station's orderly stop at entry {stop_seq}"):
+        TableStation(settings_from_header(header), path, clock=Clock(), signing_key=KEY)
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    v = verify(conn, KEY)
+    assert v.first_bad == {"seq": stop_seq + 1, "why": v.first_bad["why"]}
+    assert "orderly stop" in v.first_bad["why"]
+
+
+def test_a_keyed_restart_after_a_stop_then_a_crash_starts_again(tmp_path):
+    """The station's own entries after a restart are not mistaken for foreign ones: once it
+    opens the journal with its key the stop's checkpoint is renamed; a stop with nothing new
+    to sign marks the newest checkpoint as the stop again."""
+    path = tmp_path / "j.sqlite"
+    _run_shoe(path)
+    header, _ = read_trace(TRACE)
+    st = TableStation(settings_from_header(header), path, clock=Clock(), signing_key=KEY)
+    assert _rows(path, "SELECT why FROM checkpoints ORDER BY seq DESC LIMIT 1")[0][0] == (
+        chain.STOP_THEN_STARTED)
+    st.start()
+    st.submit("supervisor", "end_shoe", "sup1")
+    st._stop.set()  # a crash: no orderly stop, the entry unsigned
+    st._q.put((None, None, "", None, None))
+    st._thread.join(5)
+    st.journal.close()
+    st = TableStation(settings_from_header(header), path, clock=Clock(), signing_key=KEY)
+    st.start()
+    st.stop()
+    st = TableStation(settings_from_header(header), path, clock=Clock(), signing_key=KEY)
+    st.start()
+    st.stop()  # nothing new: the newest checkpoint is the stop again
+    assert _rows(path, "SELECT why FROM checkpoints ORDER BY seq DESC LIMIT 1")[0][0] == "stop"
+    assert verify(sqlite3.connect(f"file:{path}?mode=ro", uri=True), KEY).ok
+
+
+def test_the_station_recomputes_the_chain_since_its_last_checkpoint_before_it_appends(tmp_path):
+    """An entry after the newest checkpoint changed in place (its stored hash left as it
+    was) is found at open, before the station would sign over it."""
+    path = tmp_path / "j.sqlite"
+    st = _run_shoe(path, stop=False)
+    st._stop.set()
+    st._q.put((None, None, "", None, None))
+    st._thread.join(5)
+    st.journal.close()
+    cp = _rows(path, "SELECT MAX(seq) FROM checkpoints")[0][0]
+    last = _rows(path, "SELECT MAX(seq) FROM inputs")[0][0]
+    assert last > cp, "the shoe should end with unsigned entries after its last checkpoint"
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE inputs SET t_us = t_us + 1 WHERE seq = ?", (last,))
+    conn.commit()
+    conn.close()
+    header, _ = read_trace(TRACE)
+    with pytest.raises(JournalError, match=f"entry {last} is not what the chain"):
+        TableStation(settings_from_header(header), path, clock=Clock(), signing_key=KEY)
+
+
+def _deliver(path: Path, ledger: SettlementCore) -> None:
+    worker = DeliveryWorker(path, InProcessTransport(ledger))
+    try:
+        assert worker.drain(30)
+    finally:
+        worker.stop()
+
+
+def test_a_journal_restored_from_an_older_copy_that_plays_on_fails_against_the_ledger(
+        tmp_path, capsys):
+    """The ledger keeps every checkpoint: a journal put back to an older copy and played past
+    the newest the ledger had still disagrees with the ones the lost history left there."""
+    from station.settlement.checkpoints import every_one
+
+    header, inputs = read_trace(TRACE)
+    settings = settings_from_header(header)
+    path = tmp_path / "journal.sqlite"
+    ledger_path = tmp_path / "ledger.sqlite"
+    clk = Clock()
+    st = TableStation(settings, path, clock=clk, journal_sync="normal", signing_key=KEY,
+                      checkpoint_every=50)
+    st.start()
+    body = [i for i in inputs if i.kind != "end"]
+    half = len(body) // 3
+
+    def feed(part) -> None:
+        for inp in part:
+            clk.t = 1000.0 + inp.t_us / US
+            st.submit(inp.kind, inp.value, inp.user)
+
+    feed(body[:half])
+    st.stop()
+    ledger = SettlementCore(ledger_path)
+    _deliver(path, ledger)
+    backup = tmp_path / "backup.sqlite"
+    shutil.copy(path, backup)
+    st = TableStation(settings, path, clock=clk, journal_sync="normal", signing_key=KEY,
+                      checkpoint_every=50)
+    st.start()
+    feed(body[half:2 * half])
+    st.stop()
+    _deliver(path, ledger)
+    lost_top = ledger.checkpoint("PD-01", _journal_id(path))["seq"]
+    # the journal is put back to the copy, and the table plays on past the ledger's newest,
+    # with other inputs (a supervisor's pauses) so its history differs
+    for s in ("", "-wal", "-shm"):
+        Path(f"{path}{s}").unlink(missing_ok=True)
+    shutil.copy(backup, path)
+    st = TableStation(settings, path, clock=clk, journal_sync="normal", signing_key=KEY,
+                      checkpoint_every=50)
+    st.start()
+    for _ in range(3):
+        st.submit("supervisor", "pause", "sup1")
+    feed(body[half:])
+    st.stop()
+    _deliver(path, ledger)
+    assert _rows(path, "SELECT MAX(seq) FROM inputs")[0][0] > lost_top
+    rows = every_one(ledger.store, "PD-01", _journal_id(path))
+    assert any(r["conflict"] for r in rows)  # kept, marked, not dropped
+    ledger.close()
+    assert station_main(["journal", "verify", str(path), "--key-file", str(_key_file(tmp_path)),
+                         "--ledger", str(ledger_path)]) == 1
+    out, err = capsys.readouterr()
+    line = json.loads(out)
+    assert "disagrees with the ledger" in line["first_bad"]["why"]
+    assert "at or below one it already had" in err
+
+
+def _key_file(tmp_path: Path) -> Path:
+    f = tmp_path / "keys" / "table.key"
+    f.parent.mkdir(exist_ok=True)
+    f.write_bytes(KEY)
+    f.chmod(0o600)
+    return f
+
+
+def test_the_station_does_not_start_on_a_journal_its_ledger_knows_to_be_older(tmp_path):
+    """With its own ledger at hand (embedded settlement) the station holds its journal
+    against the ledger's newest checkpoint before it appends: a journal restored from an
+    older copy is refused, never signed over."""
+    from station.runtime import start_runtime
+
+    cfg, key = _table_config(tmp_path)
+
+    def play(n: int) -> None:
+        st = TableStation(cfg.table, cfg.journal_path, clock=Clock(), signing_key=key)
+        st.start()
+        for _ in range(n):
+            st.submit("supervisor", "resume", "sup1")
+        st.stop()
+
+    play(2)
+    backup = tmp_path / "backup.sqlite"
+    shutil.copy(cfg.journal_path, backup)
+    play(2)
+    ledger = SettlementCore(cfg.ledger_path)
+    _deliver(cfg.journal_path, ledger)
+    ledger.close()
+    for s in ("", "-wal", "-shm"):
+        Path(f"{cfg.journal_path}{s}").unlink(missing_ok=True)
+    shutil.copy(backup, cfg.journal_path)
+    with pytest.raises(JournalError, match="holds a checkpoint of it at entry 4"):
+        start_runtime(cfg, with_console=False, with_bet_api=False)
+    play(3)  # another history, as long as the ledger's
+    with pytest.raises(JournalError, match="disagrees with its ledger's checkpoint at entry 4"):
+        start_runtime(cfg, with_console=False, with_bet_api=False)
+
+
+def test_a_journal_whose_database_file_is_damaged_is_not_judged(tmp_path, capsys):
+    """Bytes overwritten in a page of an index the walk does not read (the station's lookups
+    by record type do): verify says the file is damaged (exit 2), never ok."""
+    path = tmp_path / "j.sqlite"
+    _run_shoe(path)
+    assert not Path(f"{path}-wal").exists() or Path(f"{path}-wal").stat().st_size == 0
+    (root,) = _rows(path, "SELECT rootpage FROM sqlite_master WHERE name='records_type'")[0]
+    page = _rows(path, "PRAGMA page_size")[0][0]
+    with open(path, "r+b") as f:
+        f.seek((root - 1) * page)  # its page header
+        f.write(b"\xff" * 50)
+    key_file = _key_file(tmp_path)
+    assert station_main(["journal", "verify", str(path), "--key-file", str(key_file)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "damaged" in err
+
+
+def _table_config(tmp_path: Path):
+    from station.live.config import load_config
+    from station.live.journal_key import key_from_file, make_key_file
+
+    root = Path(__file__).parents[2]
+    text = (root / "config" / "table_no_camera.toml").read_text("utf-8")
+    text = text.replace('dir = "var/PD-02"', f'dir = "{tmp_path / "var"}"')
+    (tmp_path / "table.toml").write_text(text, "utf-8")
+    cfg = load_config(tmp_path / "table.toml")
+    cfg.signing_key_file = make_key_file(tmp_path / "keys" / "PD-02.key")
+    cfg.data_dir.mkdir(parents=True, exist_ok=True)
+    return cfg, key_from_file(cfg.signing_key_file)
+
+
+def _drop_chain(path: Path, *, outbox_too: bool) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE inputs SET t_us = t_us + 5 WHERE seq = 2")  # the change to hide
+    conn.execute("DELETE FROM meta WHERE key='chain'")
+    conn.execute("DROP TABLE chain")
+    conn.execute("DROP TABLE checkpoints")
+    if outbox_too:
+        conn.execute("DELETE FROM settlement_outbox WHERE kind='checkpoint'")
+    conn.commit()
+    conn.close()
+
+
+def test_a_chained_journal_disguised_as_one_from_before_the_chain_is_not_chained_again(
+        tmp_path):
+    """Its chain tables and description removed, a chained journal looks like one from
+    before the chain, which the station chains (and signs) as it holds it. Checkpoints in
+    its outbox, or in its ledger, give it away: the station does not open it."""
+    from station.runtime import start_runtime
+
+    cfg, key = _table_config(tmp_path)
+    st = TableStation(cfg.table, cfg.journal_path, clock=Clock(), signing_key=key)
+    st.start()
+    for _ in range(3):
+        st.submit("supervisor", "resume", "sup1")
+    st.stop()
+    ledger = SettlementCore(cfg.ledger_path)
+    _deliver(cfg.journal_path, ledger)
+    ledger.close()
+    shutil.copy(cfg.journal_path, tmp_path / "copy.sqlite")
+    _drop_chain(tmp_path / "copy.sqlite", outbox_too=False)
+    with pytest.raises(JournalError, match="its outbox holds checkpoints"):
+        Journal(tmp_path / "copy.sqlite", signing_key=key)
+    _drop_chain(cfg.journal_path, outbox_too=True)
+    with pytest.raises(JournalError, match="holds 2 checkpoint"):
+        start_runtime(cfg, with_console=False, with_bet_api=False)
+    assert not _rows(cfg.journal_path, "SELECT value FROM meta WHERE key='chain'")

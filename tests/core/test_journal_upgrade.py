@@ -45,7 +45,7 @@ def test_a_journal_from_before_the_split_recovers_and_carries_on(tmp_path, caplo
     with caplog.at_level(logging.WARNING, logger="station.live"):
         # re-applies every input and checks each re-made record: raises if one differs
         assert first.recover() == 458
-    assert "another station version" in caplog.text
+    assert "snapshot of input 450 is not loaded" in caplog.text
     assert first.core.state == "revealing"  # round 3, waiting for the camera at reveal
     first.journal.close()
     st = TableStation(settings_from_header(header), path)

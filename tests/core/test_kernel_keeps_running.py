@@ -187,20 +187,21 @@ def test_a_snapshot_of_other_code_or_format_is_not_loaded(monkeypatch):
     from station.core import snapshot
 
     k = _kernel("pokdeng", camera=False)
-    blob = snapshot.dump(k)
-    assert isinstance(snapshot.load(blob), TableKernel)
-    with pytest.raises(snapshot.StaleSnapshot, match="before snapshots carried"):
-        snapshot.load(pickle.dumps(k))  # a snapshot as stations wrote them before
+    key, where = b"k" * 32, {"table": "PD-01", "journal_id": "j1", "seq": 7}
+    blob = snapshot.dump(k, key, **where)
+    assert isinstance(snapshot.load(blob, key, **where), TableKernel)
+    with pytest.raises(snapshot.StaleSnapshot, match="no authentication tag"):
+        snapshot.load(pickle.dumps(k), key, **where)  # a snapshot as stations wrote them before
     monkeypatch.setattr(snapshot, "FORMAT", 3)
     with pytest.raises(snapshot.StaleSnapshot, match="its format is 2"):
-        snapshot.load(blob)
+        snapshot.load(blob, key, **where)
     monkeypatch.undo()
     snapshot.code_hash.cache_clear()
     monkeypatch.setattr(snapshot, "_SOURCES", ("station/cards.py",))
     try:
         with pytest.raises(snapshot.StaleSnapshot, match="made by other code"):
-            snapshot.load(blob)
+            snapshot.load(blob, key, **where)
     finally:
         monkeypatch.undo()
         snapshot.code_hash.cache_clear()
-    assert isinstance(snapshot.load(blob), TableKernel)
+    assert isinstance(snapshot.load(blob, key, **where), TableKernel)

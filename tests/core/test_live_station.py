@@ -13,6 +13,7 @@ from station.core.replay import replay_records, settings_from_header
 from station.live.table_station import TableStation
 
 TRACES = Path(__file__).parents[1] / "data" / "traces"
+KEY = b"k" * 32
 
 
 class Clock:
@@ -127,12 +128,12 @@ def test_restart_from_a_snapshot(tmp_path):
     header, inputs = read_trace(path)
     settings = settings_from_header(header)
     clk = Clock()
-    st = TableStation(settings, tmp_path / "j.sqlite", clock=clk)
+    st = TableStation(settings, tmp_path / "j.sqlite", clock=clk, signing_key=KEY)
     st.snapshot_every = 50
     st.start()
     feed(st, clk, inputs, 0, 1234)
     st.stop()
-    st2 = TableStation(settings, tmp_path / "j.sqlite", clock=clk)
+    st2 = TableStation(settings, tmp_path / "j.sqlite", clock=clk, signing_key=KEY)
     st2.snapshot_every = 50
     st2.start()
     assert st2.inputs_applied < 50  # not the whole journal
@@ -191,3 +192,63 @@ def test_station_time_never_goes_backwards_and_only_the_core_moves_it(tmp_path, 
     times = [inp.t_us for _, inp in Journal(tmp_path / "j.sqlite").inputs()]
     assert times == sorted(times)
     assert [round(t / US, 1) for t in times] == [1.0, 2.5, 2.5, 3.0]
+
+
+class _Planted:
+    """What someone with write access to the journal file (not the key) could store as a
+    snapshot: unpickling it runs a command."""
+
+    def __init__(self, mark: Path) -> None:
+        self.mark = mark
+
+    def __reduce__(self):
+        import os
+
+        return (os.system, (f"touch {self.mark}",))
+
+
+def test_a_snapshot_not_tagged_by_the_table_key_is_never_unpickled(tmp_path):
+    """Snapshots are outside the hash chain: a pickle planted in the journal, or a tagged
+    snapshot moved to another entry, is refused before anything is unpickled, and the station
+    re-applies the journal from its first input to the same records."""
+    import pickle
+
+    from station.core import snapshot
+
+    path = TRACES / "clean_shoe" / "trace.jsonl"
+    header, inputs = read_trace(path)
+    settings = settings_from_header(header)
+    clk = Clock()
+    st = TableStation(settings, tmp_path / "j.sqlite", clock=clk, signing_key=KEY)
+    st.start()
+    feed(st, clk, inputs, 0, 300)
+    st.stop()
+    mark = tmp_path / "ran"
+    j = sqlite3.connect(tmp_path / "j.sqlite")
+    last = j.execute("SELECT MAX(seq) FROM inputs").fetchone()[0]
+    j.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?)", (last, pickle.dumps(_Planted(mark))))
+    j.commit()
+    st2 = TableStation(settings, tmp_path / "j.sqlite", clock=clk, signing_key=KEY)
+    assert st2.recover() == last  # every input re-applied
+    assert not mark.exists()
+    # a snapshot the station tagged, moved to another entry, is refused as well
+    blob = snapshot.dump(st2.core, KEY, table=settings.table,
+                         journal_id=st2.journal.journal_id, seq=last)
+    with pytest.raises(snapshot.StaleSnapshot, match="not the table key"):
+        snapshot.load(blob, KEY, table=settings.table, journal_id=st2.journal.journal_id,
+                      seq=last - 1)
+    with pytest.raises(snapshot.StaleSnapshot, match="not the table key"):
+        snapshot.load(blob, b"x" * 32, table=settings.table,
+                      journal_id=st2.journal.journal_id, seq=last)
+    with pytest.raises(snapshot.StaleSnapshot, match="no signing key"):
+        snapshot.load(blob, None, table=settings.table, journal_id=st2.journal.journal_id,
+                      seq=last)
+    st2.journal.close()
+    # and without a key the station neither keeps nor loads snapshots
+    st3 = TableStation(settings, tmp_path / "k.sqlite", clock=clk)
+    st3.snapshot_every = 5
+    st3.start()
+    feed(st3, clk, inputs, 0, 40)
+    st3.stop()
+    assert sqlite3.connect(tmp_path / "k.sqlite").execute(
+        "SELECT COUNT(*) FROM snapshots").fetchone()[0] == 0
