@@ -7,7 +7,7 @@ platform's API. The page never holds the platform's key: it acts with its seat t
 from __future__ import annotations
 
 import re
-import time
+from datetime import datetime, timedelta
 
 import httpx
 import pytest
@@ -51,7 +51,7 @@ def test_a_person_plays_a_seat_in_the_browser(tmp_path, page) -> None:
         # the page's own clock stands for the whole test: every countdown it shows moves with
         # the station's time alone, which the test moves (the page never counts on its own)
         page.clock.install()
-        page.clock.pause_at(time.time() * 1000 + 60_000)
+        page.clock.pause_at(datetime.now() + timedelta(minutes=1))
         # a wrong token is told so
         page.goto(live.url + "/seat/#t=not-a-token")
         expect(page.locator("#status")).to_contain_text("not valid")
