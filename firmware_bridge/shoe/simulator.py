@@ -29,6 +29,7 @@ import errno
 import os
 import queue
 import random
+import secrets
 import select
 import socket
 import tempfile
@@ -439,7 +440,13 @@ class ShoeSimulator:
 
     def _boot(self, boot_id: str | None, resume_seq: int | None = None) -> None:
         with self._lock:
-            self.boot_id = (boot_id or f"{self._rng.getrandbits(32):08X}").upper()
+            # drawn from the seed as ever, so a seed still fills the shoe with the same cards;
+            # the id itself is new at every boot, in every process: a simulator started again
+            # with the same seed (a demo restarted on its data folder) is a shoe that booted
+            # again, which a station can only tell by a new boot id (SHOE_PROTOCOL: HELLO)
+            seeded = self._rng.getrandbits(32)
+            fresh = seeded ^ secrets.randbits(32)
+            self.boot_id = (boot_id or f"{fresh:08X}").upper()
             if len(self.boot_id) != 8 or any(c not in "0123456789ABCDEF" for c in self.boot_id):
                 raise ValueError(f"boot id must be 8 hex digits, got {boot_id!r}")
             self._booted_at = time.monotonic()

@@ -23,8 +23,9 @@ unknown key, **503** the station could not record it. A `ref` sent again is answ
 first answer and applied once, across a restart too (the journal re-makes it).
 
 Secrecy: the stream of account A carries every record `station.core.view.record_visible`
-lets A see — the public ones and A's own `private` records, never another account's — and a
-`view` event after each batch; the view of A is the table's public view plus A's own part
+lets A see — the public ones and A's own `private` records, never another account's — a
+`view` event after each batch, and a `now` event (`{"now": <station seconds>}`) each second
+nothing else went out, so a page counts the game's clocks on the station's time; the view of A is the table's public view plus A's own part
 (its seat, its cards from the read on). Nothing here serves the console or the dealer.
 
 The seat page (`GET /seat/`, its game's `player_page`) is for a person playing one
@@ -87,6 +88,11 @@ def presentation_of(table: Any) -> Presentation:
     return load_presentation(get_game(table.settings.game))
 
 
+def station_now(table: PlayerTable) -> float:
+    """The station's time now in seconds, as views and `now` events carry it."""
+    return round(table.now_us() / 1e6, 3)
+
+
 def account_view(table: PlayerTable, account: str,
                  game_part: Presentation | None = None) -> dict[str, Any]:
     """The table as this account may see it: the public view's game part, and its own part."""
@@ -98,7 +104,7 @@ def account_view(table: PlayerTable, account: str,
         "table": view.get("table"),
         "t": view.get("t"),
         # station time now: the page counts the game's clocks from it
-        "now": round(table.now_us() / 1e6, 3),
+        "now": station_now(table),
         "state": view.get("state"),
         "paused": view.get("paused"),
         "version": view.get("version"),
@@ -258,7 +264,10 @@ def make_player_app(
                     try:
                         batch = await asyncio.wait_for(queue.get(), timeout=min(heartbeat_s, 1.0))
                     except TimeoutError:
-                        yield b": keep-alive\n\n"
+                        # nothing happened: the station's time goes out, so a page counts its
+                        # clocks from the station's time, never on its own (and the stream
+                        # stays open through proxies)
+                        yield _sse("now", {"now": station_now(table)})
                         continue
                     while not queue.empty():  # what else came meanwhile goes out together
                         batch = batch + queue.get_nowait()

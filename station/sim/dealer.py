@@ -253,6 +253,12 @@ class ScriptedDealer:
                     if self.max_shoes is not None and self.shoes_started >= self.max_shoes:
                         break
                     self._new_shoe()
+                elif not self.shoe.loaded:
+                    # the table has a shoe in play (its journal says so after a restart) but
+                    # the shoe holds no cards: it came back from a reboot empty, so nothing of
+                    # that shoe can be dealt. The round under way is refunded, the shoe ended,
+                    # and a new one is shuffled and loaded
+                    self._end_lost_shoe(v)
                 elif phase == "between_rounds":
                     self._round()
                 else:
@@ -266,6 +272,17 @@ class ScriptedDealer:
         finally:
             self.clock.leave()
             self.done.set()
+
+    def _end_lost_shoe(self, v: dict[str, Any]) -> None:
+        r = v.get("round")
+        decision = "cancel_round" if r and not r.get("finished") else "end_shoe"
+        recs = self._act("supervisor", decision, "auto-supervisor")
+        self.decisions.append(("shoe_not_loaded", decision))
+        refused = [r for r in recs if r["type"] == "action_refused"]
+        if refused:
+            raise RuntimeError(f"the table would not {decision} a shoe that holds no cards: "
+                               f"{refused[0].get('reason')}")
+        self._sleep(1.0)
 
     def _draw(self) -> str:
         refused: Exception | None = None

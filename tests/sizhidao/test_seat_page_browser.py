@@ -7,6 +7,7 @@ platform's API. The page never holds the platform's key: it acts with its seat t
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta
 
 import httpx
 import pytest
@@ -15,6 +16,7 @@ from station.games.sizhidao.script import SzTraceScript
 from tests.browser import chromium, new_page, screenshot
 from tests.sizhidao.live_table import KEY, LiveTable
 from tests.sizhidao.staged_games import BEATEN, TIE1, TIE2, TIE3
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -46,6 +48,10 @@ def test_a_person_plays_a_seat_in_the_browser(tmp_path, page) -> None:
         assert r.status_code == 200
         link = live.url + r.json()["page"]
         assert KEY not in link
+        # the page's own clock stands for the whole test: every countdown it shows moves with
+        # the station's time alone, which the test moves (the page never counts on its own)
+        page.clock.install()
+        page.clock.pause_at(datetime.now() + timedelta(minutes=1))
         # a wrong token is told so
         page.goto(live.url + "/seat/#t=not-a-token")
         expect(page.locator("#status")).to_contain_text("not valid")
@@ -87,12 +93,16 @@ def test_a_person_plays_a_seat_in_the_browser(tmp_path, page) -> None:
         expect(page.locator("#arrange-panel")).to_be_visible()
         expect(page.locator("#arrange-clock")).to_have_text(re.compile(r"^(10\.0|\d\.\d) s$"))
         _shot(page, "arranging")
-        first = float(page.locator("#arrange-clock").inner_text().split()[0])
-        page.wait_for_timeout(1300)
+        def shown() -> float:
+            return float(page.locator("#arrange-clock").inner_text().split()[0])
+
+        first = shown()
+        live.clock.t += 1.3  # the station's time moves on; its stream tells the page
         page.locator('#arrange-cards .card[data-card="7H"]').click()  # a pick does not reset it
         page.locator('#arrange-cards .card[data-card="7H"]').click()
-        later = float(page.locator("#arrange-clock").inner_text().split()[0])
-        assert first - later >= 1.0, (first, later)  # the countdown runs
+        wait_for(lambda: shown() < first - 1.0, 15,
+                 lambda: f"the countdown to run on from {first} s (shows {shown()} s)")
+        assert abs(first - shown() - 1.3) < 0.11, (first, shown())  # by the station's 1.3 s
         page.locator('#arrange-cards .card[data-card="8D"]').click()
         page.locator('#arrange-cards .card[data-card="TC"]').click()  # 8 + 0 = 8 front, 11 -> 1 back
         expect(page.locator("#front-shown")).to_have_text("8D TC")

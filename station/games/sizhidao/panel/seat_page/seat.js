@@ -9,13 +9,27 @@ const token = new URLSearchParams(location.hash.slice(1)).get("t") || "";
 history.replaceState(null, "", location.pathname);  // the token leaves the address bar
 const auth = { Authorization: "Seat " + token };
 let view = null;
-let clockOffset = 0;  // station time - local time, seconds
+// The station's time as last heard (a view's or a `now` event's `now`, seconds) and this
+// page's clock then. The countdowns run on the station's time: between two hearings the page
+// carries it on with its own clock, at most AHEAD_MAX_S (the stream says the time each second),
+// so a station whose time stands (paused by work, a test's clock) is not outrun by the page.
+let heardNow = null;
+let heardAt = 0;
+const AHEAD_MAX_S = 1.5;
 let front = [];  // the cards picked for the front group
 let arrangeDeal = null;
 
 const $ = (id) => document.getElementById(id);
 
-function stationNow() { return performance.now() / 1000 + clockOffset; }
+function stationNow() {
+  const ahead = Math.min(Math.max(0, performance.now() / 1000 - heardAt), AHEAD_MAX_S);
+  return heardNow + ahead;
+}
+
+function heard(now) {
+  heardNow = now;
+  heardAt = performance.now() / 1000;
+}
 
 function cardEl(name) {
   const el = document.createElement("span");
@@ -64,9 +78,8 @@ async function send(action, fields) {
 function mySeat() { return view && view.you ? view.you.seat : null; }
 
 function setView(v) {
-  // station time now, as the view says, against this page's clock: the countdowns run on it
   view = v;
-  clockOffset = v.now - performance.now() / 1000;
+  heard(v.now);
   render();
 }
 
@@ -200,7 +213,7 @@ function render() {
 }
 
 function countdown(el, due) {
-  if (due == null) { el.textContent = ""; return; }
+  if (due == null || heardNow == null) { el.textContent = ""; return; }
   const left = Math.max(0, due - stationNow());
   el.textContent = left.toFixed(1) + " s";
 }
@@ -243,6 +256,7 @@ async function listen() {
             else if (line.startsWith("data: ")) data += line.slice(6);
           }
           if (event === "view" && data) setView(JSON.parse(data));
+          else if (event === "now" && data) { heard(JSON.parse(data).now); tick(); }
         }
       }
     } catch (e) {
