@@ -19,6 +19,7 @@ from station.core.kernel import TableKernel
 from station.core.replay import settings_from_header
 from station.core.settings import TableSettings
 from station.games.sizhidao.script import SzTraceScript
+from station.games.sizhidao.settings import SiZhiDaoSettings
 from station.live.table_station import TableStation
 from station.settlement.bus import NatsTransport, Reserver
 from station.settlement.core import SettlementCore
@@ -41,9 +42,10 @@ class SzTable:
         self.name = name
         self.now_s = 0.0
         self.journal = folder / f"{name}.journal.sqlite"
-        self.settings = TableSettings(table=name, game="sizhidao", camera=True, ante=100,
-                                      decision_seconds=15, arrange_seconds=10,
-                                      buy_in_seconds=10)
+        self.settings = TableSettings(table=name, game="sizhidao", camera=True,
+                                      game_settings=SiZhiDaoSettings(
+                                          ante=100, decision_seconds=15, arrange_seconds=10,
+                                          buy_in_seconds=10))
         self.station = TableStation(self.settings, self.journal, clock=lambda: self.now_s,
                                     journal_sync="normal")
         self.reserver = Reserver(bus, name)
