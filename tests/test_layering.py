@@ -4,13 +4,18 @@ with station/games → settlement, console). Read from the source, import by imp
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).parents[1]
 
-# package -> packages it must never import (they sit above it on the data path)
+# package -> packages it must never import (they sit above it on the data path). A game's
+# tools (station/games/<game>/tools/: its scripted dealer, trace and soak scripts, demo,
+# studio session) are off the data path: the commands find them by name through the game
+# (station/games/tools.py) and they drive a whole station, so they may import any part of it
+# but the commands; nothing imports them by module.
 FORBIDDEN = {
     "firmware_bridge": ("station",),
     "station.core": ("station.live", "station.console", "station.settlement", "station.sim",
@@ -33,8 +38,21 @@ def _imports(path: Path) -> list[tuple[int, str]]:
     return out
 
 
+def _is_a_games_tool(path: Path) -> bool:
+    """A module of a game's tools: station/games/<game>/tools/..."""
+    parts = path.relative_to(ROOT).parts
+    return len(parts) > 4 and parts[:2] == ("station", "games") and parts[3] == "tools"
+
+
 def _modules(package: str) -> list[Path]:
-    return sorted((ROOT / package.replace(".", "/")).rglob("*.py"))
+    found = sorted((ROOT / package.replace(".", "/")).rglob("*.py"))
+    if package == "station.games":
+        return [p for p in found if not _is_a_games_tool(p)]
+    return found
+
+
+def _games_tools() -> list[Path]:
+    return sorted(p for p in (ROOT / "station/games").rglob("*.py") if _is_a_games_tool(p))
 
 
 @pytest.mark.parametrize("package", sorted(FORBIDDEN))
@@ -44,6 +62,26 @@ def test_no_import_up_the_data_path(package):
         for line, name in _imports(path):
             if any(name == f or name.startswith(f + ".") for f in FORBIDDEN[package]):
                 bad.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
+    assert not bad, "\n".join(bad)
+
+
+def test_a_games_tools_import_no_command_and_nothing_imports_them():
+    """A game's tools may drive a whole station (they sit beside the commands, not under
+    them); the station reaches them only by name, through the game's `tools`."""
+    bad = []
+    for path in _games_tools():
+        for line, name in _imports(path):
+            if name == "station.commands" or name.startswith("station.commands."):
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
+    tools_of_a_game = re.compile(r"^station\.games\.\w+\.tools(\.|$)")
+    for package in ("firmware_bridge", "station"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if _is_a_games_tool(path):
+                continue
+            for line, name in _imports(path):
+                if tools_of_a_game.match(name):
+                    bad.append(f"{path.relative_to(ROOT)}:{line} imports {name} (a game's "
+                               "tool is found by name: station.games.tools.game_tool)")
     assert not bad, "\n".join(bad)
 
 
