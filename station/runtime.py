@@ -122,7 +122,9 @@ def start_runtime(
     key = table_key(config)
     private_dir(config.data_dir)
     if config.settlement.mode == "embedded":
-        _unchained_journal_unknown_to_ledger(config.journal_path, config.ledger_path)
+        from station.live.journal_migrate import unchained_journal_unknown_to_ledger
+
+        unchained_journal_unknown_to_ledger(config.journal_path, config.ledger_path)
     station = TableStation(config.table, config.journal_path, journal_sync=config.journal_sync,
                            signing_key=key.key, checkpoint_every=config.checkpoint_every,
                            **({} if clock is None else {"clock": clock}))
@@ -144,45 +146,6 @@ def start_runtime(
         rt.stop()
         raise
     return rt
-
-
-def _unchained_journal_unknown_to_ledger(journal_path: Path, ledger_path: Path) -> None:
-    """Before a journal without a hash chain is opened (and chained, and signed, as a
-    journal from before the chain is): its ledger must hold no checkpoint of it. One that
-    does was chained once, and its chain removed to have it signed again as it now holds."""
-    import sqlite3
-
-    from station.core.journal import JournalError
-    from station.settlement.checkpoints import every_one
-    from station.settlement.ledger import open_store
-
-    if not Path(journal_path).is_file() or not Path(ledger_path).is_file():
-        return
-    conn = sqlite3.connect(Path(journal_path).resolve().as_uri() + "?mode=ro", uri=True)
-    try:
-        meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN "
-                                 "('header', 'journal_id', 'chain')").fetchall())
-    except sqlite3.Error:
-        return  # not a journal the station can open: Journal says why
-    finally:
-        conn.close()
-    if "chain" in meta or "header" not in meta:
-        return
-    import json
-
-    jid = meta.get("journal_id")
-    table = json.loads(meta["header"]).get("table", "")
-    store = open_store(str(ledger_path), read_only=True)
-    try:
-        held = every_one(store, table if jid else "", jid or "")
-    finally:
-        store.close()
-    if held:
-        raise JournalError(
-            f"{journal_path} has no hash chain, yet its ledger {ledger_path} holds "
-            f"{len(held)} checkpoint(s) of it (up to entry {held[-1]['seq']}): it was chained "
-            "and its chain was removed, so the station does not chain it again; check it with "
-            "`station journal verify --ledger` and restore the journal from its backup")
 
 
 def _journal_agrees_with_ledger(journal: Any, ledger_path: Path) -> None:

@@ -1,5 +1,6 @@
-"""`station journal migrate JOURNAL [--ledger LEDGER]`: carry a table over from a journal
-written before the table kernel, when the station refuses to start on it
+"""`station journal migrate JOURNAL [--ledger LEDGER] [--key-env NAME | --key-file PATH]`: chain
+a journal written before the hash chain, once, with the table's key; and carry a table over
+from a journal written before the table kernel, when the station refuses to start on it
 (station/live/journal_migrate.py says when and how).
 
 `station journal export JOURNAL OUT [--note TEXT]`: write every input the journal holds as one
@@ -23,11 +24,15 @@ from pathlib import Path
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    m = sub.add_parser("migrate", help="carry a pre-kernel journal over into a new journal")
+    m = sub.add_parser("migrate", help="chain a journal from before the chain, once; carry a "
+                                       "pre-kernel journal over into a new journal")
     m.add_argument("journal", help="the table's journal.sqlite (under storage.dir)")
-    m.add_argument("--ledger", help="the embedded ledger: settlement messages still in the "
-                                    "journal's outbox are delivered there first")
+    m.add_argument("--ledger", help="the table's ledger: it must hold no checkpoint of a "
+                                    "journal to be chained; a pre-kernel journal's settlement "
+                                    "messages are delivered there first (the embedded ledger)")
+    from station.commands.journal_verify import add_key_arguments
 
+    add_key_arguments(m)
 
     v = sub.add_parser("verify", help="prove the journal is the one the table wrote")
     v.add_argument("journal", help="the table's journal.sqlite (or a copy of it)")
@@ -50,15 +55,25 @@ def run(args: argparse.Namespace) -> int:
         from station.commands.journal_verify import run_verify
 
         return run_verify(args)
+    from station.commands.journal_verify import journal_key
+    from station.core import chain
     from station.core.journal import JournalError
+    from station.core.verify import Unreadable
     from station.live.journal_migrate import migrate
 
+    why = ""
     try:
-        done = migrate(args.journal, ledger=args.ledger)
+        key = journal_key(Path(args.journal), args.key_env, args.key_file).key
+    except (Unreadable, chain.ChainKeyError) as e:
+        key = None  # a journal with its chain already needs none; one without it says so
+        why = str(e)
+    try:
+        done = migrate(args.journal, ledger=args.ledger, key=key)
     except JournalError as e:
-        print(f"station journal migrate: {e}", file=sys.stderr)
+        print(f"station journal migrate: {e}" + ("" if key else f" ({why})"), file=sys.stderr)
         return 1
-    print(json.dumps({"archived": str(done.archived), "journal": str(done.journal),
+    print(json.dumps({"archived": None if done.archived is None else str(done.archived),
+                      "journal": str(done.journal), "chained": done.chained,
                       "delivered": done.delivered, "balances": done.balances}, indent=2))
     return 0
 

@@ -18,9 +18,18 @@ import struct
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-CHAIN_VERSION = 1
-GENESIS_TAG = b"dealer-station journal chain 1\n"
+#: the chain format a new journal is started with (`meta.chain` "version"). A journal keeps
+#: the format it was started (or migrated) with: format 1 hashes no epoch into its genesis and
+#: its checkpoints sign the head alone; format 2 hashes `meta.epoch` and the whole chain
+#: description into the genesis, and signs each checkpoint's `t_us` and `why` with its head
+CHAIN_VERSION = 2
+CHAIN_VERSIONS = (1, 2)
+GENESIS_TAGS = {1: b"dealer-station journal chain 1\n", 2: b"dealer-station journal chain 2\n"}
+#: the head's own signature: every checkpoint of a format 1 journal, and the copy of any
+#: checkpoint the ledger keeps (it witnesses heads; its `why` and `t` are its own record)
 CHECKPOINT_TAG = b"dealer-station checkpoint 1\n"
+#: a format 2 journal's checkpoint: the head with the checkpoint's time and reason
+CHECKPOINT_TAG_2 = b"dealer-station checkpoint 2\n"
 #: a checkpoint every this many entries, besides one at each round's end (a journal keeps
 #: the value it was started with: it is part of its genesis)
 CHECKPOINT_EVERY = 1000
@@ -61,10 +70,18 @@ def key_from_env(name: str) -> bytes | None:
 
 
 def genesis(table: str, journal_id: str | None, header_text: str, every: int,
-            unchained_through: int) -> bytes:
-    """The hash before entry 1 (or before the first chained entry of a migrated journal)."""
-    text = "\n".join((table, journal_id or "", header_text, str(every), str(unchained_through)))
-    return hashlib.sha256(GENESIS_TAG + text.encode()).digest()
+            unchained_through: int, *, version: int = 1, chain_text: str = "",
+            epoch_text: str = "") -> bytes:
+    """The hash before entry 1 (or before the first chained entry of a migrated journal).
+    Format 2 also hashes the chain description (`chain_text`, `meta.chain` as stored: its
+    format, N, the unchained part and how it was migrated) and `meta.epoch` as stored, so a
+    changed one fails at the genesis checkpoint."""
+    if version == 1:
+        fields: tuple[str, ...] = (table, journal_id or "", header_text, str(every),
+                                   str(unchained_through))
+    else:
+        fields = (table, journal_id or "", header_text, chain_text, epoch_text)
+    return hashlib.sha256(GENESIS_TAGS[version] + "\n".join(fields).encode()).digest()
 
 
 def entry_hash(prev: bytes, seq: int, t_us: int, line: str | bytes,
@@ -90,7 +107,8 @@ def ends_round(round_end_records: frozenset[str], record_types: Iterable[object]
 
 
 def sign(key: bytes, table: str, journal_id: str | None, seq: int, head: bytes) -> str:
-    """The checkpoint's signature: HMAC-SHA256 over what it vouches for, hex."""
+    """The head's signature: HMAC-SHA256 over what it vouches for, hex (a format 1
+    checkpoint's, and the ledger's copy of every checkpoint)."""
     msg = CHECKPOINT_TAG + "\n".join((table, journal_id or "", str(seq), head.hex())).encode()
     return hmac.new(key, msg, hashlib.sha256).hexdigest()
 
@@ -100,14 +118,34 @@ def signature_ok(key: bytes, table: str, journal_id: str | None, seq: int, head:
     return hmac.compare_digest(sign(key, table, journal_id, seq, head), str(sig))
 
 
-def chain_meta(every: int, unchained_through: int) -> str:
+def sign_checkpoint(key: bytes, table: str, journal_id: str | None, seq: int, head: bytes, *,
+                    version: int, t_us: int, why: str) -> str:
+    """A journal's checkpoint signature in its chain format: format 2 signs the
+    checkpoint's time and reason with its head (why last: it is free text)."""
+    if version == 1:
+        return sign(key, table, journal_id, seq, head)
+    msg = CHECKPOINT_TAG_2 + "\n".join(
+        (table, journal_id or "", str(seq), head.hex(), str(t_us), why)).encode()
+    return hmac.new(key, msg, hashlib.sha256).hexdigest()
+
+
+def checkpoint_ok(key: bytes, table: str, journal_id: str | None, seq: int, head: bytes,
+                  sig: str, *, version: int, t_us: int, why: str) -> bool:
+    return hmac.compare_digest(sign_checkpoint(key, table, journal_id, seq, head,
+                                               version=version, t_us=t_us, why=why), str(sig))
+
+
+def chain_meta(every: int, unchained_through: int, **more: Any) -> str:
+    """A new chain's description (`meta.chain`), in today's format; `more`: how a journal
+    from before the chain was migrated (`migrated`)."""
     return json.dumps({"version": CHAIN_VERSION, "every": every,
-                       "unchained_through": unchained_through}, sort_keys=True)
+                       "unchained_through": unchained_through, **more}, sort_keys=True)
 
 
 def read_chain_meta(text: str) -> dict[str, Any]:
     meta = json.loads(text)
-    if (not isinstance(meta, dict) or meta.get("version") != CHAIN_VERSION
+    if (not isinstance(meta, dict) or type(meta.get("version")) is not int
+            or meta["version"] not in CHAIN_VERSIONS
             or not isinstance(meta.get("every"), int) or meta["every"] < 1
             or not isinstance(meta.get("unchained_through"), int)):
         raise ValueError(f"not a chain description: {text[:200]!r}")

@@ -85,11 +85,14 @@ class Journal:
     def __init__(self, path: str | Path, header: TraceHeader | None = None, *,
                  epoch: float | None = None, sync: str = "full",
                  signing_key: bytes | None = None,
-                 checkpoint_every: int = chain.CHECKPOINT_EVERY) -> None:
+                 checkpoint_every: int = chain.CHECKPOINT_EVERY,
+                 migrate_chain: bool = False) -> None:
         """`sync`: "full" fsyncs every commit (survives power loss); "normal" survives a
         crash of the station process but may lose the last commits on power loss.
         `signing_key`: the table's key for checkpoints (docs/core.md, "The hash chain");
-        without one the chain is kept but nothing is signed or sent to the ledger."""
+        without one the chain is kept but nothing is signed or sent to the ledger.
+        `migrate_chain`: chain a journal written before the chain (`station journal migrate`
+        alone asks it, with the key); without it such a journal is not opened."""
         if sync not in ("full", "normal"):
             raise JournalError(f"journal sync must be 'full' or 'normal', got {sync!r}")
         self.path = Path(path)
@@ -103,6 +106,13 @@ class Journal:
         self._had_chain_tables = bool(self.conn.execute(
             "SELECT COUNT(*) FROM sqlite_master WHERE type='table'"
             " AND name IN ('chain', 'checkpoints')").fetchone()[0])
+        self.signing_key = signing_key
+        try:
+            # before anything is written to the file: a journal refused is left as it was
+            self._refuse_unchained(migrate_chain)
+        except BaseException:
+            self.conn.close()
+            raise
         self.conn.executescript(SCHEMA)
         self.conn.executescript(OUTBOX_SCHEMA)
         row = self.conn.execute("SELECT value FROM meta WHERE key='header'").fetchone()
@@ -138,17 +148,20 @@ class Journal:
         #: None for a journal written before journals had ids: it keeps the key scheme its
         #: outbox already used (unprefixed), so its bets and its hands still meet in the ledger
         self.journal_id: str | None = row[0] if row else None
-        self.signing_key = signing_key
         self._open_chain(checkpoint_every)
 
     # ---------------------------------------------------------------- the hash chain
-    def _open_chain(self, every: int) -> None:
-        """Load the chain head; a journal from before the chain is chained once, here, its
-        entries so far marked unchained (they were hashed at this migration, not as written)."""
+    def _refuse_unchained(self, migrate: bool) -> None:
+        """A journal without its chain description is opened only to be migrated (`migrate`,
+        with the key), and never one that shows it was chained before: chaining it would
+        sign whatever it now holds, without anyone deciding to."""
         c = self.conn
-        row = c.execute("SELECT value FROM meta WHERE key='chain'").fetchone()
-        self.header_text = c.execute("SELECT value FROM meta WHERE key='header'").fetchone()[0]
-        if row is None and self._had_chain_tables and self._holds_a_chain():
+        names = {n for (n,) in c.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not {"meta", "inputs"} <= names or c.execute(
+                "SELECT 1 FROM meta WHERE key='chain'").fetchone() or not c.execute(
+                "SELECT 1 FROM meta WHERE key='header'").fetchone():
+            return  # a new journal, or one with its chain
+        if self._had_chain_tables and self._holds_a_chain(names):
             # the chain's description was removed from a chained journal: chaining it again
             # would re-sign whatever it holds now, and the checkpoints it had would vanish
             raise JournalError(
@@ -156,24 +169,53 @@ class Journal:
                 "it was removed or damaged, so the journal is not opened (re-chaining it "
                 "would sign whatever it now holds); check it with `station journal verify` "
                 "and restore the journal from its backup")
-        if row is None and c.execute("SELECT 1 FROM settlement_outbox WHERE kind = 'checkpoint'"
-                                     " LIMIT 1").fetchone():
+        if "settlement_outbox" in names and c.execute(
+                "SELECT 1 FROM settlement_outbox WHERE kind = 'checkpoint' LIMIT 1").fetchone():
             # its outbox holds checkpoints: it was chained, and its chain was removed to pass
-            # it off as a journal from before the chain (which would be chained, and signed,
-            # as it now holds)
+            # it off as a journal from before the chain
             raise JournalError(
                 f"{self.path} has no hash chain, yet its outbox holds checkpoints: it was "
                 "chained and its chain was removed, so the station does not chain it again "
                 "(that would sign whatever it now holds); check it with `station journal "
                 "verify` and restore the journal from its backup")
+        if not c.execute("SELECT 1 FROM inputs LIMIT 1").fetchone():
+            return  # nothing in it to vouch for: chained from its genesis like a new one
+        from station.core.chain_signs import signs_of_a_chain
+
+        signs = signs_of_a_chain(c, chain_tables_made=self._had_chain_tables)
+        if signs:
+            raise JournalError(
+                f"{self.path} has no hash chain, yet {signs[0]}: it was chained and its "
+                "chain was removed, so it is not chained again (that would sign whatever it "
+                "now holds); check it with `station journal verify` and restore the journal "
+                "from its backup")
+        if not migrate:
+            raise JournalError(
+                f"{self.path} has no hash chain: it was written before the chain (or its "
+                "chain was removed). It is chained once, by hand: check it with `station "
+                f"journal verify`, then `station journal migrate {self.path}` "
+                "(docs/operator.md, \"Proving the journal\")")
+        if self.signing_key is None:
+            raise JournalError(f"{self.path}: chaining a journal from before the chain "
+                               "needs the table's signing key (its migration is signed)")
+
+    def _open_chain(self, every: int) -> None:
+        """Load the chain head. A journal from before the chain that got this far is being
+        migrated (`_refuse_unchained`): its entries so far are chained now, marked unchained
+        (hashed at this migration, not as written), and the migration is recorded in its
+        chain description, which the genesis hashes, and signed."""
+        c = self.conn
+        row = c.execute("SELECT value FROM meta WHERE key='chain'").fetchone()
+        self.header_text = c.execute("SELECT value FROM meta WHERE key='header'").fetchone()[0]
         if row is None:
+            last = int(c.execute("SELECT COALESCE(MAX(seq), 0) FROM inputs").fetchone()[0])
+            more = {"migrated": {"entries": last, "at": round(time.time(), 3)}} if last else {}
+            text = chain.chain_meta(every, last, **more)
             with c:
                 c.execute("BEGIN IMMEDIATE")
-                last = int(c.execute("SELECT COALESCE(MAX(seq), 0) FROM inputs").fetchone()[0])
-                c.execute("INSERT INTO meta VALUES ('chain', ?)", (chain.chain_meta(every, last),))
+                c.execute("INSERT INTO meta VALUES ('chain', ?)", (text,))
                 c.execute("DELETE FROM chain")
-                meta = chain.read_chain_meta(chain.chain_meta(every, last))
-                self._set_genesis(meta)
+                self._set_genesis(chain.read_chain_meta(text), text)
                 head = self.genesis_hash
                 records = self._records_by_input()
                 for seq, t_us, line in c.execute(
@@ -190,7 +232,7 @@ class Journal:
                     self._checkpoint_if_signing("migrated", last, self.last_t_us(), head)
         else:
             meta = chain.read_chain_meta(row[0])
-            self._set_genesis(meta)
+            self._set_genesis(meta, row[0])
             last = c.execute("SELECT seq, hash FROM chain ORDER BY seq DESC LIMIT 1").fetchone()
             self.head, self.head_seq = (bytes(last[1]), int(last[0])) if last else (self.genesis_hash, 0)
             cp = c.execute("SELECT MAX(seq) FROM checkpoints").fetchone()[0]
@@ -211,8 +253,8 @@ class Journal:
         station leaves none there), and the chain from the checkpoint's head to the journal's
         head is recomputed from the entries and compared with the stored hashes."""
         c = self.conn
-        head, why, sig = c.execute("SELECT head, why, sig FROM checkpoints WHERE seq=?",
-                                   (cp,)).fetchone()
+        head, why, sig, cp_t_us = c.execute(
+            "SELECT head, why, sig, t_us FROM checkpoints WHERE seq=?", (cp,)).fetchone()
         head = bytes(head)
         if why == chain.STOP and self.head_seq > cp:
             raise JournalError(
@@ -221,8 +263,9 @@ class Journal:
                 "key) wrote them, so the station does not start and sign over them. Check the "
                 "journal with `station journal verify`; whether the table carries on from a "
                 "backup is the operator's decision (docs/operator.md, \"Proving the journal\")")
-        if self.signing_key is not None and cp > 0 and not chain.signature_ok(
-                self.signing_key, self.header.table, self.journal_id, cp, head, str(sig)):
+        if self.signing_key is not None and cp > 0 and not chain.checkpoint_ok(
+                self.signing_key, self.header.table, self.journal_id, cp, head, str(sig),
+                version=self.chain_version, t_us=int(cp_t_us), why=str(why)):
             raise JournalError(
                 f"{self.path}: its newest checkpoint (entry {cp}) is not signed by this table's "
                 "key: the station does not sign over it; check the journal with "
@@ -259,26 +302,43 @@ class Journal:
             # from here on the station appends: entries after this checkpoint are its own
             with c:
                 c.execute("BEGIN IMMEDIATE")
-                c.execute("UPDATE checkpoints SET why=? WHERE seq=?", (chain.STOP_THEN_STARTED, cp))
+                self._rename_checkpoint(cp, chain.STOP_THEN_STARTED)
 
     def mark_stopped(self) -> None:
         """Inside the open transaction, at an orderly stop with nothing new to sign: the
         newest checkpoint, at the head, is where the station stopped."""
         if self.last_checkpoint_seq == self.head_seq and self.head_seq > 0:
-            self.conn.execute("UPDATE checkpoints SET why=? WHERE seq=?",
-                              (chain.STOP, self.head_seq))
+            self._rename_checkpoint(self.head_seq, chain.STOP)
 
-    def _holds_a_chain(self) -> bool:
+    def _rename_checkpoint(self, seq: int, why: str) -> None:
+        """Inside the open transaction: the checkpoint at `seq` now says `why`, signed again
+        (a format 2 checkpoint's signature covers its reason, so without the key it stays)."""
+        if self.signing_key is None:
+            if self.chain_version == 1:
+                self.conn.execute("UPDATE checkpoints SET why=? WHERE seq=?", (why, seq))
+            return
+        head, t_us = self.conn.execute("SELECT head, t_us FROM checkpoints WHERE seq=?",
+                                       (seq,)).fetchone()
+        sig = chain.sign_checkpoint(self.signing_key, self.header.table, self.journal_id, seq,
+                                    bytes(head), version=self.chain_version, t_us=int(t_us),
+                                    why=why)
+        self.conn.execute("UPDATE checkpoints SET why=?, sig=? WHERE seq=?", (why, sig, seq))
+
+    def _holds_a_chain(self, names: set[str]) -> bool:
         """Anything chained or signed (or any entry) in a journal that has the chain's tables:
         one whose first open stopped before its chain was described holds none."""
         return any(self.conn.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone()
-                   for t in ("chain", "checkpoints", "inputs"))
+                   for t in ("chain", "checkpoints", "inputs") if t in names)
 
-    def _set_genesis(self, meta: dict[str, Any]) -> None:
+    def _set_genesis(self, meta: dict[str, Any], chain_text: str) -> None:
         self.checkpoint_every = int(meta["every"])
         self.unchained_through = int(meta["unchained_through"])
+        self.chain_version = int(meta["version"])
+        epoch = self.conn.execute("SELECT value FROM meta WHERE key='epoch'").fetchone()
         self.genesis_hash = chain.genesis(self.header.table, self.journal_id, self.header_text,
-                                          self.checkpoint_every, self.unchained_through)
+                                          self.checkpoint_every, self.unchained_through,
+                                          version=self.chain_version, chain_text=chain_text,
+                                          epoch_text=str(epoch[0]) if epoch else "")
 
     def _records_by_input(self) -> dict[int, list[str]]:
         out: dict[int, list[str]] = {}
@@ -313,7 +373,8 @@ class Journal:
     def _checkpoint_if_signing(self, why: str, seq: int, t_us: int, head: bytes) -> bool:
         if self.signing_key is None:
             return False
-        sig = chain.sign(self.signing_key, self.header.table, self.journal_id, seq, head)
+        sig = chain.sign_checkpoint(self.signing_key, self.header.table, self.journal_id, seq,
+                                    head, version=self.chain_version, t_us=t_us, why=why)
         self.conn.execute("INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?)",
                           (seq, head, t_us, why, sig))
         self.last_checkpoint_seq = seq
@@ -323,7 +384,11 @@ class Journal:
         where = {"table": table} if self.journal_id else {}
         enqueue(self.conn, {"key": f"{table}/{jid}/checkpoint:{seq}", "kind": "checkpoint",
                             **where, "journal_id": jid, "seq": seq, "head": head.hex(),
-                            "sig": sig, "why": why, "t": t_us / 1_000_000})
+                            # the ledger witnesses the head: its copy carries the head's own
+                            # signature (the same as the journal's in chain format 1)
+                            "sig": chain.sign(self.signing_key, table, self.journal_id, seq,
+                                              head),
+                            "why": why, "t": t_us / 1_000_000})
         return True
 
     def chain_head(self) -> tuple[int, str]:

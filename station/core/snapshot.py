@@ -29,6 +29,9 @@ FORMAT = 2
 _MARK = "station-kernel-snapshot"
 #: how a tagged snapshot's bytes begin; the 32-byte tag follows, then the pickle
 _MAGIC = b"dealer-station snapshot 1\n"
+#: how every snapshot a station with a signing key writes begins (one from before tags does
+#: not): a journal holding one was written by a station that chains its journal
+TAGGED_PREFIX = _MAGIC
 _TAG_LEN = 32
 
 _ROOT = Path(__file__).resolve().parents[2]

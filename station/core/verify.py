@@ -42,6 +42,8 @@ class Verdict:
     journal_id: str = ""
     head_seq: int = 0
     head: bytes = b""
+    #: the chain's format (`meta.chain` "version"): how its genesis and checkpoints are made
+    chain_version: int = 0
 
     @property
     def ok(self) -> bool:
@@ -143,11 +145,10 @@ def _verify(conn: sqlite3.Connection, key: bytes, ledger: Sequence[LedgerCheckpo
     v.journal_id = _meta(conn, "journal_id") or ""
     v.entries = int(conn.execute("SELECT COUNT(*) FROM inputs").fetchone()[0])
     chain_text = _meta(conn, "chain")
-    has_checkpoints = conn.execute(
-        "SELECT name FROM sqlite_master WHERE type='table' AND name='checkpoints'").fetchone()
-    if chain_text is None or not has_checkpoints:
-        v.bad(1 if v.entries else 0, "no hash chain: written before the chain and not "
-                                     "migrated yet (the station chains it when it opens it)")
+    tables = {_text(n) for (n,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type='table' AND name IN ('chain', 'checkpoints')")}
+    if chain_text is None or len(tables) < 2:
+        _unchained(conn, chain_text, tables, ledger, v)
         return
     if not isinstance(table, str):
         v.bad(0, "the journal's header names no table: the genesis cannot be made")
@@ -164,15 +165,20 @@ def _verify(conn: sqlite3.Connection, key: bytes, ledger: Sequence[LedgerCheckpo
         v.bad(0, f"the chain's description is damaged ({e})")
         return
     every, unchained = meta["every"], meta["unchained_through"]
+    v.chain_version = version = meta["version"]
     if unchained:
         v.notes.append(f"entries 1-{unchained} were written before the chain: chained when the "
                        "journal was migrated, so proven unchanged since then only")
-    genesis = chain.genesis(table, v.journal_id or None, header_text, every, unchained)
-    cps = [(int(s), bytes(h), sig.decode(errors="replace") if isinstance(sig, bytes) else str(sig))
-           for s, h, sig in
-           conn.execute("SELECT seq, head, sig FROM checkpoints ORDER BY seq")]
+    epoch = _meta(conn, "epoch")
+    if version > 1 and epoch is None:
+        v.bad(0, "the journal's epoch (meta 'epoch'), part of its genesis, is missing")
+        return
+    genesis = chain.genesis(table, v.journal_id or None, header_text, every, unchained,
+                            version=version, chain_text=chain_text, epoch_text=epoch or "")
+    cps = [(int(s), bytes(h), _text(sig), t_us, _text(why)) for s, h, sig, t_us, why in
+           conn.execute("SELECT seq, head, sig, t_us, why FROM checkpoints ORDER BY seq")]
     v.checkpoints = len(cps)
-    wanted = {s for s, _, _ in cps}
+    wanted = {c[0] for c in cps}
     for lcp in ledger or ():
         wanted.add(lcp.seq)
     v.heads[0] = genesis
@@ -183,7 +189,7 @@ def _verify(conn: sqlite3.Connection, key: bytes, ledger: Sequence[LedgerCheckpo
     if not cps:
         v.bad(0, "no signed checkpoint: the journal was written without a signing key, or "
                  "its checkpoints were removed")
-    for seq, signed_head, sig in cps:
+    for seq, signed_head, sig, t_us, why in cps:
         if seq > last:
             if whole:
                 v.bad(last + 1, f"the journal ends at entry {last}, cut short: its last "
@@ -191,15 +197,18 @@ def _verify(conn: sqlite3.Connection, key: bytes, ledger: Sequence[LedgerCheckpo
             break
         if seq not in v.heads:
             break  # the walk stopped earlier, at a worse problem
-        if not chain.signature_ok(key, table, jid, seq, signed_head, sig):
+        if isinstance(t_us, bool) or not isinstance(t_us, int) or not chain.checkpoint_ok(
+                key, table, jid, seq, signed_head, sig, version=version, t_us=t_us, why=why):
             v.bad(seq, f"checkpoint at entry {seq}: its signature is not the table key's "
-                       "(forged, changed, or another key)")
+                       "over it (forged, its head, time or reason changed, or another key)")
             break
         if v.heads[seq] != signed_head:
-            v.bad(seq, f"checkpoint at entry {seq}: the chain there is not the one signed "
+            v.bad(seq, "the journal's genesis (its table, id, header, epoch or chain "
+                       "description) is not the one its first checkpoint signs" if seq == 0
+                  else f"checkpoint at entry {seq}: the chain there is not the one signed "
                        "(entries up to it were changed and the chain recomputed)")
             break
-    signed = {s for s, _, _ in cps}
+    signed = {c[0] for c in cps}
     for seq in ends:
         if seq > unchained and seq not in signed:
             v.bad(seq, f"entry {seq} ends a round but no checkpoint signs it: checkpoints were "
@@ -229,6 +238,27 @@ def _verify(conn: sqlite3.Connection, key: bytes, ledger: Sequence[LedgerCheckpo
     if whole:
         for lcp in sorted(ledger or (), key=lambda c: c.seq):
             _against_ledger(key, table, jid, lcp, last, v)
+
+
+def _unchained(conn: sqlite3.Connection, chain_text: str | None, tables: set[str],
+               ledger: Sequence[LedgerCheckpoint] | None, v: Verdict) -> None:
+    """A journal without its chain (description or tables): one from before the chain, not
+    migrated yet, or one whose chain was removed, which the first trace of a chain, or a
+    ledger holding checkpoints of it, gives away."""
+    from station.core.chain_signs import signs_of_a_chain
+
+    gone = " and ".join(sorted({"chain", "checkpoints"} - tables))
+    signs = ([f"its chain description (meta 'chain') is there but its {gone} table is not"]
+             if chain_text is not None else [])
+    signs += signs_of_a_chain(conn, chain_tables_made=len(tables) == 2)
+    if ledger:
+        signs.append(f"the ledger holds {len(ledger)} checkpoint(s) of it")
+    if signs:
+        v.bad(0, f"no hash chain, yet {signs[0]}: the journal was chained and its chain "
+                 "was removed (" + "; ".join(signs) + ")")
+    else:
+        v.bad(1 if v.entries else 0, "no hash chain: written before the chain and not "
+                                     "migrated yet (`station journal migrate` chains it once)")
 
 
 def _text(value: Any) -> str:

@@ -143,15 +143,17 @@ def _vouched_through(conn: sqlite3.Connection, verdict: Any, key: bytes, table: 
     recomputed there, nothing bad was found up to it, and (given the ledger's checkpoint)
     the ledger's agrees with the journal too. A problem found only after the round is not
     enough to call it intact: a rewrite re-signed with the key shows only at the ledger's."""
-    row = conn.execute("SELECT seq, head, sig FROM checkpoints WHERE seq >= ? ORDER BY seq "
-                       "LIMIT 1", (last,)).fetchone()
+    row = conn.execute("SELECT seq, head, sig, t_us, why FROM checkpoints WHERE seq >= ? "
+                       "ORDER BY seq LIMIT 1", (last,)).fetchone()
     if row is None:
         return False
     seq, head, sig = int(row[0]), bytes(row[1]), str(row[2])
     bad = verdict.first_bad
     if bad is not None and bad["seq"] <= seq:
         return False
-    if verdict.heads.get(seq) != head or not chain.signature_ok(key, table, jid, seq, head, sig):
+    if verdict.heads.get(seq) != head or not chain.checkpoint_ok(
+            key, table, jid, seq, head, sig, version=verdict.chain_version, t_us=int(row[3]),
+            why=str(row[4])):
         return False
     for ledger_cp in ledger_cps:
         # the walk keeps the chain's hash at each ledger entry it reaches; one beyond the

@@ -1,4 +1,13 @@
-"""Carry a table over from a journal written before the table kernel.
+"""`station journal migrate`: chain a journal written before the hash chain, once; and carry
+a table over from a journal written before the table kernel.
+
+A journal from before the chain is not opened by the station (it would have to chain it, and
+so sign whatever it holds, without anyone deciding to): the operator checks it and migrates
+it by hand, with the table's key. Its entries are hashed as they stand, marked unchained, and
+the migration (how many entries, when) is written into its chain description, which the
+genesis hashes, and signed (a `migrated` checkpoint, which the ledger refuses for a journal
+whose chain it already holds). A journal that shows it was chained before
+(station/core/chain_signs.py), or whose ledger holds checkpoints of it, is refused.
 
 A journal from before the kernel (format 1: no journal id) normally recovers by itself: its
 old snapshot is passed over and every input is re-applied and checked against the records it
@@ -35,10 +44,60 @@ from station.core.replay import settings_from_header
 
 @dataclass(frozen=True)
 class Migrated:
-    archived: Path
+    #: the old journal, kept (None: the journal was chained in place, nothing carried over)
+    archived: Path | None
     journal: Path
     balances: dict[str, int]
     delivered: int
+    #: how many entries were chained now (None: it had its chain already)
+    chained: int | None = None
+
+
+def unchained_journal_unknown_to_ledger(journal_path: Path, ledger: str | Path) -> None:
+    """Before a journal without a hash chain is chained: its ledger must hold no checkpoint
+    of it. One that does was chained once, and its chain removed to have it signed again as
+    it now holds. (A ledger of another machine is the witness the journal's file cannot
+    be: traces of a chain in the file can be removed too.)"""
+    from station.settlement.checkpoints import every_one
+    from station.settlement.ledger import open_store
+    from station.settlement.ledger.store import is_postgres_url
+
+    if not Path(journal_path).is_file() or (not is_postgres_url(str(ledger))
+                                            and not Path(ledger).is_file()):
+        return
+    conn = sqlite3.connect(Path(journal_path).resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN "
+                                 "('header', 'journal_id', 'chain')").fetchall())
+    except sqlite3.Error:
+        return  # not a journal the station can open: Journal says why
+    finally:
+        conn.close()
+    if "chain" in meta or "header" not in meta:
+        return
+    jid = meta.get("journal_id")
+    table = json.loads(meta["header"]).get("table", "")
+    store = open_store(str(ledger), read_only=True)
+    try:
+        held = every_one(store, table if jid else "", jid or "")
+    finally:
+        store.close()
+    if held:
+        raise JournalError(
+            f"{journal_path} has no hash chain, yet its ledger {ledger} holds "
+            f"{len(held)} checkpoint(s) of it (up to entry {held[-1]['seq']}): it was chained "
+            "and its chain was removed, so the station does not chain it again; check it with "
+            "`station journal verify --ledger` and restore the journal from its backup")
+
+
+def _has_chain(path: Path) -> bool:
+    conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        return conn.execute("SELECT 1 FROM meta WHERE key='chain'").fetchone() is not None
+    except sqlite3.Error as e:
+        raise JournalError(f"{path} is not a station journal ({e})") from None
+    finally:
+        conn.close()
 
 
 def balances_of(journal: Journal) -> dict[str, int]:
@@ -88,14 +147,30 @@ def _deliver(journal_path: Path, ledger: Path) -> int:
         core.close()
 
 
-def migrate(path: str | Path, *, ledger: str | Path | None = None) -> Migrated:
+def migrate(path: str | Path, *, ledger: str | Path | None = None,
+            key: bytes | None = None) -> Migrated:
+    """Chain the journal in place if it has no chain yet (with `key`, the table's); else, if
+    it was written before the table kernel, carry the table over into a new journal."""
     path = Path(path)
     if not path.exists():
         raise JournalError(f"{path}: no such journal")
-    journal = Journal(path)
+    if not _has_chain(path):
+        if key is None:
+            raise JournalError(f"{path} has no hash chain: chaining it needs the table's "
+                               "signing key (its migration is signed)")
+        if ledger is not None:
+            unchained_journal_unknown_to_ledger(path, ledger)
+        # chained in place, and nothing else: a journal from before the kernel that the
+        # station then refuses for its history is carried over by the next migrate
+        journal = Journal(path, signing_key=key, migrate_chain=True)
+        chained = journal.unchained_through
+        journal.close()
+        return Migrated(None, path, {}, 0, chained)
+    journal = Journal(path, signing_key=key)
     try:
         if journal.journal_id is not None:
-            raise JournalError(f"{path} was written by the table kernel already: nothing to migrate")
+            raise JournalError(f"{path} has its hash chain and was written by the table kernel "
+                               "already: nothing to migrate")
         rid = open_round(journal)
         if rid is not None:
             raise JournalError(f"{path}: round {rid} is still open in it; the old journal can only "
@@ -122,7 +197,7 @@ def migrate(path: str | Path, *, ledger: str | Path | None = None) -> Migrated:
         old = Path(str(path) + suffix)
         if old.exists():
             old.rename(Path(str(archived) + suffix))
-    new = Journal(path, header)
+    new = Journal(path, header, signing_key=key)
     try:
         # the balances are the new journal's first inputs, journaled with exactly what the
         # kernel makes of them, so the new journal recovers like any other

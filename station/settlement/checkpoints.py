@@ -77,7 +77,8 @@ def apply(tx: Tx, table: str, key: str, m: Mapping[str, Any]) -> tuple:
         tx.execute(CHECKPOINTS_SQL)
         held = tx.one("SELECT seq FROM journal_checkpoints WHERE table_id = ? AND journal_id = ?",
                       (table, jid))
-        if held is not None:
+        # a migration signs its genesis (entry 0) first, then its migrated head
+        if held is not None and (why != "migrated" or int(held[0]) > 0):
             raise ChainRestarted(
                 f"a {why} checkpoint for journal {jid!r} of table {table}, whose chain the "
                 f"ledger already holds (a checkpoint at entry {held[0]}): the journal was "

@@ -28,6 +28,7 @@ from station.settlement.transport import InProcessTransport
 from station.sim.sizhidao_soak import SiZhiDaoSoak, SzSoakOptions
 from station.sim.soak import Soak, SoakOptions
 from tests.browser import chromium, new_page
+from tests.core.chain_tools import genesis_of, resign
 
 pytestmark = pytest.mark.soak
 
@@ -289,8 +290,7 @@ def test_a_round_rewritten_and_resigned_with_the_key_is_not_intact_against_the_l
     header = c.execute("SELECT value FROM meta WHERE key='header'").fetchone()[0]
     table = json.loads(header)["table"]
     jid = c.execute("SELECT value FROM meta WHERE key='journal_id'").fetchone()[0]
-    meta = chain.read_chain_meta(c.execute("SELECT value FROM meta WHERE key='chain'").fetchone()[0])
-    head = chain.genesis(table, jid, header, meta["every"], meta["unchained_through"])
+    head = genesis_of(c)
     recs: dict[int, list[str]] = {}
     for s, r in c.execute("SELECT input_seq, record FROM records ORDER BY seq"):
         recs.setdefault(s, []).append(r)
@@ -299,8 +299,7 @@ def test_a_round_rewritten_and_resigned_with_the_key_is_not_intact_against_the_l
         c.execute("UPDATE chain SET hash=? WHERE seq=?", (head, s))
     for (s,) in c.execute("SELECT seq FROM checkpoints WHERE seq >= ?", (seq,)).fetchall():
         (h,), = c.execute("SELECT hash FROM chain WHERE seq=?", (s,)).fetchall()
-        c.execute("UPDATE checkpoints SET head=?, sig=? WHERE seq=?",
-                  (h, chain.sign(KEY, table, jid, s, bytes(h)), s))
+        resign(c, KEY, s, bytes(h))
     c.commit()
     c.close()
     ledger = SettlementCore(src / "ledger.sqlite")

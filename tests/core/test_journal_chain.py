@@ -79,9 +79,11 @@ def test_checkpoints_every_n_entries_at_each_round_end_and_at_stop(tmp_path):
     assert "every" in whys
     # each checkpoint signs the chain's own hash at its entry
     hashes = dict(_rows(path, "SELECT seq, hash FROM chain"))
-    for seq, head, sig in _rows(path, "SELECT seq, head, sig FROM checkpoints WHERE seq > 0"):
+    for seq, head, sig, t_us, why in _rows(path, "SELECT seq, head, sig, t_us, why FROM "
+                                                 "checkpoints WHERE seq > 0"):
         assert bytes(hashes[seq]) == bytes(head)
-        assert chain.signature_ok(KEY, "PD-01", _journal_id(path), seq, bytes(head), sig)
+        assert chain.checkpoint_ok(KEY, "PD-01", _journal_id(path), seq, bytes(head), sig,
+                                   version=chain.CHAIN_VERSION, t_us=t_us, why=why)
 
 
 def _journal_id(path: Path) -> str:
@@ -116,27 +118,42 @@ def test_each_checkpoint_reaches_the_ledger_which_keeps_the_newest(tmp_path):
     ledger.close()
     conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
     try:
-        v = verify(conn, KEY, LedgerCheckpoint(last, bytes(head), _rows(
-            path, f"SELECT sig FROM checkpoints WHERE seq={last}")[0][0]))
+        v = verify(conn, KEY, LedgerCheckpoint(last, bytes(head), kept["sig"]))
     finally:
         conn.close()
     assert v.ok, v.first_bad
 
 
-def test_a_journal_from_before_the_chain_is_chained_once_its_old_part_marked(tmp_path, capsys,
-                                                                              monkeypatch):
+def test_a_journal_from_before_the_chain_is_chained_once_by_hand_its_old_part_marked(
+        tmp_path, capsys, monkeypatch):
+    """The station does not chain a journal from before the chain by itself (that would sign
+    whatever it holds, without anyone deciding to): it refuses it, untouched, naming
+    `station journal migrate`, which chains it once with the table's key, records the
+    migration in its chain description and signs it."""
     path = tmp_path / "journal.sqlite"
     shutil.copy(OLD, path)
     (n,), = _rows(path, "SELECT COUNT(*) FROM inputs")
     monkeypatch.setenv("STATION_JOURNAL_KEY", KEY.decode())
     assert station_main(["journal", "verify", str(path)]) == 1  # not chained yet
-    assert "no hash chain" in json.loads(capsys.readouterr().out.strip())["first_bad"]["why"]
-    j = Journal(path, signing_key=KEY)
-    assert j.unchained_through == n and j.head_seq == n
-    j.close()
+    assert "not migrated yet" in json.loads(capsys.readouterr().out.strip())["first_bad"]["why"]
+    tables = _rows(path, "SELECT name FROM sqlite_master ORDER BY name")
+    with pytest.raises(JournalError, match="no hash chain.*station journal migrate"):
+        Journal(path, signing_key=KEY)
+    with pytest.raises(JournalError, match="station journal migrate"):
+        TableStation(settings_from_header(_header(path)), path, signing_key=KEY)
+    assert _rows(path, "SELECT name FROM sqlite_master ORDER BY name") == tables  # untouched
+    monkeypatch.delenv("STATION_JOURNAL_KEY")
+    assert station_main(["journal", "migrate", str(path)]) == 1  # not without the key
+    assert "needs the table's signing key" in capsys.readouterr().err
+    monkeypatch.setenv("STATION_JOURNAL_KEY", KEY.decode())
+    assert station_main(["journal", "migrate", str(path)]) == 0
+    done = json.loads(capsys.readouterr().out)
+    assert done["chained"] == n and done["archived"] is None
+    described = json.loads(_rows(path, "SELECT value FROM meta WHERE key='chain'")[0][0])
+    assert described["unchained_through"] == n and described["migrated"]["entries"] == n
     hashes = _rows(path, "SELECT seq, hash FROM chain ORDER BY seq")
-    j = Journal(path, signing_key=KEY)  # a second open migrates nothing again
-    assert j.unchained_through == n
+    j = Journal(path, signing_key=KEY, migrate_chain=True)  # once: nothing migrated again
+    assert j.unchained_through == n and j.head_seq == n
     j.close()
     assert _rows(path, "SELECT seq, hash FROM chain ORDER BY seq") == hashes
     assert [w for (w,) in _rows(path, "SELECT why FROM checkpoints ORDER BY seq")] == [
@@ -145,6 +162,12 @@ def test_a_journal_from_before_the_chain_is_chained_once_its_old_part_marked(tmp
     out = capsys.readouterr()
     assert json.loads(out.out) == {"ok": True, "entries": n, "checkpoints": 2, "first_bad": None}
     assert f"entries 1-{n} were written before the chain" in out.err
+
+
+def _header(path: Path):
+    from station.core.inputs import parse_header
+
+    return parse_header(json.loads(_rows(path, "SELECT value FROM meta WHERE key='header'")[0][0]))
 
 
 def test_an_exported_trace_names_its_chain_head_and_replay_says_it_matches(tmp_path, capsys):
@@ -465,3 +488,108 @@ def test_a_chained_journal_disguised_as_one_from_before_the_chain_is_not_chained
     with pytest.raises(JournalError, match="holds 2 checkpoint"):
         start_runtime(cfg, with_console=False, with_bet_api=False)
     assert not _rows(cfg.journal_path, "SELECT value FROM meta WHERE key='chain'")
+
+
+def test_a_journal_that_shows_it_was_chained_is_named_by_verify_and_never_chained_again(
+        tmp_path, capsys, monkeypatch):
+    """A chained journal whose chain tables, description and outbox checkpoints were removed
+    still holds the snapshot the keyed station tagged: verify names it (not "written before
+    the chain"), and neither the station nor `station journal migrate` chains it. With every
+    trace removed, the station still does not chain it by itself: only the operator's
+    migrate would, and the ledger's copy is the witness then."""
+    path = tmp_path / "journal.sqlite"
+    _run_shoe(path, every=250)
+    assert _rows(path, "SELECT COUNT(*) FROM snapshots")[0][0] >= 1
+    _drop_chain(path, outbox_too=True)
+    monkeypatch.setenv("STATION_JOURNAL_KEY", KEY.decode())
+    assert station_main(["journal", "verify", str(path)]) == 1
+    bad = json.loads(capsys.readouterr().out)["first_bad"]
+    assert bad["seq"] == 0 and "was chained and its chain was removed" in bad["why"]
+    assert "snapshot tagged with a table key" in bad["why"]
+    with pytest.raises(JournalError, match="snapshot tagged with a table key"):
+        Journal(path, signing_key=KEY, migrate_chain=True)
+    assert station_main(["journal", "migrate", str(path)]) == 1
+    assert "snapshot tagged with a table key" in capsys.readouterr().err
+    assert not _rows(path, "SELECT name FROM sqlite_master WHERE name IN ('chain', 'checkpoints')")
+    conn = sqlite3.connect(path)
+    conn.execute("DELETE FROM snapshots")
+    conn.commit()
+    conn.close()
+    with pytest.raises(JournalError, match="no hash chain.*station journal migrate"):
+        TableStation(settings_from_header(_header(path)), path, signing_key=KEY)
+    assert not _rows(path, "SELECT value FROM meta WHERE key='chain'")
+
+
+V1 = DATA / "journals" / "pokdeng_chain_v1.sqlite"
+
+
+def _verdict(path: Path):
+    conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        return verify(conn, KEY)
+    finally:
+        conn.close()
+
+
+def _edit(path: Path, sql: str, args: tuple = ()) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute(sql, args)
+    conn.commit()
+    conn.close()
+
+
+def test_the_epoch_and_each_checkpoints_time_and_reason_are_signed(tmp_path):
+    """`meta.epoch` (where the journal's station time starts on the wall clock) is hashed
+    into the genesis, and each checkpoint's `t_us` and `why` are signed with its head: a
+    change to any of them fails verify, named by its entry. Nor can the journal be passed
+    off as one of the older format, whose checkpoints sign the head alone."""
+    path = tmp_path / "journal.sqlite"
+    _run_shoe(path, every=100)
+    assert _verdict(path).ok
+    assert json.loads(_rows(path, "SELECT value FROM meta WHERE key='chain'")[0][0])[
+        "version"] == chain.CHAIN_VERSION == 2
+    (epoch,), = _rows(path, "SELECT value FROM meta WHERE key='epoch'")
+    (seq, why, t_us), = _rows(path, "SELECT seq, why, t_us FROM checkpoints WHERE seq > 0 "
+                                    "AND why = 'round_end' LIMIT 1")
+    cases = [
+        ("UPDATE meta SET value=? WHERE key='epoch'", (repr(float(epoch) - 3600),), 0),
+        ("UPDATE checkpoints SET why='every' WHERE seq=?", (seq,), seq),
+        ("UPDATE checkpoints SET t_us=t_us+1 WHERE seq=?", (seq,), seq),
+        ("UPDATE checkpoints SET why='stop, started again' WHERE why='stop'", (), None),
+        ("UPDATE meta SET value=replace(value, '\"version\": 2', '\"version\": 1')"
+         " WHERE key='chain'", (), 0),
+    ]
+    (last,), = _rows(path, "SELECT MAX(seq) FROM checkpoints")
+    for sql, args, at in cases:
+        copy = tmp_path / "copy.sqlite"
+        shutil.copy(path, copy)
+        _edit(copy, sql, args)
+        v = _verdict(copy)
+        assert not v.ok, sql
+        assert v.first_bad["seq"] == (last if at is None else at), (sql, v.first_bad)
+
+
+def test_a_journal_of_the_older_chain_format_verifies_and_carries_on_in_it(tmp_path):
+    """A journal chained in format 1 keeps its format: it verifies, a station of today
+    appends to it and signs its checkpoints as format 1 does, and it still verifies. (Its
+    epoch and its checkpoints' times and reasons stay unsigned: docs/core.md.)"""
+    path = tmp_path / "journal.sqlite"
+    shutil.copy(V1, path)
+    assert json.loads(_rows(path, "SELECT value FROM meta WHERE key='chain'")[0][0])[
+        "version"] == 1
+    assert _verdict(path).ok
+    header, inputs = read_trace(TRACE)
+    (n,), = _rows(path, "SELECT COUNT(*) FROM inputs")
+    clk = Clock()
+    st = TableStation(settings_from_header(header), path, clock=clk, journal_sync="normal",
+                      signing_key=KEY, checkpoint_every=100)
+    st.start()
+    for inp in [i for i in inputs if i.kind != "end"][n:n + 150]:
+        clk.t = 1000.0 + inp.t_us / US
+        st.submit(inp.kind, inp.value, inp.user)
+    st.stop()
+    assert json.loads(_rows(path, "SELECT value FROM meta WHERE key='chain'")[0][0])[
+        "version"] == 1
+    assert _rows(path, "SELECT MAX(seq) FROM checkpoints")[0][0] > n
+    v = _verdict(path)
+    assert v.ok and v.chain_version == 1, v.first_bad

@@ -21,6 +21,7 @@ from station.core.verify import LedgerCheckpoint, verify
 from station.settlement.core import SettlementCore
 from station.sim.sizhidao_soak import SiZhiDaoSoak, SzSoakOptions
 from station.sim.soak import Soak, SoakOptions
+from tests.core.chain_tools import genesis_of, resign
 
 pytestmark = pytest.mark.soak
 
@@ -193,11 +194,7 @@ def _recompute_from(c: sqlite3.Connection, k: int) -> None:
     (prev,) = c.execute("SELECT hash FROM chain WHERE seq=?", (k - 1,)).fetchone() if k > 1 else (
         None,)
     if prev is None:
-        meta = chain.read_chain_meta(c.execute("SELECT value FROM meta WHERE key='chain'").fetchone()[0])
-        header = c.execute("SELECT value FROM meta WHERE key='header'").fetchone()[0]
-        jid = c.execute("SELECT value FROM meta WHERE key='journal_id'").fetchone()[0]
-        prev = chain.genesis(json.loads(header)["table"], jid, header, meta["every"],
-                             meta["unchained_through"])
+        prev = genesis_of(c)
     head = bytes(prev)
     for seq, t_us, line in c.execute("SELECT seq, t_us, line FROM inputs WHERE seq >= ? "
                                      "ORDER BY seq", (k,)).fetchall():
@@ -309,12 +306,9 @@ def test_a_journal_rewritten_with_the_key_disagrees_with_the_ledger(journals, ga
         k = _change_a_card(rng, c)
         _recompute_from(c, k)
         # whoever holds the key re-signs every checkpoint from the change on
-        table = json.loads(c.execute("SELECT value FROM meta WHERE key='header'").fetchone()[0])["table"]
-        jid = c.execute("SELECT value FROM meta WHERE key='journal_id'").fetchone()[0]
         for seq, in c.execute("SELECT seq FROM checkpoints WHERE seq >= ?", (k,)).fetchall():
             (h,), = c.execute("SELECT hash FROM chain WHERE seq=?", (seq,)).fetchall()
-            c.execute("UPDATE checkpoints SET head=?, sig=? WHERE seq=?",
-                      (h, chain.sign(KEY, table, jid, seq, bytes(h)), seq))
+            resign(c, KEY, seq, bytes(h))
         assert verify(c, KEY).ok  # on the table PC alone it looks whole
         got = verify(c, KEY, cp)
         assert not got.ok and got.first_bad["seq"] == cp.seq, got.line()

@@ -1,7 +1,8 @@
-"""Journals written before the kernel split (tests/data/journals/README.md): one recovers and
-carries on, its bets and hands still meeting in the ledger; one whose history touched a
-corrected behaviour is refused with a clear message, and `station journal migrate` carries
-its table over."""
+"""Journals written before the kernel split (tests/data/journals/README.md), each chained
+first by `station journal migrate` (the station opens no journal without its chain): one
+recovers and carries on, its bets and hands still meeting in the ledger; one whose history
+touched a corrected behaviour is refused with a clear message, and a second `station journal
+migrate` carries its table over."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from station.cli import main as station_main
-from station.core.inputs import read_trace
+from station.core.inputs import parse_header, read_trace
 from station.core.journal import Journal, JournalError
 from station.core.kernel import TableKernel
 from station.core.replay import settings_from_header
@@ -25,6 +26,26 @@ DATA = Path(__file__).parents[1] / "data"
 OLD = DATA / "journals" / "pokdeng_before_kernel.sqlite"
 CORRECTED = DATA / "journals" / "pokdeng_before_kernel_corrected.sqlite"
 TRACE = DATA / "traces" / "mismatch_cancel" / "trace.jsonl"
+KEY = "0123456789abcdef0123456789abcdef"
+
+
+def _chained(src: Path, path: Path, monkeypatch, capsys) -> Path:
+    """A copy of the journal, chained by hand with the table's key."""
+    shutil.copy(src, path)
+    monkeypatch.setenv("STATION_JOURNAL_KEY", KEY)
+    assert station_main(["journal", "migrate", str(path)]) == 0
+    done = json.loads(capsys.readouterr().out)
+    assert done["archived"] is None and done["chained"] > 0
+    return path
+
+
+def _header(path: Path):
+    conn = sqlite3.connect(path)
+    try:
+        return parse_header(json.loads(
+            conn.execute("SELECT value FROM meta WHERE key='header'").fetchone()[0]))
+    finally:
+        conn.close()
 
 
 def _outbox(path: Path) -> list[dict]:
@@ -35,9 +56,9 @@ def _outbox(path: Path) -> list[dict]:
         conn.close()
 
 
-def test_a_journal_from_before_the_split_recovers_and_carries_on(tmp_path, caplog):
-    path = tmp_path / "journal.sqlite"
-    shutil.copy(OLD, path)
+def test_a_journal_from_before_the_split_recovers_and_carries_on(tmp_path, caplog, monkeypatch,
+                                                                 capsys):
+    path = _chained(OLD, tmp_path / "journal.sqlite", monkeypatch, capsys)
     header = Journal(path).header
     before = Journal(path).stored_records()
     stored = len(before)
@@ -62,11 +83,10 @@ def test_a_journal_from_before_the_split_recovers_and_carries_on(tmp_path, caplo
     assert any(r["type"] == "action_refused" for r in after[stored:])
 
 
-def test_the_old_outbox_and_the_new_messages_settle_together(tmp_path):
+def test_the_old_outbox_and_the_new_messages_settle_together(tmp_path, monkeypatch, capsys):
     """The old journal has no id: its table keeps the key scheme its outbox already used, so
     the round open at the upgrade is settled with the bets placed before it."""
-    path = tmp_path / "journal.sqlite"
-    shutil.copy(OLD, path)
+    path = _chained(OLD, tmp_path / "journal.sqlite", monkeypatch, capsys)
     journal = Journal(path)
     assert journal.journal_id is None
     kernel = TableKernel(settings_from_header(journal.header), journal_id=journal.journal_id)
@@ -96,10 +116,13 @@ def test_the_old_outbox_and_the_new_messages_settle_together(tmp_path):
         ledger.close()
 
 
-def test_a_corrected_history_is_refused_and_migrated(tmp_path, capsys):
+def test_a_corrected_history_is_refused_and_migrated(tmp_path, capsys, monkeypatch):
     path = tmp_path / "journal.sqlite"
     shutil.copy(CORRECTED, path)
-    header = Journal(path).header
+    header = _header(path)
+    with pytest.raises(JournalError, match="no hash chain.*station journal migrate"):
+        TableStation(settings_from_header(header), path)
+    _chained(CORRECTED, path, monkeypatch, capsys)
     st = TableStation(settings_from_header(header), path)
     with pytest.raises(JournalError, match="station journal migrate"):
         st.recover()
@@ -107,7 +130,8 @@ def test_a_corrected_history_is_refused_and_migrated(tmp_path, capsys):
     ledger = tmp_path / "ledger.sqlite"
     assert station_main(["journal", "migrate", str(path), "--ledger", str(ledger)]) == 0
     done = json.loads(capsys.readouterr().out)
-    assert done["delivered"] == 5 and Path(done["archived"]).exists()
+    # its 5 settlement messages, and the checkpoints its chaining signed
+    assert done["delivered"] == 7 and Path(done["archived"]).exists()
     assert done["balances"] == {"u1": 100200, "u2": 99950}
     # the new journal starts like any other, with the balances the old one ended with
     st = TableStation(settings_from_header(header), path)
