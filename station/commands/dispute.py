@@ -90,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
                       "ledger_agrees": proof["ledger_agrees"]}))
     for b in evidence["bets"]:
         if b.get("ledger_disagrees"):
-            print(f"station dispute: bet {b['key']}: {b['ledger_disagrees']}", file=sys.stderr)
+            print(f"station dispute: {b['kind']} {b['key']}: {b['ledger_disagrees']}",
+                  file=sys.stderr)
     intact = (proof["chain"]["through_round"] and proof["replay_equal"]
               and proof["ledger_agrees"] is not False)
     return 0 if intact else 1

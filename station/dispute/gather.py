@@ -97,7 +97,9 @@ def _gather(conn: sqlite3.Connection, frames_dir: Path | None, audit_path: Path 
     result = [json.loads(t) for (t,) in conn.execute(
         "SELECT record FROM records WHERE input_seq = ? ORDER BY seq", (last,))]
     messages = _messages(conn, rid)
-    bets, ledger_agrees = _bets(conn, rid, header.table, jid, messages, ledger)
+    bets, bets_agree = _bets(conn, rid, header.table, jid, messages, ledger)
+    payouts, payouts_agree = _payouts([r for _, r in mine], bets, ledger is not None)
+    ledger_agrees = None if ledger is None else bool(bets_agree and payouts_agree)
     verdict = verify(conn, key, ledger_cps)
     round_intact = _vouched_through(conn, verdict, key, header.table, jid, last, ledger_cps)
     head = conn.execute("SELECT hash FROM chain WHERE seq=?", (last,)).fetchone()
@@ -119,6 +121,9 @@ def _gather(conn: sqlite3.Connection, frames_dir: Path | None, audit_path: Path 
         "audit": audit,
         "cards": _cards(timeline, [r for _, r in mine]),
         "bets": bets,
+        # what the chained records return to each account (payouts, returns, refunds)
+        # beside what the ledger's postings of the round's paying messages credited it
+        "payouts": payouts,
         "result": result,
         "frames": [f"frames/{p.name}" for p in frames],
         "proof": {
@@ -128,9 +133,11 @@ def _gather(conn: sqlite3.Connection, frames_dir: Path | None, audit_path: Path 
                       "ledger_checkpoint": max((c.seq for c in ledger_cps), default=None)},
             "replay_equal": replay_equal,
             "replay": replay_detail,
-            # the ledger's postings of the round's bets against the bets the chained
-            # records name (None: no ledger given)
+            # the ledger's postings of the round's bets, and of what it paid back, against
+            # the chained records (None: no ledger given)
             "ledger_agrees": ledger_agrees,
+            "bets_agree": bets_agree,
+            "payouts_agree": payouts_agree if ledger is not None else None,
         },
     }
     return evidence, frames
@@ -301,6 +308,70 @@ def _bets(conn: sqlite3.Connection, rid: str, table: str, jid: str | None,
             agrees = False
             out.append(b)
     return out + others, (agrees if ledger is not None else None)
+
+
+#: the settlement messages that pay money back to accounts (station/settlement/core.py): a
+#: round's hand (its settlement), its cancel (refunds), a pot's payouts or refunds
+PAYING_KINDS = ("hand", "round_cancelled", "pot_settled", "pot_cancelled")
+
+
+def chained_returns(records: list[dict[str, Any]]) -> dict[str, int]:
+    """What the round's chained records return to each account: every bet's `returned` (a
+    settlement's, or a cancel's refunds), a refund's `amount` where it names no return, and
+    a pot's `payouts` (account -> amount)."""
+    out: dict[str, int] = {}
+
+    def add(account: Any, amount: Any) -> None:
+        if isinstance(account, str) and isinstance(amount, int) and not isinstance(amount, bool):
+            out[account] = out.get(account, 0) + amount
+
+    for r in records:
+        if isinstance(r.get("payouts"), dict):
+            for account, amount in r["payouts"].items():
+                add(account, amount)
+        for name in ("bets", "refunds"):
+            for e in r.get(name) or ():
+                if isinstance(e, dict) and "returned" in e:
+                    add(e.get("account"), e["returned"])
+                elif isinstance(e, dict) and name == "refunds":
+                    add(e.get("account"), e.get("amount"))
+    return out
+
+
+def _payouts(records: list[dict[str, Any]], entries: list[dict[str, Any]],
+             with_ledger: bool) -> tuple[list[dict[str, Any]], bool]:
+    """Per account, what the chained records return beside what the ledger credited its
+    wallet for the round's paying messages (its settlement, refunds or pot payouts); each
+    paying message whose postings credit an account otherwise than the records is marked
+    `ledger_disagrees`. Returns the rows and whether all agree (True without a ledger: the
+    ledger column is then None)."""
+    want = {a: x for a, x in chained_returns(records).items() if x}
+    paying = [e for e in entries if e["kind"] in PAYING_KINDS]
+    got: dict[str, int] = {}
+    for e in paying:
+        for p in e.get("postings") or ():
+            if p["account_kind"] == "wallet":
+                got[p["account"]] = got.get(p["account"], 0) + p["amount"]
+    rows = []
+    for account in sorted(set(want) | ({a for a, x in got.items() if x} if with_ledger else set())):
+        chained, booked = want.get(account, 0), got.get(account, 0)
+        rows.append({"account": account, "chained": chained,
+                     "ledger": booked if with_ledger else None,
+                     "agrees": (booked == chained) if with_ledger else None})
+    if not with_ledger:
+        return rows, True
+    wrong = [r for r in rows if not r["agrees"]]
+    for e in paying:
+        if not e.get("in_ledger"):
+            e.setdefault("ledger_disagrees", "the ledger holds no entry for it")
+            continue
+        mine = {p["account"] for p in e["postings"] if p["account_kind"] == "wallet"}
+        off = [r for r in wrong if r["account"] in mine]
+        if off:
+            e["ledger_disagrees"] = "; ".join(
+                f"the ledger credited {r['account']} {r['ledger']:+d}; the chained records "
+                f"return {r['chained']}" for r in off)
+    return rows, not wrong and all(e.get("in_ledger") for e in paying)
 
 
 def _posting_disagrees(b: dict[str, Any], chained: dict[str, Any]) -> str | None:

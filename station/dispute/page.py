@@ -59,7 +59,8 @@ def render(evidence: dict[str, Any], frames: list[Path]) -> str:
         f"<li>Replay of the journal reproduces the round's records exactly: "
         f"<span class='{'ok' if proof['replay_equal'] else 'bad'}' id='replay-verdict'>"
         f"{'yes' if proof['replay_equal'] else 'NO'}</span> ({escape(proof['replay'])})</li>",
-        f"<li>The ledger's postings agree with the bets the chained records name: "
+        f"<li>The ledger's postings agree with the bets and the payouts the chained records "
+        f"name: "
         f"<span class='{'bad' if proof.get('ledger_agrees') is False else 'ok'}' "
         f"id='ledger-verdict'>"
         f"{ {True: 'yes', False: 'NO', None: 'not checked (no ledger given)'}[proof.get('ledger_agrees')]}"
@@ -89,6 +90,14 @@ def render(evidence: dict[str, Any], frames: list[Path]) -> str:
         parts.append(f"<tr><td><code>{escape(b['key'])}</code></td><td>{escape(b['kind'])}</td>"
                      f"<td>{escape(str(b.get('account', m.get('account', ''))))}</td>"
                      f"<td>{escape(str(b.get('amount', m.get('amount', ''))))}</td><td>{post}</td></tr>")
+    parts.append("</table><h2>Payouts: what the records return, and what the ledger credited"
+                 "</h2><table id='payouts'><tr><th>account</th><th>the chained records return"
+                 "</th><th>the ledger credited</th><th>agree</th></tr>")
+    for row in e.get("payouts", []):
+        agree = {True: "yes", False: "<span class='bad'>NO</span>", None: "—"}[row["agrees"]]
+        booked = "not checked" if row["ledger"] is None else f"{row['ledger']:+d}"
+        parts.append(f"<tr data-agrees='{row['agrees']}'><td>{escape(row['account'])}</td>"
+                     f"<td>{row['chained']}</td><td>{booked}</td><td>{agree}</td></tr>")
     parts.append("</table><h2>Decisions</h2><table id='decisions'><tr><th>t</th><th>action</th>"
                  "<th>user</th><th>records</th></tr>")
     for d in e["decisions"]:

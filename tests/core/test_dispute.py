@@ -198,6 +198,17 @@ def _check_against_journal(data: Path, rid: str, ev: dict) -> None:
         ledger.close()
     assert ev["result"] == [r for s, r in mine if s == last]
     assert ev["proof"]["replay_equal"] is True and ev["proof"]["chain"]["through_round"] is True
+    # what the round paid back: the ledger credited each account what the records return
+    assert ev["proof"]["payouts_agree"] is True and all(p["agrees"] for p in ev["payouts"])
+    returned: dict[str, int] = {}
+    for _, r in mine:
+        for b in (r.get("bets") or []) + (r.get("refunds") or []):
+            x = b.get("returned", b.get("amount") if "refunds" in r else 0) or 0
+            returned[b["account"]] = returned.get(b["account"], 0) + x
+        for a, x in (r.get("payouts") or {}).items():
+            returned[a] = returned.get(a, 0) + x
+    assert {p["account"]: p["chained"] for p in ev["payouts"]} == {
+        a: x for a, x in returned.items() if x}
 
 
 @pytest.mark.parametrize("game", ("pokdeng", "paigow", "sizhidao"))
@@ -497,3 +508,57 @@ def test_a_pack_names_the_chained_bets_and_finds_the_ledger_disagreeing(tables, 
     bad = [b for b in ev["bets"] if b.get("ledger_disagrees")]
     assert [b["key"] for b in bad] == [b1["key"]]
     assert "DISAGREES" in html and "id='ledger-verdict'>NO" in html
+
+
+@pytest.mark.parametrize("game", ("pokdeng", "sizhidao"))
+def test_a_payout_posting_that_differs_from_the_settlement_shows_in_the_pack(tables, game,
+                                                                             tmp_path):
+    """The ledger's posting of what a settled round paid one account changed: the pack names
+    the account (what the chained records return, what the ledger credited), marks the
+    paying message, the round is not intact against the ledger (exit 1), and the page shows
+    it (Chromium)."""
+    src = tables[game][0]
+    data = tmp_path / "copy"
+    data.mkdir()
+    for name in ("journal.sqlite", "ledger.sqlite"):
+        conn, out = sqlite3.connect(src / name), sqlite3.connect(data / name)
+        conn.backup(out)
+        conn.close()
+        out.close()
+    _data, rid = _pick([src])["settled"]
+    rc, line = _dispute(data, rid, tmp_path / "before.zip")
+    assert rc == 0 and line["ledger_agrees"] is True, line
+    with zipfile.ZipFile(tmp_path / "before.zip") as z:
+        before = json.loads(z.read("evidence.json"))
+    paid = [p for p in before["payouts"] if p["chained"] > 0]
+    assert paid, before["payouts"]
+    who = paid[0]["account"]
+    paying = [b for b in before["bets"] if b["kind"] != "bet" and any(
+        p["account"] == who and p["account_kind"] == "wallet" and p["amount"] > 0
+        for p in b["postings"])]
+    assert len(paying) == 1, paying
+    led = sqlite3.connect(data / "ledger.sqlite")
+    (entry,) = led.execute("SELECT id FROM entries WHERE key=?", (paying[0]["key"],)).fetchone()
+    changed = led.execute(
+        "UPDATE postings SET amount = amount + 7 WHERE entry_id=? AND account_id IN (SELECT id "
+        "FROM accounts WHERE kind='wallet' AND name=?)", (entry, who)).rowcount
+    led.commit()
+    led.close()
+    assert changed == 1
+    rc, line = _dispute(data, rid, tmp_path / "after.zip")
+    assert rc == 1 and line["ledger_agrees"] is False and line["chain_ok"] is True, line
+    with zipfile.ZipFile(tmp_path / "after.zip") as z:
+        ev = json.loads(z.read("evidence.json"))
+        z.extractall(tmp_path / "after")
+    assert ev["proof"]["payouts_agree"] is False and ev["proof"]["bets_agree"] is True
+    assert [p for p in ev["payouts"] if not p["agrees"]] == [
+        {"account": who, "chained": paid[0]["chained"], "ledger": paid[0]["chained"] + 7,
+         "agrees": False}]
+    marked = [b for b in ev["bets"] if b.get("ledger_disagrees")]
+    assert [b["key"] for b in marked] == [paying[0]["key"]]
+    assert who in marked[0]["ledger_disagrees"]
+    with chromium() as browser, new_page(browser, 1280, 900, f"{game} payout changed") as page:
+        page.goto((tmp_path / "after" / "index.html").as_uri())
+        assert page.locator("#ledger-verdict").inner_text() == "NO"
+        row = page.locator("#payouts tr[data-agrees='False']")
+        assert row.count() == 1 and who in row.inner_text()
