@@ -410,8 +410,10 @@ class Journal:
     def begin(self, inp: Input | None = None) -> int:
         """Open a transaction (one input, or a group of inputs that arrived together) and
         write the input first. Returns its seq (0 when no input was given)."""
-        self.conn.execute("BEGIN IMMEDIATE")
+        # kept before BEGIN: a transaction that cannot even begin (a failing disk) is rolled
+        # back to here too, never to the start of an earlier, committed one
         self._at_begin = (self.head, self.head_seq, self.last_checkpoint_seq)
+        self.conn.execute("BEGIN IMMEDIATE")
         if inp is None:
             return 0
         try:

@@ -398,8 +398,11 @@ class TableStation:
         except sqlite3.Error:
             log.exception("journal %s: rollback after a failed write", self.journal.path)
         first = self.write_fault is None
+        # when the journal first failed to write: now, on the table's clock (whatever the
+        # step that failed had or had not read of it yet)
+        failed_at = self._now_us() / US
         if first:
-            self._outage = {"kind": "device_fault", "since": self._last_us / US, "attempts": 0,
+            self._outage = {"kind": "device_fault", "since": failed_at, "attempts": 0,
                             "refused": 0, "error": str(e), "last_error": str(e)}
         self._outage["attempts"] += 1
         self._outage["last_error"] = str(e)
@@ -407,7 +410,7 @@ class TableStation:
             "kind": "device_fault", "round_id": None, "station": True,
             "detail": f"the journal cannot be written ({e}); nothing after its last entry was "
                       "taken or acknowledged; the table goes on by itself once it can write",
-            "since": self._last_us / US, "meaning": "the station's disk failed a write",
+            "since": self._outage["since"], "meaning": "the station's disk failed a write",
             "options": [], "cancel_only": False}
         self._write_tried = time.monotonic()
         if first:
@@ -505,8 +508,9 @@ class TableStation:
         then let their effects out."""
         received = time.perf_counter_ns()
         done: list[tuple[Any, ...]] = []
-        self.journal.begin()
         try:
+            # inside: a journal that cannot even begin a transaction refuses the batch too
+            self.journal.begin()
             for extra, fut, kind, value, user in batch:
                 if kind == BETS:  # one call of the bet API: its bets share this transaction
                     decisions: list[dict[str, Any] | None] = []

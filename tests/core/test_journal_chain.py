@@ -593,3 +593,29 @@ def test_a_journal_of_the_older_chain_format_verifies_and_carries_on_in_it(tmp_p
     assert _rows(path, "SELECT MAX(seq) FROM checkpoints")[0][0] > n
     v = _verdict(path)
     assert v.ok and v.chain_version == 1, v.first_bad
+
+
+def test_a_transaction_that_cannot_begin_leaves_the_chain_head_where_it_was(tmp_path):
+    """BEGIN refused (the file locked by another writer past the wait) and rolled back, as
+    the station does after any failed write: the next entry chains onto the last one
+    committed, not onto the head from before an earlier transaction."""
+    from station.core.inputs import Input
+
+    header, _ = read_trace(TRACE)
+    path = tmp_path / "journal.sqlite"
+    j = Journal(path, header, signing_key=KEY)
+    for t in (1, 2, 3):
+        j.append(Input(t * US, "tick", True), [], [])
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    j.conn.execute("PRAGMA busy_timeout=0")
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        j.begin()
+    j.rollback()
+    other.execute("ROLLBACK")
+    other.close()
+    assert j.chain_head()[0] == 3
+    j.append(Input(4 * US, "tick", True), [], [])
+    j.close()
+    v = _verdict(path)
+    assert v.ok and v.head_seq == 4, v.first_bad

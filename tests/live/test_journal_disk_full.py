@@ -241,3 +241,49 @@ def test_an_outage_mid_round_is_journaled_and_the_rounds_pack_shows_it(tmp_path)
         row = page.locator("#station-faults tr").nth(1).inner_text()
         assert "device_fault" in row and "full" in row
         assert page.locator("#timeline tr[data-kind='station_fault']").count() == 1
+
+
+def test_the_fault_says_since_when_the_journal_first_failed_to_write(tmp_path):
+    """The table stands idle 30 s after its last entry, then the journal refuses a write
+    (SQLite's page limit, a real failing write): the fault's `since` is that moment, on the
+    table's clock. A later write that fails too (the probe passes, the outage's own entry
+    does not) leaves it there, on the console's view as in the `station_fault` entry."""
+    _, inputs = read_trace(TRACE)
+    inputs = [i for i in inputs if i.kind != "end"][:200]
+    path = tmp_path / "journal.sqlite"
+    st = _run(path, inputs, [])
+    st.write_probe_s = 0.0
+    st.start()
+    clk = st._test_clock
+    for inp in inputs[:100]:
+        clk.t = 1000.0 + inp.t_us / US
+        st.submit(inp.kind, inp.value, inp.user)
+    last_entry = st.journal.last_t_us() / US
+    conn = st.journal.conn
+    (pages,), = conn.execute("PRAGMA page_count").fetchall()
+    conn.execute(f"PRAGMA max_page_count = {pages}")
+    failed_at = None
+    for k in range(100, len(inputs)):
+        clk.t = 1000.0 + inputs[k].t_us / US + 30.0
+        try:
+            st.submit(inputs[k].kind, inputs[k].value, inputs[k].user)
+        except StationStopped:
+            failed_at = clk.t - 1000.0
+            break
+    assert failed_at is not None, "the journal never refused a write"
+    assert failed_at > last_entry + 30
+    assert st.write_fault["since"] == pytest.approx(failed_at, abs=1e-6)
+    clk.t += 20.0
+    with pytest.raises(StationStopped):
+        st.submit(inputs[k].kind, inputs[k].value, inputs[k].user)
+    assert st._outage["attempts"] >= 2, "the outage's own entry was never tried"
+    assert st.write_fault["since"] == pytest.approx(failed_at, abs=1e-6)
+    assert [f["since"] for f in st.view["faults"] if f["kind"] == "device_fault"] == \
+        [pytest.approx(failed_at, abs=1e-6)]
+    conn.execute("PRAGMA max_page_count = 1073741823")
+    clk.t += 20.0
+    retry_until(lambda: st.submit(inputs[k].kind, inputs[k].value, inputs[k].user),
+                StationStopped, 10, "the table to take its input once the journal writes again")
+    st.stop()
+    [(_, t, fault)] = _station_faults(path)
+    assert fault["since"] == pytest.approx(failed_at, abs=1e-6) and t > failed_at + 20
