@@ -40,7 +40,8 @@ def make_console_app(stations: Mapping[str, TableStation] | Iterable[TableStatio
     """The console over these tables (a mapping table name -> station, or the stations).
 
     `users`: a `UserStore` or the path of its file. `secret` signs the session cookies.
-    `frames_dir`: where the camera writes `<round_id>.png` at validation (optional).
+    `frames_dir`: where the camera writes `<round_id>.png` (a game's `<deal_id>.png`) at
+    validation (optional).
     `audit_path`: the audit log (default: `console_audit.sqlite` beside the first journal).
     `session_clock`: the sessions' time in seconds (default: the wall clock).
     `ledgers`: table -> the ledger its evidence packs read postings and checkpoints from.
@@ -71,6 +72,7 @@ def make_console_app(stations: Mapping[str, TableStation] | Iterable[TableStatio
         Route("/api/tables/{table}/rounds", routes.api_rounds),
         Route("/api/tables/{table}/rounds/{round_id}", routes.api_round),
         Route("/api/tables/{table}/rounds/{round_id}/frame.png", routes.api_frame),
+        Route("/api/tables/{table}/rounds/{round_id}/frames/{frame}.png", routes.api_frame),
         Route("/api/tables/{table}/rounds/{round_id}/evidence.zip", routes.api_evidence),
         Route("/api/tables/{table}/roads", routes.api_roads),
         Route("/api/tables/{table}/camera", routes.api_camera),

@@ -30,6 +30,7 @@ from station.console.streams import Hub
 from station.console.users import UserStore
 from station.core.inputs import US
 from station.core.view import PRIVATE_RECORDS, record_visible
+from station.frames_kept import round_frames
 from station.games.presentation import RecallError, Records
 from station.live.table_station import TableStation
 from station.metrics import CAMERA_FPS, RECOGNITION_LATENCY, REGISTRY, Registry
@@ -367,7 +368,8 @@ class Console:
         if own is not None:
             recs = own.pop("records", [])
             return {**own, **_round_events(recs),
-                    "audit": self.audit.entries(table=name, round_id=round_id)}
+                    "audit": self.audit.entries(table=name, round_id=round_id),
+                    **self._frames(name, round_id)}
         if not ROUND_ID.match(round_id) or not round_id.startswith(f"{name}-S"):
             raise ApiError(400, f"{round_id!r} is not a round id of table {name} "
                                 f"(they look like {name}-S1-R7)")
@@ -406,18 +408,28 @@ class Console:
                        "house_net": sum(b["deducted"] - b["returned"] for b in bets)},
             **_round_events(recs),
             "audit": self.audit.entries(table=name, round_id=round_id),
-            "frame": None,
+            **self._frames(name, round_id),
         }
-        if self.frame_path(round_id) is not None:
-            out["frame"] = f"/api/tables/{name}/rounds/{round_id}/frame.png"
         return out
 
-    def frame_path(self, round_id: str) -> Path | None:
-        """The camera's frame at validation: `<frames_dir>/<round_id>.png`, when present."""
-        if self.frames_dir is None or not ROUND_ID.match(round_id):
-            return None
-        p = self.frames_dir / f"{round_id}.png"
-        return p if p.is_file() else None
+    def _frames(self, name: str, round_id: str) -> dict[str, Any]:
+        """The frames the camera kept for the round at validation: `frames`, each with its
+        name (the round's, or each deal's of a game) and where to get it; `frame`, the
+        round's own one (or None)."""
+        base = f"/api/tables/{name}/rounds/{round_id}"
+        kept = self.round_frames(round_id)
+        return {"frames": [{"name": p.stem, "url": f"{base}/frames/{p.stem}.png"} for p in kept],
+                "frame": f"{base}/frame.png" if self.frame_path(round_id) else None}
+
+    def round_frames(self, round_id: str) -> list[Path]:
+        """Every frame kept for the round: its own `<round_id>.png` and each of its parts'
+        (a game's deals, `<game id>-D<n>.png`)."""
+        return round_frames(self.frames_dir, round_id)
+
+    def frame_path(self, round_id: str, name: str | None = None) -> Path | None:
+        """The frame `name` of the round (default: the round's own), when kept."""
+        want = round_id if name is None else name
+        return next((p for p in self.round_frames(round_id) if p.stem == want), None)
 
     def close(self) -> None:
         self.closing.set()

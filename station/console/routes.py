@@ -150,7 +150,7 @@ async def api_rounds(request: Request) -> Response:
             m = re.search(r"-S(\d+)-R(\d+)$", rid)
             if m:
                 item["shoe"], item["round"] = int(m.group(1)), int(m.group(2))
-        item["frame"] = c.frame_path(rid) is not None
+        item["frame"] = bool(c.round_frames(rid))
         out.append(item)
     out.reverse()
     return JSONResponse({"table": name, "rounds": out})
@@ -167,9 +167,10 @@ async def api_frame(request: Request) -> Response:
     c = console_of(request)
     name, rid = request.path_params["table"], request.path_params["round_id"]
     c.recall(name, rid)  # the same checks: this table's round, and over
-    p = c.frame_path(rid)
+    frame = request.path_params.get("frame")  # one of its deals' (a game's), or its own
+    p = c.frame_path(rid, frame)
     if p is None:
-        raise ApiError(404, f"no camera frame was kept for {rid}")
+        raise ApiError(404, f"no camera frame {frame or rid} was kept for {rid}")
     return FileResponse(p, media_type="image/png")
 
 

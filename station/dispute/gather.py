@@ -24,6 +24,7 @@ from station.core.inputs import parse_header, parse_input
 from station.core.kernel import TableKernel
 from station.core.replay import settings_from_header
 from station.core.verify import LedgerCheckpoint, verify
+from station.frames_kept import round_frames
 
 #: a DS frame as the shoe sends it: `$<seq>,<TYPE>[,<fields>]*<crc>` (SHOE_PROTOCOL.md)
 FRAME = re.compile(r"\$(\d+),([A-Z_]+)((?:,[^*\r\n]*)?)\*([0-9A-Fa-f]{4})")
@@ -104,9 +105,7 @@ def _gather(conn: sqlite3.Connection, frames_dir: Path | None, audit_path: Path 
     round_intact = _vouched_through(conn, verdict, key, header.table, jid, last, ledger_cps)
     head = conn.execute("SELECT hash FROM chain WHERE seq=?", (last,)).fetchone()
     replay_equal, replay_detail = _replay_equal(conn, header, jid, last)
-    frames = sorted(p for p in frames_dir.glob(f"{rid}*.png")
-                    if p.stem == rid or p.stem.startswith(rid + "-")) \
-        if frames_dir is not None and frames_dir.is_dir() else []
+    frames = round_frames(frames_dir, rid)
     evidence = {
         "round_id": rid,
         "game": header.game,

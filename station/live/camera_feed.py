@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from station.camera_view import LATEST, CameraPicture
+from station.frames_kept import ROUND_FILE
 from station.private_files import FILE_MODE, private_dir
 
 log = logging.getLogger("station.camera")
@@ -110,8 +110,6 @@ class _Watched:
             return sum(1 for x in self.frame_times if now - x < 5.0) / 5.0
 
 
-#: a round, game or deal id fit to name a file (no separator, no leading dot)
-ROUND_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 
 
 class CameraFeed:

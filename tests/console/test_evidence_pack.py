@@ -160,3 +160,54 @@ def test_the_station_hands_its_console_the_ledger_it_is_configured_with(tmp_path
     assert parse_config({"settlement": bus}).evidence_ledger is None
     pg = "postgresql://floor@10.0.0.5/studio"
     assert parse_config({"settlement": {**bus, "evidence_ledger": pg}}).evidence_ledger == pg
+
+
+@pytest.mark.browser
+def test_a_si_zhi_dao_games_recall_offers_every_deals_frame(make_table, serve, tmp_path) -> None:
+    """A Si Zhi Dao table keeps one frame per deal (`<game id>-D<n>.png`): the game's recall
+    lists every one of them, serves each, and shows each in Chromium with its deal; the
+    evidence pack holds the same. Another game's frames (`SZ-01-G10-…`) are not the game's,
+    and a name that is not one of its frames is not served."""
+    table = make_table("traces-sizhidao/tie_once", signing_key=KEY)
+    g1 = table.expected["games"][0]
+    deals = [d["deal_id"] for d in g1["deals"]]
+    assert len(deals) >= 2, "the recorded game has a tie: two deals"
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    pngs = {d: _png(4 + i, 3) for i, d in enumerate(deals)}
+    for d, png in pngs.items():
+        (frames / f"{d}.png").write_bytes(png)
+    (frames / "SZ-01-G10-D1.png").write_bytes(_png(9, 9))
+    con = serve(table, frames_dir=frames)
+    sup = con.client("sup1")
+    table.feed()
+    rounds = {x["round_id"]: x for x in sup.get("/api/tables/SZ-01/rounds").json()["rounds"]}
+    assert rounds["SZ-01-G1"]["frame"] is True
+    assert all(x["frame"] is False for rid, x in rounds.items() if rid != "SZ-01-G1")
+    rec = sup.get("/api/tables/SZ-01/rounds/SZ-01-G1").json()
+    assert [f["name"] for f in rec["frames"]] == deals
+    assert rec["frame"] is None  # a game keeps no frame of its own, only its deals'
+    for f in rec["frames"]:
+        r = sup.get(f["url"])
+        assert r.status_code == 200 and r.headers["content-type"] == "image/png"
+        assert r.content == pngs[f["name"]]
+    for name in ("SZ-01-G10-D1", "SZ-01-G1", "..%2Fsecret"):
+        assert sup.get(f"/api/tables/SZ-01/rounds/SZ-01-G1/frames/{name}.png").status_code == 404
+    r = sup.get("/api/tables/SZ-01/rounds/SZ-01-G1/evidence.zip")
+    assert r.status_code == 200
+    with zipfile.ZipFile(io.BytesIO(r.content)) as z:
+        ev = json.loads(z.read("evidence.json"))
+        assert ev["frames"] == [f"frames/{d}.png" for d in deals]
+        assert all(z.read(f"frames/{d}.png") == pngs[d] for d in deals)
+    with chromium() as browser, new_page(browser, 1280, 900, "a Si Zhi Dao game's recall") as page:
+        login(page, con.url, "sup1", PASSWORDS["sup1"])
+        expect(page.locator("#who")).to_contain_text("sup1")
+        page.evaluate("recall('SZ-01', 'SZ-01-G1')")
+        expect(page.locator("#recall-id")).to_have_text("SZ-01-G1")
+        expect(page.locator("#recall figure.recall-frame")).to_have_count(len(deals))
+        for d in deals:
+            fig = page.locator(f"#recall figure[data-frame='{d}']")
+            expect(fig).to_contain_text(d)
+            # the picture itself arrived and decoded (a broken image has no natural width)
+            expect(fig.locator("img")).to_have_js_property("complete", True)
+            assert fig.locator("img").evaluate("i => i.naturalWidth") == 4 + deals.index(d)

@@ -381,7 +381,13 @@ async function recall(table, roundId) {
   list("Warnings", body.warnings, (w) => `${w.t.toFixed(1)} s · ${w.kind}: ${w.detail || ""}`);
   list("Decisions", body.decisions, (d) => `${d.t.toFixed(1)} s · ${d.action} by ${d.user || "?"}`);
   list("Audit", body.audit, (a) => `${new Date(a.at * 1000).toLocaleTimeString()} · ${a.user} (${a.role}) ${a.action}: ${a.outcome}${a.reason ? " — " + a.reason : ""}`);
-  if (body.frame) box.append(el("h3", { text: "Camera at validation" }), el("img", { src: body.frame, alt: `camera frame of ${roundId}` }));
+  // every frame kept at validation: the round's, or each deal's of a game
+  const frames = body.frames || [];
+  if (frames.length) box.append(el("h3", { text: "Camera at validation" }));
+  for (const f of frames) {
+    box.append(el("figure", { class: "recall-frame", "data-frame": f.name },
+      el("img", { src: f.url, alt: `camera frame of ${f.name}` }), el("figcaption", { text: f.name })));
+  }
   if (state.session.role === "supervisor") {  // the evidence pack is for supervisors (audited)
     box.append(el("p", {}, el("a", { id: "evidence-pack", href: `/api/tables/${encodeURIComponent(table)}/rounds/${encodeURIComponent(roundId)}/evidence.zip`, text: "Evidence pack (zip) for a dispute" })));
   }
