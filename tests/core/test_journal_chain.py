@@ -465,7 +465,7 @@ def _drop_chain(path: Path, *, outbox_too: bool) -> None:
 
 
 def test_a_chained_journal_disguised_as_one_from_before_the_chain_is_not_chained_again(
-        tmp_path):
+        tmp_path, capsys):
     """Its chain tables and description removed, a chained journal looks like one from
     before the chain, which the station chains (and signs) as it holds it. Checkpoints in
     its outbox, or in its ledger, give it away: the station does not open it."""
@@ -487,6 +487,19 @@ def test_a_chained_journal_disguised_as_one_from_before_the_chain_is_not_chained
     _drop_chain(cfg.journal_path, outbox_too=True)
     with pytest.raises(JournalError, match="holds 2 checkpoint"):
         start_runtime(cfg, with_console=False, with_bet_api=False)
+    assert not _rows(cfg.journal_path, "SELECT value FROM meta WHERE key='chain'")
+    # nothing in the file gives it away now: the ledger's checkpoints do, to verify and to
+    # the migration
+    key_args = ["--key-file", str(cfg.signing_key_file)]
+    assert station_main(["journal", "verify", str(cfg.journal_path), *key_args]) == 1
+    assert "not migrated yet" in json.loads(capsys.readouterr().out)["first_bad"]["why"]
+    assert station_main(["journal", "verify", str(cfg.journal_path), "--ledger",
+                         str(cfg.ledger_path), *key_args]) == 1
+    bad = json.loads(capsys.readouterr().out)["first_bad"]
+    assert bad["seq"] == 0 and "the ledger holds 2 checkpoint(s) of it" in bad["why"]
+    assert station_main(["journal", "migrate", str(cfg.journal_path), "--ledger",
+                         str(cfg.ledger_path), *key_args]) == 1
+    assert "holds 2 checkpoint" in capsys.readouterr().err
     assert not _rows(cfg.journal_path, "SELECT value FROM meta WHERE key='chain'")
 
 
