@@ -458,19 +458,24 @@ def test_a_pack_follows_the_tables_configuration(tables, tmp_path):
     assert p.returncode == 0 and json.loads(p.stdout)["frames"] == 1, p.stderr
 
 
-def test_a_pack_names_the_chained_bets_and_finds_the_ledger_disagreeing(tables, tmp_path):
-    """The outbox is not chained: a bet message changed there (its amounts) and another
-    deleted leave the pack's bets as the chained records name them, and the ledger's
-    postings of the changed one, still the original, agree with the records; a ledger
-    posting that differs from the records makes the round not intact against the ledger."""
-    src = tables["pokdeng"][0]
-    data = tmp_path / "copy"
+def _copy_table(src: Path, data: Path) -> Path:
+    """A copy of a table's journal and ledger, to change."""
     data.mkdir()
     for name in ("journal.sqlite", "ledger.sqlite"):
         conn, out = sqlite3.connect(src / name), sqlite3.connect(data / name)
         conn.backup(out)
         conn.close()
         out.close()
+    return data
+
+
+def test_a_pack_names_the_chained_bets_and_finds_the_ledger_disagreeing(tables, tmp_path):
+    """The outbox is not chained: a bet message changed there (its amounts) and another
+    deleted leave the pack's bets as the chained records name them, and the ledger's
+    postings of the changed one, still the original, agree with the records; a ledger
+    posting that differs from the records makes the round not intact against the ledger."""
+    src = tables["pokdeng"][0]
+    data = _copy_table(src, tmp_path / "copy")
     _data, rid = _pick([src])["settled"]
     j = sqlite3.connect(data / "journal.sqlite")
     rows = [(s, json.loads(b)) for s, b in j.execute(
@@ -518,13 +523,7 @@ def test_a_payout_posting_that_differs_from_the_settlement_shows_in_the_pack(tab
     paying message, the round is not intact against the ledger (exit 1), and the page shows
     it (Chromium)."""
     src = tables[game][0]
-    data = tmp_path / "copy"
-    data.mkdir()
-    for name in ("journal.sqlite", "ledger.sqlite"):
-        conn, out = sqlite3.connect(src / name), sqlite3.connect(data / name)
-        conn.backup(out)
-        conn.close()
-        out.close()
+    data = _copy_table(src, tmp_path / "copy")
     _data, rid = _pick([src])["settled"]
     rc, line = _dispute(data, rid, tmp_path / "before.zip")
     assert rc == 0 and line["ledger_agrees"] is True, line
