@@ -25,3 +25,17 @@ def round_frames(frames_dir: Path | None, round_id: str) -> list[Path]:
     return sorted(p for p in frames_dir.glob(f"{round_id}*.png")
                   if (p.stem == round_id or p.stem.startswith(round_id + "-"))
                   and ROUND_FILE.fullmatch(p.stem) and p.is_file())
+
+
+def ids_with_frames(frames_dir: Path | None) -> set[str]:
+    """Every id a kept frame belongs to: each frame's own name and each of its prefixes cut
+    at a `-` (a deal's frame `<game id>-D2` belongs to its game too). One listing of the
+    folder, for a list of rounds that asks of each whether it has any."""
+    if frames_dir is None or not frames_dir.is_dir():
+        return set()
+    out: set[str] = set()
+    for p in frames_dir.glob("*.png"):
+        if ROUND_FILE.fullmatch(p.stem):
+            parts = p.stem.split("-")
+            out.update("-".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return out

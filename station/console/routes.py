@@ -31,6 +31,7 @@ from station.console.errors import ApiError
 from station.console.pages import page, security_headers
 from station.console.panels import page_parts, panel_file, presentation, roads
 from station.console.users import ROLE_ACTIONS
+from station.frames_kept import ids_with_frames
 from station.games.presentation import ActionBodyError
 from station.live.table_station import StationStopped
 from station.metrics import render_tables
@@ -139,6 +140,7 @@ async def api_rounds(request: Request) -> Response:
     name = request.path_params["table"]
     out = []
     pres = presentation(c.game_of(name))
+    with_frames = ids_with_frames(c.frames_dir)  # one listing of the folder for every round
     for rid, rec in c.finished_rounds(name).items():
         item: dict[str, Any] = {"round_id": rid, "t": rec["t"],
                                 "status": "cancelled" if rec["type"] == "round_cancelled" else "settled"}
@@ -150,7 +152,7 @@ async def api_rounds(request: Request) -> Response:
             m = re.search(r"-S(\d+)-R(\d+)$", rid)
             if m:
                 item["shoe"], item["round"] = int(m.group(1)), int(m.group(2))
-        item["frame"] = bool(c.round_frames(rid))
+        item["frame"] = rid in with_frames
         out.append(item)
     out.reverse()
     return JSONResponse({"table": name, "rounds": out})
