@@ -1,7 +1,8 @@
 """No file of the station outside `station/games/<game>/` names a game: not its name or its
 words, not its module path, not a zone that only one game has. The games declare what is
 theirs (station/games/base.py, station/games/presentation.py) and the rest of the station
-renders it. Registry data (`BUILT_IN` in station/games/__init__.py) and docs/ are aside.
+renders it. Registry data (`BUILT_IN` and `DEFAULT_GAME` in station/games/__init__.py) and
+docs/ are aside.
 
 `OFFENDERS` is the list of files that still name a game, each with the reason and the names
 it holds; it may only shrink: a file that names a game and is not on it fails, so does a
@@ -35,8 +36,6 @@ TABLE_PREFIX = re.compile(r"""["'](PD|WZ|SZ|PG)-""")
 #: its package, or the file reads it from the contract)
 OFFENDERS: dict[str, tuple[str, frozenset[str]]] = {
     # the kernel's core
-    "station/core/settings.py": ("the default table of a bare TableSettings() is a Pok Deng one",
-        frozenset(['pokdeng', 'table PD-'])),
     "station/core/inputs.py": ("the DICE zone parser and the dice action (#22 item 3)",
         frozenset(["zone 'DICE'"])),
     # settlement
@@ -106,16 +105,24 @@ def _is_a_games_own(rel: Path) -> bool:
     return len(parts) > 3 and parts[:2] == ("station", "games") and parts[2] in BUILT_IN
 
 
+#: the registry's data, where names belong: its table of the built-in games and the game of a
+#: table that names none
+REGISTRY_DATA = ("BUILT_IN", "DEFAULT_GAME")
+
+
 def _registry_data_aside(rel: Path, text: str) -> str:
-    """The registry's table of the built-in games is where names belong."""
+    """The registry's data (each assignment of REGISTRY_DATA, and nothing else of the file)
+    is where names belong."""
     if rel != Path("station/games/__init__.py"):
         return text
     lines = text.splitlines(keepends=True)
+    aside = []
     for node in ast.parse(text).body:
         targets = [getattr(node, "target", None), *getattr(node, "targets", [])]
-        if any(isinstance(t, ast.Name) and t.id == "BUILT_IN" for t in targets):
-            del lines[node.lineno - 1:node.end_lineno]
-            break
+        if any(isinstance(t, ast.Name) and t.id in REGISTRY_DATA for t in targets):
+            aside.append((node.lineno - 1, node.end_lineno))
+    for first, end in reversed(aside):
+        del lines[first:end]
     return "".join(lines)
 
 
@@ -223,6 +230,11 @@ def test_the_scan_finds_a_seeded_offender_in_a_tree(tmp_path: Path) -> None:
         "bench/bench_seeded.py": ["pai gow"],
         "scripts/seed.sh": ["wenzhou"],
     }
+    # the registry's data is aside, the rest of the registry's file is scanned
+    (tmp_path / "station/games/__init__.py").write_text(
+        '"""Games: Pai Gow among them."""\nBUILT_IN = {"pokdeng": "x:Y",\n    "paigow": "a:B"}\n'
+        'DEFAULT_GAME: str = "pokdeng"\nFALLBACK = "sizhidao"\n', encoding="utf-8")
+    assert offenders(tmp_path)["station/games/__init__.py"] == ["pai gow", "sizhidao"]
     # a listed file that names one more word than its set is caught
     assert unlisted({"station/core/inputs.py": ["zone 'DICE'", "pokdeng"]}) == {
         "station/core/inputs.py": ["pokdeng"]}

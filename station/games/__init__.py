@@ -27,6 +27,10 @@ BUILT_IN: dict[str, str] = {
     "sizhidao": "station.games.sizhidao.rules:SiZhiDao",
 }
 
+#: the game of a table that names none (a bare `TableSettings()`, a config without
+#: `[table] game`, a tool's `--game` left out)
+DEFAULT_GAME: str = "pokdeng"
+
 #: where games installed separately declare themselves: `name = "package.module:Class"`
 ENTRY_POINT_GROUP = "dealer_station.games"
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from station.core.settings import DEFAULT_GAME, SettingsError, TableSettings
+from station.core.settings import DEFAULT_GAME, SettingsError, TableSettings, default_table
 from station.live.disk import DiskLimits
 
 log = logging.getLogger("station.config")
@@ -156,8 +156,8 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
     base = base_dir or Path.cwd()
 
     t = data.get("table", {})
-    name = _take(t, "table", "name", str, TableSettings.table)
     game = _take(t, "table", "game", str, DEFAULT_GAME)
+    name = _take(t, "table", "name", str, None) or _default_table(game)
     procedure = _take(t, "table", "procedure", dict, {})
     _leftover(t, "table")
     cam = data.get("camera", {})
@@ -251,6 +251,14 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
     if settlement.reserve:
         check_reservable(game)
     return cfg
+
+
+def _default_table(game: str) -> str:
+    """A table that names itself not is the first of its game's (`[table] game`)."""
+    try:
+        return default_table(game)
+    except SettingsError as e:
+        raise ConfigError(f"table.game: {e}") from None
 
 
 def _table_settings(name: str, game: str, camera: bool, procedure: dict[str, Any],
