@@ -35,10 +35,6 @@ TABLE_PREFIX = re.compile(r"""["'](PD|WZ|SZ|PG)-""")
 #: the files that still name a game, and why (to be emptied: each game's piece moves into
 #: its package, or the file reads it from the contract)
 OFFENDERS: dict[str, tuple[str, frozenset[str]]] = {
-    # the kernel's core
-    # settlement
-    "station/settlement/sim.py": ("per-game probes and defaults of the settlement simulator",
-        frozenset(['pai gow', 'pok deng', 'pokdeng', 'si zhi dao', 'table PD-'])),
     # the tools (#22 item 5: game tools in their packages)
     "station/commands/demo.py": ("the dealer mistakes a Pai Gow dealer makes (mistype_dice)",
         frozenset(['pai gow', 'paigow'])),
