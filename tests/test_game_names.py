@@ -73,8 +73,6 @@ OFFENDERS: dict[str, tuple[str, frozenset[str]]] = {
         frozenset(['paigow'])),
     "firmware_bridge/camera/scene.py": ("the synthetic scene's default game and DICE tray",
         frozenset(['pai gow', 'pokdeng', "zone 'DICE'"])),
-    "firmware_bridge/shoe/trace.py": ("the default game of a shoe trace",
-        frozenset(['pokdeng'])),
     # the benchmarks: each measures one game's piece, beside its baseline
     "bench/bench_camera.py": ("a section per game's table: Pok Deng's, Pai Gow's, Si Zhi Dao's scenes",
         frozenset(['pok deng', 'pokdeng', 'pai gow', 'paigow', 'sizhidao',
