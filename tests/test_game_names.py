@@ -64,15 +64,6 @@ OFFENDERS: dict[str, tuple[str, frozenset[str]]] = {
         frozenset(['si zhi dao', 'sizhidao'])),
     "station/studio/tables.py": ("the studio's default game and Si Zhi Dao tables",
         frozenset(['pokdeng', 'si zhi dao'])),
-    # the firmware bridge (#22 items 3 and 5: camera layouts and zone kinds per game)
-    "firmware_bridge/camera/layout.py": ("Pok Deng's layout as the default a tool without games reads",
-        frozenset(['pok deng', 'pokdeng', "zone 'B'", "zone 'P1'", "zone 'P2'", "zone 'P3'", "zone 'P4'", "zone 'P5'"])),
-    "firmware_bridge/camera/accuracy.py": ("Pok Deng's zones in the accuracy sample",
-        frozenset(["zone 'B'", "zone 'P1'", "zone 'P2'", "zone 'P3'", "zone 'P4'", "zone 'P5'"])),
-    "firmware_bridge/camera/dice_accuracy.py": ("Pai Gow's dice accuracy sample",
-        frozenset(['paigow'])),
-    "firmware_bridge/camera/scene.py": ("the synthetic scene's default game and DICE tray",
-        frozenset(['pai gow', 'pokdeng', "zone 'DICE'"])),
     # the benchmarks: each measures one game's piece, beside its baseline
     "bench/bench_camera.py": ("a section per game's table: Pok Deng's, Pai Gow's, Si Zhi Dao's scenes",
         frozenset(['pok deng', 'pokdeng', 'pai gow', 'paigow', 'sizhidao',

@@ -73,6 +73,10 @@ class Game(ABC):
     zone_kinds: Mapping[str, str] = MappingProxyType({})
     #: the game's name in messages ("a <title> layout needs ..."); empty: its `name`
     title: str = ""
+    #: the layout of the game's studio table, "module:NAME" of a dict as a layout file holds
+    #: it (firmware_bridge/camera/layout.py): what a table of the game films when its config
+    #: names no layout file (None: it must name one)
+    camera_layout: str | None = None
     #: the game's camera accuracy suite, "module:function" (station camera accuracy --game):
     #: function(firmware_bridge.camera.suite.AccuracyOptions) -> list of AccuracyTable
     camera_accuracy: str | None = None

@@ -403,7 +403,8 @@ def env_secret(name: str) -> str | None:
 # ---- the camera config file, checked against the table ------------------------------------
 
 def load_table_camera_config(cfg: StationConfig) -> Any:
-    """The camera config file `[camera] layout` names (None: the embedded default layout),
+    """The camera config file `[camera] layout` names (None: the studio layout the table's
+    game declares, `Game.camera_layout`),
     refused with a ConfigError when it cannot be read or when its zones are not exactly the
     table's game's (`station.games.get_game(game).zones`): the message names the missing and
     the extra zones."""
@@ -411,13 +412,17 @@ def load_table_camera_config(cfg: StationConfig) -> Any:
     from firmware_bridge.camera.layout import LayoutError, check_zones
     from firmware_bridge.camera.rig import is_rig_file
     from station.games import get_game
-    from station.games.camera_zones import game_zones
+    from station.games.camera_zones import game_layout_data, game_zones
 
     if is_rig_file(cfg.camera.layout):
         return load_table_camera_rig(cfg)
     try:
-        cam = load_camera_config(cfg.camera.layout, game_zones)
-        what = cfg.camera.layout or "the embedded default layout (no camera.layout given)"
+        studio = game_layout_data(cfg.table.game)
+        if cfg.camera.layout is None and studio is None:
+            raise LayoutError(f"camera.layout: a {cfg.table.game} table's game declares no studio "
+                              "camera layout: name a camera config file")
+        cam = load_camera_config(cfg.camera.layout, game_zones, default=studio)
+        what = cfg.camera.layout or (f"the {cfg.table.game} studio layout (no camera.layout given)")
         check_zones(cam.layout, get_game(cfg.table.game).zones, cfg.table.game, source=f"camera.layout: {what}")
         if cam.layout.game != cfg.table.game:
             raise LayoutError(f"camera.layout: {what} is a layout for {cam.layout.game!r}, the table "

@@ -128,8 +128,8 @@ def test_a_table_that_names_itself_not_is_the_first_of_its_games_prefix(tmp_path
     """The game of a bare `TableSettings()` is the registry's default, and a table without a
     name takes the first name of its game's own prefix (`Game.table_prefix`): a game installed
     on its own included, through the settings and a config alike."""
-    from station.games import DEFAULT_GAME, GAMES
     from station.core.settings import SettingsError, default_table
+    from station.games import DEFAULT_GAME, GAMES
 
     bare = TableSettings()
     assert bare.game == DEFAULT_GAME
