@@ -162,17 +162,10 @@ class Game(ABC):
         spec = cls.procedure_class
         if spec is None or isinstance(spec, type):
             return spec
-        module, _, name = spec.partition(":")
-        import importlib
-
-        from station.games import GameError
+        from station.games import GameError, load_declared
         from station.games.validate import validate_procedure
 
-        try:
-            found = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError) as e:
-            raise GameError(f"game {cls.name!r}: its procedure {spec} cannot be loaded "
-                            f"({type(e).__name__}: {e})") from e
+        found = load_declared(cls.name, "procedure", spec)
         if not (isinstance(found, type) and issubclass(found, Procedure)):
             raise GameError(f"game {cls.name!r}: {spec} is not a station.games.base.Procedure")
         validate_procedure(cls.name, found, cls)

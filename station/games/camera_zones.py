@@ -6,7 +6,6 @@ The camera side knows no games; the station hands it these."""
 from __future__ import annotations
 
 import copy
-import importlib
 from typing import Any
 
 from firmware_bridge.camera.layout import CARDS, GameZones, Layout, LayoutError, layout_from_dict
@@ -28,20 +27,14 @@ def game_layout_data(name: str) -> dict[str, Any] | None:
     """The layout of the game's studio table as a layout file holds it (a fresh copy), or None
     where the game declares none; a LayoutError for a name that is no game, or a declaration
     that cannot be loaded."""
-    from station.games import GAMES
+    from station.games import GAMES, load_declared
 
     if name not in GAMES:
         raise LayoutError(f"game {name!r} is no game of the station (games: {', '.join(GAMES)})")
     spec = GAMES[name].camera_layout
     if spec is None:
         return None
-    module, _, attr = spec.partition(":")
-    try:
-        data = getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as e:
-        raise LayoutError(f"game {name!r}: its camera layout {spec} cannot be loaded "
-                          f"({type(e).__name__}: {e})") from e
-    return copy.deepcopy(data)
+    return copy.deepcopy(load_declared(name, "camera layout", spec, LayoutError))
 
 
 def game_layout(name: str) -> Layout:
