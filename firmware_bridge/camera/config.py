@@ -51,8 +51,8 @@ def _given_layout(default: Mapping[str, Any] | None, game_zones: GameZonesLookup
     if default is None:
         raise LayoutError(f"{where}: no layout: name a camera config file with the table's "
                           "[layout] and [zones.*]")
-    return layout_from_dict(dict(default), source=str(default.get("layout", {}).get("name", "given layout")),
-                            game_zones=game_zones)
+    name = default.get("layout", {}).get("name", "")
+    return layout_from_dict(dict(default), source=f"the given layout {name!r}", game_zones=game_zones)
 
 
 def load_camera_config(path: str | Path | None, game_zones: GameZonesLookup | None = None, *,
