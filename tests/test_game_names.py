@@ -1,7 +1,8 @@
 """No file of the station outside `station/games/<game>/` names a game: not its name or its
 words, not its module path, not a zone that only one game has. The games declare what is
 theirs (station/games/base.py, station/games/presentation.py) and the rest of the station
-renders it. Registry data (`BUILT_IN` in station/games/__init__.py) and docs/ are aside.
+renders it. Registry data (`BUILT_IN` and `DEFAULT_GAME` in station/games/__init__.py) and
+docs/ are aside.
 
 `OFFENDERS` is the list of files that still name a game, each with the reason and the names
 it holds; it may only shrink: a file that names a game and is not on it fails, so does a
@@ -34,14 +35,6 @@ TABLE_PREFIX = re.compile(r"""["'](PD|WZ|SZ|PG)-""")
 #: the files that still name a game, and why (to be emptied: each game's piece moves into
 #: its package, or the file reads it from the contract)
 OFFENDERS: dict[str, tuple[str, frozenset[str]]] = {
-    # the kernel's core
-    "station/core/settings.py": ("the default table of a bare TableSettings() is a Pok Deng one",
-        frozenset(['pokdeng', 'table PD-'])),
-    "station/core/inputs.py": ("the DICE zone parser and the dice action (#22 item 3)",
-        frozenset(["zone 'DICE'"])),
-    # settlement
-    "station/settlement/sim.py": ("per-game probes and defaults of the settlement simulator",
-        frozenset(['pai gow', 'pok deng', 'pokdeng', 'si zhi dao', 'table PD-'])),
     # the tools (#22 item 5: game tools in their packages)
     "station/commands/demo.py": ("the dealer mistakes a Pai Gow dealer makes (mistype_dice)",
         frozenset(['pai gow', 'paigow'])),
@@ -71,17 +64,6 @@ OFFENDERS: dict[str, tuple[str, frozenset[str]]] = {
         frozenset(['si zhi dao', 'sizhidao'])),
     "station/studio/tables.py": ("the studio's default game and Si Zhi Dao tables",
         frozenset(['pokdeng', 'si zhi dao'])),
-    # the firmware bridge (#22 items 3 and 5: camera layouts and zone kinds per game)
-    "firmware_bridge/camera/layout.py": ("Pok Deng's layout as the default a tool without games reads",
-        frozenset(['pok deng', 'pokdeng', "zone 'B'", "zone 'P1'", "zone 'P2'", "zone 'P3'", "zone 'P4'", "zone 'P5'"])),
-    "firmware_bridge/camera/accuracy.py": ("Pok Deng's zones in the accuracy sample",
-        frozenset(["zone 'B'", "zone 'P1'", "zone 'P2'", "zone 'P3'", "zone 'P4'", "zone 'P5'"])),
-    "firmware_bridge/camera/dice_accuracy.py": ("Pai Gow's dice accuracy sample",
-        frozenset(['paigow'])),
-    "firmware_bridge/camera/scene.py": ("the synthetic scene's default game and DICE tray",
-        frozenset(['pai gow', 'pokdeng', "zone 'DICE'"])),
-    "firmware_bridge/shoe/trace.py": ("the default game of a shoe trace",
-        frozenset(['pokdeng'])),
     # the benchmarks: each measures one game's piece, beside its baseline
     "bench/bench_camera.py": ("a section per game's table: Pok Deng's, Pai Gow's, Si Zhi Dao's scenes",
         frozenset(['pok deng', 'pokdeng', 'pai gow', 'paigow', 'sizhidao',
@@ -106,16 +88,24 @@ def _is_a_games_own(rel: Path) -> bool:
     return len(parts) > 3 and parts[:2] == ("station", "games") and parts[2] in BUILT_IN
 
 
+#: the registry's data, where names belong: its table of the built-in games and the game of a
+#: table that names none
+REGISTRY_DATA = ("BUILT_IN", "DEFAULT_GAME")
+
+
 def _registry_data_aside(rel: Path, text: str) -> str:
-    """The registry's table of the built-in games is where names belong."""
+    """The registry's data (each assignment of REGISTRY_DATA, and nothing else of the file)
+    is where names belong."""
     if rel != Path("station/games/__init__.py"):
         return text
     lines = text.splitlines(keepends=True)
+    aside = []
     for node in ast.parse(text).body:
         targets = [getattr(node, "target", None), *getattr(node, "targets", [])]
-        if any(isinstance(t, ast.Name) and t.id == "BUILT_IN" for t in targets):
-            del lines[node.lineno - 1:node.end_lineno]
-            break
+        if any(isinstance(t, ast.Name) and t.id in REGISTRY_DATA for t in targets):
+            aside.append((node.lineno - 1, node.end_lineno))
+    for first, end in reversed(aside):
+        del lines[first:end]
     return "".join(lines)
 
 
@@ -199,7 +189,7 @@ def test_the_scan_sees_a_game_named():
     assert not names_in("a pot game's seats, zone \"BURN\", table \"T-01\", CPD-1, 'APD-'")
 
 
-def test_the_scan_finds_a_seeded_offender_in_a_tree(tmp_path: Path) -> None:
+def test_the_scan_finds_a_seeded_offender_in_a_tree(tmp_path: Path, monkeypatch) -> None:
     """offenders() on a tree of its own: a game named in the kernel, a bench and a script is
     found; a game's own package and the registry's table are not; a package of a name that
     is no game of the station's is scanned like the rest."""
@@ -223,7 +213,14 @@ def test_the_scan_finds_a_seeded_offender_in_a_tree(tmp_path: Path) -> None:
         "bench/bench_seeded.py": ["pai gow"],
         "scripts/seed.sh": ["wenzhou"],
     }
+    # the registry's data is aside, the rest of the registry's file is scanned
+    (tmp_path / "station/games/__init__.py").write_text(
+        '"""Games: Pai Gow among them."""\nBUILT_IN = {"pokdeng": "x:Y",\n    "paigow": "a:B"}\n'
+        'DEFAULT_GAME: str = "pokdeng"\nFALLBACK = "sizhidao"\n', encoding="utf-8")
+    assert offenders(tmp_path)["station/games/__init__.py"] == ["pai gow", "sizhidao"]
     # a listed file that names one more word than its set is caught
-    assert unlisted({"station/core/inputs.py": ["zone 'DICE'", "pokdeng"]}) == {
-        "station/core/inputs.py": ["pokdeng"]}
-    assert unlisted({"station/core/inputs.py": ["zone 'DICE'"]}) == {}
+    monkeypatch.setitem(OFFENDERS, "station/core/seeded.py",
+                        ("a seeded offender", frozenset(["zone 'DICE'"])))
+    assert unlisted({"station/core/seeded.py": ["zone 'DICE'", "pokdeng"]}) == {
+        "station/core/seeded.py": ["pokdeng"]}
+    assert unlisted({"station/core/seeded.py": ["zone 'DICE'"]}) == {}

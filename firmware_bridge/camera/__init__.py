@@ -1,8 +1,9 @@
 """The overhead camera: frames of the table in, TRACES.md camera observations out.
 
-    scene = TableScene()
-    camera = SyntheticCamera(scene, default_layout(), perturbations="dim", seed=1)
-    rec = Recogniser(default_layout())
+    layout = load_layout("config/camera_<game>_1080p.toml")  # the table's own layout
+    scene = TableScene(layout.zone_names)
+    camera = SyntheticCamera(scene, layout, perturbations="dim", seed=1)
+    rec = Recogniser(layout)
     CameraObserver(camera, rec, on_observation=core_input).start()
 
 See docs/camera.md for the studio side (placement, lighting, calibration).
@@ -10,7 +11,7 @@ See docs/camera.md for the studio side (placement, lighting, calibration).
 
 from firmware_bridge.camera.decoders import QrRead, make_decoder
 from firmware_bridge.camera.faces import CardArtist, face_text, parse_face_text
-from firmware_bridge.camera.layout import Layout, LayoutError, Zone, default_layout, load_layout
+from firmware_bridge.camera.layout import Layout, LayoutError, Zone, load_layout
 from firmware_bridge.camera.observer import CameraObserver, ObservationTracker
 from firmware_bridge.camera.recogniser import Recogniser
 from firmware_bridge.camera.scene import CUT, FACE_DOWN, UNREADABLE, TableScene
@@ -44,7 +45,6 @@ __all__ = [
     "TableScene",
     "VideoFileSource",
     "Zone",
-    "default_layout",
     "face_text",
     "load_layout",
     "make_decoder",

@@ -1,9 +1,11 @@
 """The accuracy suite: thousands of synthetic frames with known truth, per perturbation.
 
-Each frame shows a fresh random table (every zone empty, one or two cards, face down, face
-up or half revealed; the burn card; sometimes the cut card in a zone or beside the shoe;
-now and then a misprinted card whose two symbols disagree). The recogniser reads it as a
-still, with no history to lean on, and every zone is scored:
+Each frame shows a fresh random table from a scene maker: a game's own (its hands, its burn
+card, its seats, in its package's camera accuracy suite), or `random_table_of(layout)`'s for
+any layout (every card zone empty, one or two cards, face down, face up or half revealed;
+sometimes the cut card in a zone or beside the shoe; now and then a misprinted card whose two
+symbols disagree). The recogniser reads it as a still, with no history to lean on, and every
+zone is scored:
 
 * `correct`: exactly the truth (as a multiset: order in a zone means nothing);
 * `xx`: right count and sides, but a face-up card reported `XX` (unreadable, not guessed);
@@ -26,13 +28,11 @@ from dataclasses import dataclass, field
 from firmware_bridge.camera.calibration import calibrate
 from firmware_bridge.camera.config import CameraConfig
 from firmware_bridge.camera.decks import DeckStyle
-from firmware_bridge.camera.layout import CARDS, Layout, default_layout
+from firmware_bridge.camera.layout import CARDS, Layout
 from firmware_bridge.camera.recogniser import Recogniser
 from firmware_bridge.camera.scene import CUT, FACE_DOWN, UNREADABLE, TableScene
 from firmware_bridge.camera.synthetic import PRESETS, STRESS_PRESETS, SyntheticCamera
 from firmware_bridge.cards import ALL_CARDS
-
-HAND_ZONES = ("P1", "P2", "P3", "P4", "P5", "B")
 
 
 @dataclass
@@ -70,31 +70,47 @@ class PresetScore:
         }
 
 
-def random_table(rng: random.Random, seed: int) -> TableScene:
-    scene = TableScene(seed=seed)
-    for zone in HAND_ZONES:
-        n = rng.choice((0, 1, 2, 2, 2, 2))
-        mode = rng.choice(("down", "down", "up", "up", "half"))
-        for j in range(n):
-            up = mode == "up" or (mode == "half" and j == 0)
-            card = str(rng.choice(ALL_CARDS))
-            code = f"{rng.randrange(1, 9)}-{rng.randrange(10000):04d}" if rng.random() < 0.3 else None
-            misprint = None
-            # A misprint can be seen only when both symbols are: on the top card.
-            if up and j == n - 1 and rng.random() < 0.03:
-                misprint = str(rng.choice([c for c in ALL_CARDS if str(c) != card]))
-            scene.deal(zone, card, face_up=up, code=code, misprint=misprint)
-    if rng.random() < 0.4:
-        scene.deal("BURN", str(rng.choice(ALL_CARDS)), face_up=True)
-    # The cut card, when out, lies beside the shoe or alone in a free zone (the dealer never
-    # lays it on a hand, where it would hide the cards).
+def deal_hand(rng: random.Random, scene: TableScene, zone: str) -> None:
+    """None, one or two cards in `zone`, face down, face up or half revealed; now and then a
+    serial code, and a misprint on a face-up top card."""
+    n = rng.choice((0, 1, 2, 2, 2, 2))
+    mode = rng.choice(("down", "down", "up", "up", "half"))
+    for j in range(n):
+        up = mode == "up" or (mode == "half" and j == 0)
+        card = str(rng.choice(ALL_CARDS))
+        code = f"{rng.randrange(1, 9)}-{rng.randrange(10000):04d}" if rng.random() < 0.3 else None
+        misprint = None
+        # A misprint can be seen only when both symbols are: on the top card.
+        if up and j == n - 1 and rng.random() < 0.03:
+            misprint = str(rng.choice([c for c in ALL_CARDS if str(c) != card]))
+        scene.deal(zone, card, face_up=up, code=code, misprint=misprint)
+
+
+def lay_cut_card(rng: random.Random, scene: TableScene) -> None:
+    """The cut card, when out, lies beside the shoe or alone in a free zone (the dealer never
+    lays it on a hand, where it would hide the cards)."""
     r = rng.random()
     empty = [z for z, cards in scene.snapshot().items() if not cards]
     if r < 0.08 and empty:
         scene.cut_card(True, rng.choice(empty))
     elif r < 0.2:
         scene.cut_card(True, None)
-    return scene
+
+
+def random_table_of(layout: Layout) -> SceneMaker:
+    """Random tables of any layout: a hand (`deal_hand`) in every zone of cards, the cut card
+    now and then (`lay_cut_card`)."""
+    zones = layout.zone_names
+    cards = [z for z in zones if layout.kind_of(z) == CARDS]
+
+    def make(rng: random.Random, seed: int) -> TableScene:
+        scene = TableScene(zones, seed=seed, zone_kinds=layout.zone_kinds)
+        for zone in cards:
+            deal_hand(rng, scene, zone)
+        lay_cut_card(rng, scene)
+        return scene
+
+    return make
 
 
 def score_zone(truth: list[str], seen: list[str] | None) -> str:
@@ -137,12 +153,16 @@ def run(
     frames: int = 250,
     seed: int = 1,
     decoder: str = "auto",
-    layout: Layout | None = None,
+    *,
+    layout: Layout,
     styles: list[str] | None = None,
+    scene_for: SceneMaker | None = None,
 ) -> list[PresetScore]:
-    """Score every (deck style, perturbation): each style is calibrated from its own stills
-    first. Without `styles`: the studio deck with the layout's own calibration."""
-    return run_camera(CameraConfig(layout or default_layout()), random_table, presets, frames, seed, decoder, styles)
+    """Score every (deck style, perturbation) on the tables of `scene_for` (None:
+    `random_table_of(layout)`): each style is calibrated from its own stills first. Without
+    `styles`: the studio deck with the layout's own calibration."""
+    return run_camera(CameraConfig(layout), scene_for or random_table_of(layout), presets, frames, seed,
+                      decoder, styles)
 
 
 def run_camera(cam: CameraConfig, scene_for: SceneMaker, presets: list[str] | None = None, frames: int = 250,
@@ -170,7 +190,7 @@ SceneMaker = Callable[[random.Random, int], TableScene]
 
 
 def run_scenes(recogniser: Recogniser, layout: Layout, style: str | None, presets: list[str] | None,
-               frames: int, seed: int, scene_for: SceneMaker = random_table) -> list[PresetScore]:
+               frames: int, seed: int, scene_for: SceneMaker) -> list[PresetScore]:
     """Score `recogniser` (its zones read by their kinds' readers) on `frames` tables from
     `scene_for` per perturbation preset."""
     results = []
@@ -198,6 +218,7 @@ def score_frame(camera: SyntheticCamera, scene: TableScene, recogniser: Recognis
                 score: PresetScore, frame_no: int) -> bool:
     """Film `scene`, read the frame, score each zone into `score`; whether the recogniser
     saw the cut card."""
+    scene.lay_out(camera.layout)  # kinds its maker left unsaid: the layout's
     camera.scene = scene
     camera.new_view()
     got = None

@@ -1,12 +1,15 @@
 """A camera config file (`config/camera_*.toml`): the layout plus where frames come from and
-how the recogniser is tuned. Every part is optional; without a file the embedded default
-layout, the synthetic camera and the default tuning are used."""
+how the recogniser is tuned. Every part but the layout is optional (the synthetic camera and
+the default tuning); without a file, or a file without zones, the layout is the one the
+caller gives (the station gives the table's game's studio layout, `Game.camera_layout`)."""
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from firmware_bridge.camera.controls import parse_controls
 from firmware_bridge.camera.dice_calibration import DiceCalibration, dice_calibration_from_dict
@@ -14,7 +17,6 @@ from firmware_bridge.camera.layout import (
     GameZonesLookup,
     Layout,
     LayoutError,
-    default_layout,
     layout_from_dict,
 )
 
@@ -44,17 +46,29 @@ def read_toml(p: Path, what: str) -> dict:
         raise LayoutError(f"{p}: not valid TOML: {exc}") from exc
 
 
+def _given_layout(default: Mapping[str, Any] | None, game_zones: GameZonesLookup | None,
+                  where: str) -> Layout:
+    if default is None:
+        raise LayoutError(f"{where}: no layout: name a camera config file with the table's "
+                          "[layout] and [zones.*]")
+    name = default.get("layout", {}).get("name", "")
+    return layout_from_dict(dict(default), source=f"the given layout {name!r}", game_zones=game_zones)
+
+
 def load_camera_config(path: str | Path | None, game_zones: GameZonesLookup | None = None, *,
+                       default: Mapping[str, Any] | None = None,
                        one_camera_of_several: bool = False) -> CameraConfig:
     """`game_zones`: the station's lookup of the games' zone declarations (layout_from_dict).
+    `default`: the layout, as a layout file holds it, of a table whose file names none (or of
+    no file: `path` None); without it, such a table is refused.
     `one_camera_of_several`: a camera of a rig (rig.py), which sees some of the game's zones."""
     if path is None:
-        return CameraConfig(default_layout(game_zones))
+        return CameraConfig(_given_layout(default, game_zones, "camera"))
     p = Path(path)
     data = read_toml(p, "camera config")
     layout = (layout_from_dict(data, source=str(p), game_zones=game_zones,
                                one_camera_of_several=one_camera_of_several) if "zones" in data
-              else default_layout(game_zones))
+              else _given_layout(default, game_zones, str(p)))
     source_given = "source" in data
     source = data.get("source", {"kind": "synthetic"})
     if isinstance(source, str):

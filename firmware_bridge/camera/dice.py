@@ -1,4 +1,5 @@
-"""The dice reader: the faces up of the dice in the `DICE` zone (CARD_FACES.md, "Dice").
+"""The dice reader: the faces up of the dice in a dice tray's zone (a zone of kind dice;
+CARD_FACES.md, "Dice").
 
 Input: the zone's picture (BGR, cropped from a real frame) and a die's size in pixels (from
 the camera's scale, or measured at the tray by `station camera calibrate --dice`). Output: one
@@ -98,7 +99,7 @@ class DiceReader:
 
     # ---- public --------------------------------------------------------------------
     def read(self, image: np.ndarray) -> list[int]:
-        """Faces of the dice in `image` (a BGR picture of the DICE zone), left to right."""
+        """Faces of the dice in `image` (a BGR picture of the tray's zone), left to right."""
         return self.read_detailed(image).faces
 
     def read_detailed(self, image: np.ndarray) -> DiceReading:

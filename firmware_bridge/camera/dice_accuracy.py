@@ -8,7 +8,8 @@ the preset keeps them) read as a still. Every picture is scored:
 * `wrong_face`: a face named that is not there. Must be 0;
 * `miscount`: a different number of dice than lie in the tray (none named wrongly).
 
-`bench/bench_dice.py` and `tests/paigow/test_dice_reader.py` run it.
+The dice benchmark (`bench/bench_dice.py`), the dice reader's tests and each dice game's
+accuracy suite (`station camera accuracy --game G`) run it.
 """
 
 from __future__ import annotations

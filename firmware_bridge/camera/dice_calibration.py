@@ -77,7 +77,7 @@ def calibrate_dice(crops: list[np.ndarray], nominal_die_px: float) -> DiceCalibr
         raise CalibrationError(
             f"no die read on the stills at any size from {named_at[0][0]:.0f} to {named_at[-1][0]:.0f} px "
             f"(the layout's scale gives {nominal_die_px:.0f}): put two dice in the tray with their top faces in "
-            "full view, check the DICE zone's polygon and the layout's mm_per_px"
+            "full view, check the tray zone's polygon and the layout's mm_per_px"
             if named_at else f"the layout's scale gives a die of {nominal_die_px:.0f} px, too small to read")
     sizes = [p for p, n in named_at if n == best]
     # the reader names a die over a range of sizes; the size is then measured on the dice

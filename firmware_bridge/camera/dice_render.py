@@ -284,7 +284,7 @@ def side_faces_for(top: int, rng: random.Random) -> tuple[int, int, int, int]:
 
 @dataclass
 class TrayPicture:
-    image: np.ndarray  # BGR, the DICE zone as the camera crops it
+    image: np.ndarray  # BGR, the tray's zone as the camera crops it
     faces: list[int]  # the truth: top faces, left to right
     dice: list[PlacedDie]
     mm_per_px: float
@@ -348,7 +348,7 @@ def render_tray(
     zone_mm: tuple[float, float] = (144.0, 72.0),
     look: DiceLook | None = None,
 ) -> TrayPicture:
-    """A camera crop of the DICE zone (`zone_mm`, centred on the tray) holding dice.
+    """A camera crop of the tray's zone (`zone_mm`, centred on the tray) holding dice.
 
     `faces`: how many dice (random faces), or the faces themselves, or None for two dice.
     """

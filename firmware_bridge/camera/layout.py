@@ -5,9 +5,9 @@ A layout is calibrated once per table (see docs/camera.md): the studio engineer 
 into a `config/camera_*.toml` file. Zones are polygons in the camera's full-resolution pixel
 coordinates; the recogniser works only inside them.
 
-The embedded default is the Pok Deng layout of our 1920×1080 studio camera (P1–P5 along the
-players' side, B and BURN in front of the dealer), so the simulator, the tests and the demo
-need no file at all.
+The bridge holds no table of its own: every layout comes from a file or from its caller (a
+game declares its studio layout in its own package, and the station hands it over), so a
+tool run alone names its layout file.
 
 Which zones a table needs and what lies in each (its *kind*: cards, a dice tray) is the
 game's to say, not this module's: the station passes the game's declaration in
@@ -25,10 +25,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-#: the zones of the embedded default layout
-POKDENG_ZONES = ("P1", "P2", "P3", "P4", "P5", "B", "BURN")
 #: what a zone holds when nobody says otherwise
 CARDS = "cards"
+#: a dice tray's kind: the synthetic camera draws the tray and its dice there, the recogniser
+#: reads it with the dice reader (build.py)
+DICE = "dice"
 
 # Card and QR geometry fixed by CARD_FACES.md (millimetres).
 CARD_W_MM = 63.0
@@ -95,7 +96,8 @@ class Layout:
     # Nominal felt colour (B, G, R) under the studio's calibrated white balance; the
     # recogniser measures the actual felt in every frame and corrects towards this.
     felt_bgr: tuple[int, int, int] = (40, 112, 34)
-    game: str = "pokdeng"
+    #: the game of the table (`[layout] game`); empty: the layout names none
+    game: str = ""
     extra: dict[str, object] = field(default_factory=dict)
     # the felt and the deck's back as `station camera calibrate` measured them
     # (calibration.Calibration); None: not calibrated
@@ -105,6 +107,11 @@ class Layout:
 
     def kind_of(self, zone: str) -> str:
         return self.zone_kinds.get(zone, CARDS)
+
+    @property
+    def tray_zone(self) -> str | None:
+        """The zone of kind dice, where the tray lies (None: a table without one)."""
+        return next((z for z in self.zones if self.kind_of(z) == DICE), None)
 
     @property
     def zone_names(self) -> tuple[str, ...]:
@@ -149,40 +156,6 @@ class Layout:
             if zone.contains(x, y):
                 return name
         return None
-
-
-def _default_pokdeng_1080p() -> dict[str, object]:
-    # Five player zones along the top (the players' side), banker and burn zones along the
-    # bottom (the dealer's side); the bottom-left corner is where the shoe and discard rack
-    # stand. Each player zone is 374 px wide = 112 mm, room for two overlapping cards
-    # turned by up to 20°.
-    zones: dict[str, list[list[int]]] = {}
-    for i in range(5):
-        x0 = 8 + i * 382
-        zones[f"P{i + 1}"] = [[x0, 16], [x0 + 374, 16], [x0 + 374, 556], [x0, 556]]
-    zones["B"] = [[773, 576], [1147, 576], [1147, 1064], [773, 1064]]
-    zones["BURN"] = [[1400, 576], [1774, 576], [1774, 1064], [1400, 1064]]
-    return {
-        "layout": {
-            "name": "pokdeng-1080p",
-            "game": "pokdeng",
-            "width": 1920,
-            "height": 1080,
-            "mm_per_px": 0.30,
-            "felt_bgr": [40, 112, 34],
-        },
-        "zones": {name: {"polygon": poly} for name, poly in zones.items()},
-        # our studio deck (blue lattice back) on the green felt, as `station camera
-        # calibrate` measured them; a table with another deck set calibrates its own
-        "calibration": {
-            "felt": {"bgr": [40, 112, 34]},
-            "back": {"cells": [[26, 5], [27, 5], [27, 6]], "level": 0.5, "white_edge": 0.037,
-                     "mean_bgr": [162, 85, 36], "texture": 21.3, "coverage": 1.0, "cards": 3},
-        },
-    }
-
-
-DEFAULT_LAYOUT_DICT = _default_pokdeng_1080p()
 
 
 def layout_from_dict(data: dict, *, source: str = "<dict>", game_zones: GameZonesLookup | None = None,
@@ -241,8 +214,13 @@ def layout_from_dict(data: dict, *, source: str = "<dict>", game_zones: GameZone
         if area < 1.0:
             raise LayoutError(f"{source}: zone {name}: polygon has no area")
         zones[str(name)] = Zone(str(name), tuple(pts))
-    game = str(head.get("game", "pokdeng"))
+    game = head.get("game", "")
+    if not isinstance(game, str):
+        raise LayoutError(f"{source}: [layout] game must be a game's name")
     if game_zones is not None:
+        if not game:
+            raise LayoutError(f"{source}: [layout] game is missing: the layout must name the "
+                              "game of its table, whose zones it holds")
         declared = game_zones(game)
         missing = [z for z in declared.kinds if z not in zones]
         extra = [z for z in zones if z not in declared.kinds]
@@ -250,8 +228,7 @@ def layout_from_dict(data: dict, *, source: str = "<dict>", game_zones: GameZone
             raise LayoutError(f"{source}: zone(s) {', '.join(extra)} are not a {declared.title} table's "
                               f"(its zones are {' '.join(declared.kinds)})")
         if missing and not one_camera_of_several:
-            default = ", the default" if "game" not in head else ""
-            raise LayoutError(f"{source}: a {declared.title} layout ([layout] game = \"{game}\"{default}) "
+            raise LayoutError(f"{source}: a {declared.title} layout ([layout] game = \"{game}\") "
                               f"needs zones {', '.join(missing)} (missing {' '.join(missing)} of the game's "
                               f"{' '.join(declared.kinds)})")
         for z, kind in declared.kinds.items():
@@ -284,8 +261,8 @@ def layout_from_dict(data: dict, *, source: str = "<dict>", game_zones: GameZone
 
 
 def check_zones(layout: Layout, game_zones: tuple[str, ...] | list[str], game: str, *, source: str = "") -> None:
-    """Refuse a layout whose zones are not exactly the game's (its zone tuple is the truth:
-    Pok Deng's P1-P5 B BURN, another game's its own). Names the missing and the extra ones."""
+    """Refuse a layout whose zones are not exactly the game's (the game's zone tuple is the
+    truth). Names the missing and the extra ones."""
     want, have = list(game_zones), set(layout.zones)
     missing = [z for z in want if z not in have]
     extra = sorted(have - set(want))
@@ -301,16 +278,9 @@ def check_zones(layout: Layout, game_zones: tuple[str, ...] | list[str], game: s
             f"(the game's zones are {' '.join(want)})")
 
 
-def default_layout(game_zones: GameZonesLookup | None = None) -> Layout:
-    """The embedded 1920×1080 Pok Deng layout."""
-    return layout_from_dict(DEFAULT_LAYOUT_DICT, source="embedded pokdeng-1080p", game_zones=game_zones)
-
-
-def load_layout(path: str | Path | None, game_zones: GameZonesLookup | None = None) -> Layout:
-    """Load a layout TOML file (None → the embedded default). A camera config file may hold
-    other tables too (e.g. [source]); only [layout] and [zones.*] are read here."""
-    if path is None:
-        return default_layout(game_zones)
+def load_layout(path: str | Path, game_zones: GameZonesLookup | None = None) -> Layout:
+    """Load a layout TOML file. A camera config file may hold other tables too (e.g.
+    [source]); only [layout] and [zones.*] are read here."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")

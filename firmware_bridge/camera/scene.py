@@ -1,25 +1,28 @@
 """What lies on the table: the truth the synthetic camera renders and the recogniser should
 report. The demo's dealer and the tests drive it; the camera thread reads it, so every
 method takes the scene's lock and the renderer works on a frozen copy.
+
+What lies where is the table's game's to say, never a zone's name: the zones and their kinds
+(cards, or a dice tray) come from the caller, or, for a scene made without them, from the
+layout of the camera that films it (`lay_out`), which carries the game's declaration.
 """
 
 from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from firmware_bridge.camera.dice_render import DicePerturbations, PlacedDie, Tray, place_dice
 from firmware_bridge.camera.faces import face_text
-from firmware_bridge.camera.layout import POKDENG_ZONES
+from firmware_bridge.camera.layout import CARDS, DICE, Layout
 from firmware_bridge.camera.seat_poses import SeatPlan, dealt_pose, new_plan, shown_poses
 from firmware_bridge.cards import parse_card
 
 FACE_DOWN = "??"
 UNREADABLE = "XX"
 CUT = "CUT"
-DICE_ZONE = "DICE"
 #: how dice land in the tray at our tables: now and then touching each other or the rim, seen
 #: a little off axis (the scene's placement; the picture's own imperfections are the camera's)
 TABLE_THROWS = DicePerturbations(tilt_mm=1.5, touching_rate=0.15, rim_rate=0.1)
@@ -51,21 +54,30 @@ class SceneState:
     cut_turn: float
     hand_zone: str | None
     hand_seed: int
-    dice: tuple[PlacedDie, ...] = field(default=())  # in the DICE zone's tray
+    dice: tuple[PlacedDie, ...] = field(default=())  # in the tray (the zone of kind dice)
 
 
 class TableScene:
-    """The table's contents. Thread-safe; `snapshot()` is the truth as an observation."""
+    """The table's contents. Thread-safe; `snapshot()` is the truth as an observation.
 
-    def __init__(self, zones: tuple[str, ...] | list[str] = POKDENG_ZONES, seed: int = 0, *,
+    `zones`: the table's zones (None: those of the layout it is first filmed through);
+    `zone_kinds`: zone -> what lies there when not cards (a dice tray: "dice"; None: as the
+    layout it is filmed through says)."""
+
+    def __init__(self, zones: Sequence[str] | None = None, seed: int = 0, *,
+                 zone_kinds: Mapping[str, str] | None = None,
                  throws: DicePerturbations = TABLE_THROWS, tray: Tray | None = None,
                  seat_zones: tuple[str, ...] | list[str] = ()) -> None:
-        self._zones = tuple(zones)
+        self._zones = tuple(zones) if zones is not None else ()
+        self._zones_given = zones is not None
+        self._kinds: dict[str, str] = {}
+        self._kinds_given = zone_kinds is not None
         # zones whose cards are laid as a seat's (CARD_FACES.md "Seats": a row or fan, then two pairs)
         self._seat_zones = frozenset(seat_zones)
         unknown = self._seat_zones - set(self._zones)
         if unknown:
             raise ValueError(f"seat zone(s) {sorted(unknown)} are not zones of this table")
+        self._set_kinds(zone_kinds or {})
         self._seat_plans: dict[str, tuple[SeatPlan, float]] = {}
         self.throws = throws
         self.tray = tray or Tray()
@@ -82,6 +94,32 @@ class TableScene:
     @property
     def zones(self) -> tuple[str, ...]:
         return self._zones
+
+    def _set_kinds(self, kinds: Mapping[str, str]) -> None:
+        strays = sorted(set(kinds) - set(self._zones))
+        if strays:
+            raise ValueError(f"zone kind(s) for {strays}, not zones of this table")
+        trays = sorted(z for z, k in {**self._kinds, **kinds}.items() if k == DICE)
+        if len(trays) > 1:
+            raise ValueError(f"one dice tray to a table, not {trays}")
+        self._kinds.update({z: k for z, k in kinds.items() if k != CARDS})
+
+    def lay_out(self, layout: Layout) -> None:
+        """The table as the layout of a camera filming it says, for what the scene's maker
+        left unsaid: the layout's zones when none were given, and each zone's kind when no
+        kinds were (a rig's cameras each add theirs)."""
+        with self._lock:
+            if not self._zones_given:
+                new = [z for z in layout.zones if z not in self._cards]
+                self._zones = (*self._zones, *new)
+                self._cards.update({z: [] for z in new})
+            if not self._kinds_given:
+                self._set_kinds({z: k for z, k in layout.zone_kinds.items() if z in self._cards})
+
+    @property
+    def tray_zone(self) -> str | None:
+        """The zone the dice tray lies in (its kind is dice), or None: no tray here."""
+        return next((z for z in self._zones if self._kinds.get(z) == DICE), None)
 
     def _check_zone(self, zone: str) -> None:
         if zone not in self._cards:
@@ -171,10 +209,12 @@ class TableScene:
             self._hand_zone = None
             self._dice = ()
 
-    # ---- the dice tray (a Pai Gow table's DICE zone)
+    # ---- the dice tray (the zone of kind dice, at a table that has one)
     def throw_dice(self, faces: Sequence[int]) -> None:
         """Dice with these faces up land in the tray, each somewhere new."""
-        self._check_zone(DICE_ZONE)
+        if self.tray_zone is None:
+            raise ValueError(f"no dice tray on this table (no zone of kind {DICE!r} among "
+                             f"{', '.join(self._zones) or 'no zones'})")
         if any(isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= 6 for f in faces):
             raise ValueError(f"a die shows 1 to 6, not {list(faces)!r}")
         with self._lock:
@@ -225,11 +265,12 @@ class TableScene:
         """What the camera should report: zone → cards (`??` face down, the card face up,
         `CUT` for the cut card), for every zone. The dealer's hand hides nothing here: the
         recogniser is expected to hold a zone's last state while the hand is over it. The
-        DICE zone holds the faces of the dice in the tray, left to right."""
+        tray's zone holds the faces of the dice in it, left to right."""
         st = self.state()
+        tray = self.tray_zone
         out: dict[str, list] = {}
         for z, cards in st.zones.items():
-            if z == DICE_ZONE:
+            if z == tray:
                 out[z] = [d.face for d in sorted(st.dice, key=lambda d: (d.x_mm, d.y_mm))]
                 continue
             items = [c.card if c.face_up and c.misprint is None else (UNREADABLE if c.face_up else FACE_DOWN) for c in cards]

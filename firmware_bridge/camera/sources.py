@@ -34,9 +34,9 @@ import cv2
 import numpy as np
 
 from firmware_bridge.camera.controls import Applied, apply_controls
-from firmware_bridge.camera.layout import Layout, default_layout
+from firmware_bridge.camera.layout import Layout
 from firmware_bridge.camera.scene import TableScene
-from firmware_bridge.camera.synthetic import SyntheticCamera
+from firmware_bridge.camera.synthetic import SyntheticCamera, perturbations_from
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 
@@ -196,10 +196,13 @@ def open_source(
     controls = controls or spec.get("controls")
     kind = spec.get("kind")
     if kind == "synthetic":
+        perturbations = perturbations_from(spec.get("perturbations"))
+        if layout is None:
+            raise SourceError("a synthetic camera films a table: give its layout")
         return SyntheticCamera(
             scene if scene is not None else TableScene(),
-            layout or default_layout(),
-            perturbations=spec.get("perturbations"),
+            layout,
+            perturbations=perturbations,
             seed=int(spec.get("seed", 0)),
             fps=spec.get("fps"),
             clock=clock,
@@ -207,9 +210,10 @@ def open_source(
         )
     if kind == "device":
         dev = spec.get("device", 0)
-        lay = layout or default_layout()
-        return _Capture(dev, what="camera device", width=int(spec.get("width", lay.width)),
-                        height=int(spec.get("height", lay.height)), fps=spec.get("fps"), clock=clock,
+        # the capture size the layout's pixels are in (a studio camera's 1080p without one)
+        width, height = (layout.width, layout.height) if layout is not None else (1920, 1080)
+        return _Capture(dev, what="camera device", width=int(spec.get("width", width)),
+                        height=int(spec.get("height", height)), fps=spec.get("fps"), clock=clock,
                         controls=controls)
     if kind == "stream":
         url = spec.get("url")

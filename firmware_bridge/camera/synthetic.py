@@ -19,8 +19,8 @@ import numpy as np
 from firmware_bridge.camera.decks import DeckStyle, style_from
 from firmware_bridge.camera.dice_render import DiceLook, Tray, draw_dice
 from firmware_bridge.camera.faces import CardArtist
-from firmware_bridge.camera.layout import Layout, default_layout
-from firmware_bridge.camera.scene import DICE_ZONE, PlacedCard, SceneState, TableScene
+from firmware_bridge.camera.layout import Layout
+from firmware_bridge.camera.scene import PlacedCard, SceneState, TableScene
 
 Frame = np.ndarray
 
@@ -162,13 +162,14 @@ class TableRenderer:
             scale = 1.0 / lay.mm_per_px / 6
             cv2.putText(img, name, (x0 + int(8 / lay.mm_per_px * 0.3), y1 - int(6 / lay.mm_per_px * 0.3)),
                         cv2.FONT_HERSHEY_SIMPLEX, scale, line, max(1, thick), cv2.LINE_AA)
-        if DICE_ZONE in lay.zones:
-            self._draw_tray(img)
+        if lay.tray_zone is not None:
+            self._draw_tray(img, lay.tray_zone)
         return img
 
-    def _draw_tray(self, img: Frame) -> None:
-        """The dice tray, centred in the DICE zone: its rim and, inside, its pad."""
-        cx, cy = self.layout.zones[DICE_ZONE].centre
+    def _draw_tray(self, img: Frame, zone: str) -> None:
+        """The dice tray, centred in its zone (the layout's zone of kind dice): its rim and,
+        inside, its pad."""
+        cx, cy = self.layout.zones[zone].centre
         k = 1.0 / self.layout.mm_per_px
         tray = self.tray
         for w_mm, h_mm, bgr in ((tray.width_mm, tray.height_mm, tray.rim_bgr),
@@ -176,11 +177,11 @@ class TableRenderer:
             cv2.rectangle(img, (round(cx - w_mm * k / 2), round(cy - h_mm * k / 2)),
                           (round(cx + w_mm * k / 2), round(cy + h_mm * k / 2)), bgr, -1, cv2.LINE_AA)
 
-    def _draw_dice(self, img: Frame, dice: tuple) -> None:
-        x0, y0, x1, y1 = self.layout.zones[DICE_ZONE].bbox
+    def _draw_dice(self, img: Frame, dice: tuple, zone: str) -> None:
+        x0, y0, x1, y1 = self.layout.zones[zone].bbox
         x0, y0 = max(0, x0), max(0, y0)
         x1, y1 = min(self.layout.width, x1), min(self.layout.height, y1)
-        cx, cy = self.layout.zones[DICE_ZONE].centre
+        cx, cy = self.layout.zones[zone].centre
         img[y0:y1, x0:x1] = draw_dice(img[y0:y1, x0:x1], dice, self.dice_look, self.layout.mm_per_px,
                                       (cx - x0, cy - y0))
 
@@ -297,8 +298,8 @@ class TableRenderer:
             else:
                 cx, cy = self._cut_spot()
             self._paste(img, self.artist.cut(), cx, cy, state.cut_turn * p.card_rotation_deg)
-        if state.dice and DICE_ZONE in lay.zones:
-            self._draw_dice(img, state.dice)
+        if state.dice and lay.tray_zone is not None:
+            self._draw_dice(img, state.dice, lay.tray_zone)
         if state.hand_zone is not None and state.hand_zone in lay.zones:
             hr = random.Random(state.hand_seed)
             zx, zy = lay.zones[state.hand_zone].centre
@@ -376,7 +377,7 @@ class SyntheticCamera:
     def __init__(
         self,
         scene: TableScene,
-        layout: Layout | None = None,
+        layout: Layout,
         perturbations: str | dict | Perturbations | None = None,
         seed: int = 0,
         *,
@@ -384,8 +385,12 @@ class SyntheticCamera:
         clock: Callable[[], float] = time.monotonic,
         style: str | DeckStyle | None = None,
     ) -> None:
+        if not isinstance(layout, Layout):
+            raise TypeError(f"a synthetic camera films a table's layout, not {layout!r}")
+        # a scene made without its zones is laid out as the layout it is filmed through says
+        scene.lay_out(layout)
         self.scene = scene
-        self.layout = layout or default_layout()
+        self.layout = layout
         self.perturbations = perturbations_from(perturbations)
         self.renderer = TableRenderer(self.layout, seed=seed, style=style)
         self._rng = random.Random(seed)

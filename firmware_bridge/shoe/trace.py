@@ -23,7 +23,8 @@ class TraceRecorder:
     """Writes `{"t": .., "shoe": ".."}` / `{"t": .., "to_shoe": ".."}` lines after a header.
 
     `path_or_file` is a path (`.jsonl`, or `.jsonl.gz` for a compressed file) or an open text
-    file. `t` is seconds since the first recorded chunk (on `clock`, unless the caller passes
+    file. `game` is the header's game (TRACES.md §1: every trace names one); the shoe knows
+    none, so whoever records says which table's link this is. `t` is seconds since the first recorded chunk (on `clock`, unless the caller passes
     `at`: the driver passes each chunk's arrival time, so trace times match event times).
     Each line is flushed as written. Safe to call from several threads.
     """
@@ -32,6 +33,7 @@ class TraceRecorder:
         self,
         path_or_file: str | Path | IO[str],
         *,
+        game: str,
         clock: Callable[[], float] = time.monotonic,
         header: dict[str, Any] | None = None,
     ) -> None:
@@ -42,7 +44,7 @@ class TraceRecorder:
         full_header: dict[str, Any] = {
             "trace": 1,
             "table": "",
-            "game": "pokdeng",
+            "game": game,
             "camera": False,
             "note": "shoe link recorded by the station's shoe driver",
         }

@@ -27,7 +27,9 @@ from station.core.settings import DEFAULT_GAME
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="camera_command", metavar="ACTION", required=True)
     snap = sub.add_parser("snapshot", help="save a PNG of the current frame with zones and the recogniser's view")
-    snap.add_argument("--config", help="camera config TOML (default: embedded layout, synthetic camera)")
+    snap.add_argument("--config", help="camera config TOML (default: the --game's studio layout, synthetic camera)")
+    snap.add_argument("--game", default=DEFAULT_GAME, help="without --config: the game whose studio layout "
+                                                           "is filmed (default %(default)s)")
     snap.add_argument("--source", help="override the config's frame source (device, URL, file, folder, synthetic)")
     snap.add_argument("--out", default="camera_snapshot.png", help="PNG to write (default %(default)s)")
     snap.add_argument("--frames", type=int, default=6, help="frames to watch before saving, so zones settle (default %(default)s)")
@@ -39,11 +41,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Read each IMAGE on its own (no history) and print one JSON line per image.",
         epilog=READ_OUTPUT_HELP + "\n\n" + _readers_help())
-    rd.add_argument("--config", help="camera config TOML (default: embedded layout)")
+    rd.add_argument("--config", help="camera config TOML (default: the --game's studio layout)")
+    rd.add_argument("--game", default=DEFAULT_GAME, help="without --config: the game whose studio layout "
+                                                         "is read (default %(default)s)")
     rd.add_argument("--decoder", choices=("auto", "zbar", "zxing"), help="override the config's QR decoder")
     rd.add_argument("images", nargs="+", metavar="IMAGE")
     ren = sub.add_parser("render", help="draw a random synthetic table to a PNG and print its truth")
-    ren.add_argument("--config", help="camera config TOML (default: embedded layout)")
+    ren.add_argument("--config", help="camera config TOML (default: the --game's studio layout)")
+    ren.add_argument("--game", default=DEFAULT_GAME, help="without --config: the game whose studio layout "
+                                                          "is drawn (default %(default)s)")
     ren.add_argument("--out", required=True)
     ren.add_argument("--seed", type=int, default=1)
     ren.add_argument("--perturbations", default="clean", help="a preset name (see `accuracy --help`)")
@@ -121,13 +127,15 @@ def _readers_help() -> str:
     return readers_help()
 
 
-def _camera_config(path: str | None):
+def _camera_config(path: str | None, game: str | None = None):
     """The camera config at `path`, its zones and their kinds the layout's game's (one camera
-    of several, `[layout] one_of_several = true`, holds some of them)."""
+    of several, `[layout] one_of_several = true`, holds some of them); without a file, or a
+    file without zones, the studio layout `game` declares."""
     from firmware_bridge.camera.config import load_camera_config
-    from station.games.camera_zones import game_zones
+    from station.games.camera_zones import game_layout_data, game_zones
 
-    return load_camera_config(path, game_zones)
+    default = game_layout_data(game) if game is not None else None
+    return load_camera_config(path, game_zones, default=default)
 
 
 def _dice_set_names() -> list[str]:
@@ -161,7 +169,7 @@ def _snapshot(args: argparse.Namespace) -> int:
     from firmware_bridge.camera.overlay import draw_view
     from firmware_bridge.camera.sources import open_source
 
-    cfg = _camera_config(args.config)
+    cfg = _camera_config(args.config, args.game)
     spec = args.source if args.source else cfg.source
     source = open_source(spec, layout=cfg.layout)  # type: ignore[arg-type]
     rec = build_recogniser(cfg)
@@ -224,7 +232,7 @@ def _read(args: argparse.Namespace) -> int:
                 return 2
             pictures.append((cam_name, path))
     else:
-        recs = {None: build_recogniser(_camera_config(args.config), decoder=args.decoder)}  # type: ignore[dict-item]
+        recs = {None: build_recogniser(_camera_config(args.config, args.game), decoder=args.decoder)}  # type: ignore[dict-item]
         pictures = [(None, p) for p in args.images]
     rc = 0
     for cam_name, name in pictures:
@@ -257,17 +265,19 @@ def _render(args: argparse.Namespace) -> int:
 
     import cv2
 
-    from firmware_bridge.camera.accuracy import random_table
+    from firmware_bridge.camera.accuracy import random_table_of
+    from firmware_bridge.camera.layout import CARDS
     from firmware_bridge.camera.scene import TableScene
     from firmware_bridge.camera.synthetic import SyntheticCamera
 
-    cfg = _camera_config(args.config)
+    cfg = _camera_config(args.config, args.game)
     if args.empty or args.backs:
         scene = TableScene(cfg.layout.zone_names, seed=args.seed)
-        for zone in list(cfg.layout.zone_names)[: args.backs]:
+        cards = [z for z in cfg.layout.zone_names if cfg.layout.kind_of(z) == CARDS]
+        for zone in cards[: args.backs]:
             scene.deal(zone, "2C")
     else:
-        scene = random_table(random.Random(args.seed), args.seed)
+        scene = random_table_of(cfg.layout)(random.Random(args.seed), args.seed)
     cam = SyntheticCamera(scene, cfg.layout, perturbations=args.perturbations, seed=args.seed, style=args.style)
     got = None
     while got is None:

@@ -24,6 +24,7 @@ from typing import Any
 from firmware_bridge.shoe.driver import ShoeDriver, ShoeLinkError
 from firmware_bridge.shoe.events import ReaderDied, ShoeEvent
 from firmware_bridge.shoe.trace import TraceRecorder
+from station.games import DEFAULT_GAME, GAMES
 
 # What each event prints beyond t, event and seq.
 _FIELDS: dict[str, tuple[str, ...]] = {
@@ -43,6 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the shoe's port: a device path, socket://HOST:PORT, rfc2217://…")
     listen.add_argument("--record", metavar="TRACE",
                         help="also record every byte in and out as a trace (.jsonl or .jsonl.gz)")
+    listen.add_argument("--game", default=DEFAULT_GAME, choices=sorted(GAMES),
+                        help="the game of the table the shoe serves, as the recorded trace's "
+                             "header names it (default %(default)s)")
     listen.add_argument("--baud", type=int, default=115200, help="serial rate (default 115200)")
     listen.add_argument("--status", action="store_true",
                         help="ask the shoe for its STATUS once the link is up and print it")
@@ -84,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
     recorder = None
     if args.record:
         try:
-            recorder = TraceRecorder(args.record, header={"note": f"station shoe listen {args.url}"})
+            recorder = TraceRecorder(args.record, game=args.game,
+                                     header={"note": f"station shoe listen {args.url}"})
         except OSError as e:
             print(f"station shoe listen: cannot write the trace {args.record}: {e}", file=sys.stderr)
             return 1

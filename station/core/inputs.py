@@ -8,7 +8,7 @@ as integer microseconds inside the core so that `closes_at` and the timeouts com
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,8 +22,10 @@ US = 1_000_000
 SUPERVISOR_ACTIONS = frozenset({"confirm_shuffle", "resume", "cancel_round", "end_shoe", "close_table"})
 INPUT_KEYS = ("shoe", "to_shoe", "camera", "dealer", "supervisor", "wallet", "bet", "player", "end")
 CAMERA_TOKENS = frozenset({"??", "XX", "CUT"})
-#: the dice tray's zone: a list of die faces, 1–6, 0 for a die the camera cannot read
-DICE_ZONE = "DICE"
+#: what a camera zone holds when its game says nothing else (`Game.zone_kinds`)
+CARDS = "cards"
+#: a dice tray's kind: its zone is a list of die faces, 1–6, 0 for a die the camera cannot read
+DICE = "dice"
 #: the fields a player action may carry besides `account` and `action` (TRACES.md §1.1)
 PLAYER_FIELDS = ("seat", "amount", "front", "back", "ref")
 
@@ -56,7 +58,7 @@ class Input:
         d: dict[str, Any] = {"t": self.t, self.kind: self.value}
         if self.user is not None:
             d["user"] = self.user
-        d.update(self.extra)  # e.g. the faces of a dealer's `dice` line
+        d.update(self.extra)  # a dealer action's payload (`Procedure.actions`)
         return d
 
 
@@ -73,15 +75,8 @@ class TraceHeader:
                 "settings": self.settings, "note": self.note}
 
 
-def normalise_zone_cards(zone: str, cards: Any) -> list[Any]:
-    """Camera notation for one zone: RULES.md cards (canonicalised), `??`, `XX`, `CUT`; for
-    the dice tray, the faces seen (integers 0–6)."""
-    if not isinstance(cards, list):
-        raise ValueError(f"zone {zone!r}: expected a list of cards, got {cards!r}")
-    if zone == DICE_ZONE:
-        if not all(isinstance(f, int) and not isinstance(f, bool) and 0 <= f <= 6 for f in cards):
-            raise ValueError(f"zone {zone!r}: expected die faces 0-6, got {cards!r}")
-        return list(cards)
+def _cards_seen(zone: str, cards: list[Any]) -> list[Any]:
+    """RULES.md cards (canonicalised), `??`, `XX`, `CUT`."""
     out = []
     for c in cards:
         if isinstance(c, str) and c in CAMERA_TOKENS:
@@ -92,6 +87,51 @@ def normalise_zone_cards(zone: str, cards: Any) -> list[Any]:
         except CardError as e:
             raise ValueError(f"zone {zone!r}: {e}") from None
     return out
+
+
+def _die_faces_seen(zone: str, faces: list[Any]) -> list[Any]:
+    """The faces seen on a dice tray, integers 0-6 (0: a die the camera cannot read)."""
+    if not all(isinstance(f, int) and not isinstance(f, bool) and 0 <= f <= 6 for f in faces):
+        raise ValueError(f"zone {zone!r}: expected die faces 0-6, got {faces!r}")
+    return list(faces)
+
+
+#: each kind of camera zone and how its list is read (TRACES.md §1: `camera`); a game's
+#: `zone_kinds` names only these (station/games/validate.py)
+ZONE_READERS: dict[str, Callable[[str, list[Any]], list[Any]]] = {
+    CARDS: _cards_seen,
+    DICE: _die_faces_seen,
+}
+
+
+def _kind_shown(seen: list[Any]) -> str:
+    """The kind a zone's list shows of itself, where nobody gave its kind: die faces are
+    numbers, cards are text (an empty list is both, and reads the same)."""
+    numbers = seen and all(isinstance(f, int) and not isinstance(f, bool) for f in seen)
+    return DICE if numbers else CARDS
+
+
+def normalise_zone_cards(zone: str, cards: Any, kind: str | None = CARDS) -> list[Any]:
+    """Camera notation for one zone, read by its kind (ZONE_READERS): for cards, RULES.md
+    cards (canonicalised), `??`, `XX`, `CUT`; for a dice tray, the faces seen (integers
+    0–6). `kind` None: the caller does not know the zone's kind, and the list's own shows it."""
+    if not isinstance(cards, list):
+        raise ValueError(f"zone {zone!r}: expected a list of cards, got {cards!r}")
+    if kind is None:
+        kind = _kind_shown(cards)
+    reader = ZONE_READERS.get(kind)
+    if reader is None:
+        raise ValueError(f"zone {zone!r}: no camera reads a zone of kind {kind!r} "
+                         f"(kinds: {', '.join(ZONE_READERS)})")
+    return reader(zone, cards)
+
+
+def zone_kinds_of(game: str) -> Mapping[str, str]:
+    """zone -> kind of each zone of `game`'s table that holds no cards (`Game.zone_kinds`);
+    a ValueError for a game the station does not have."""
+    from station.games import get_game  # the games plug into the core: looked up by name
+
+    return dict(get_game(game).zone_kinds)
 
 
 def parse_header(obj: Any, line_no: int = 1) -> TraceHeader:
@@ -112,9 +152,12 @@ def parse_header(obj: Any, line_no: int = 1) -> TraceHeader:
 
 
 def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None, *,
-                journal: bool = False) -> Input:
+                journal: bool = False, zone_kinds: Mapping[str, str] | None = None) -> Input:
     """One trace line. `journal=True` also admits the journal's own `tick` lines (the clock
-    firing a timer with no other input), which are not part of the trace format."""
+    firing a timer with no other input), which are not part of the trace format.
+    `zone_kinds` (zone -> kind, from the table's game: `zone_kinds_of`) says how each zone of
+    a camera line is read, a zone not named holding cards; None, the caller knows no game
+    (a simulator feeding a station), and each zone's list shows its own kind."""
     if not isinstance(obj, dict):
         raise TraceError(line_no, "expected a JSON object")
     t = obj.get("t")
@@ -140,7 +183,9 @@ def parse_input(obj: Any, line_no: int, prev_t_us: int | None = None, *,
         if not isinstance(value, dict):
             raise TraceError(line_no, "'camera' must be an object zone -> cards")
         try:
-            value = {str(z): normalise_zone_cards(z, cs) for z, cs in value.items()}
+            value = {str(z): normalise_zone_cards(
+                z, cs, None if zone_kinds is None else zone_kinds.get(z, CARDS))
+                for z, cs in value.items()}
         except ValueError as e:
             raise TraceError(line_no, str(e)) from None
     elif kind == "dealer":
@@ -266,15 +311,15 @@ def read_trace(path: str | Path) -> tuple[TraceHeader, list[Input]]:
     inputs: list[Input] = []
     header: TraceHeader | None = None
     prev: int | None = None
-    takes: tuple[frozenset[str], bool] | None = None
+    takes: tuple[dict[str, Action], bool, Mapping[str, str]] | None = None
     for line_no, obj in iter_objects(path):
         if header is None:
             header = parse_header(obj, line_no)
             takes = _inputs_of_game(header.game, line_no)
             continue
-        inp = parse_input(obj, line_no, prev)
         assert takes is not None
-        actions, takes_players = takes
+        actions, takes_players, zone_kinds = takes
+        inp = parse_input(obj, line_no, prev, zone_kinds=zone_kinds)
         if inp.kind == "dealer":
             action = actions.get(inp.value)
             if action is None or action.role != "dealer":
@@ -292,18 +337,21 @@ def read_trace(path: str | Path) -> tuple[TraceHeader, list[Input]]:
     return header, inputs
 
 
-def _inputs_of_game(game: str, line_no: int) -> tuple[dict[str, Action], bool]:
-    """The actions a game's table takes, and whether players act at it."""
+def _inputs_of_game(game: str, line_no: int) -> tuple[dict[str, Action], bool, Mapping[str, str]]:
+    """The actions a game's table takes, whether players act at it, and the kinds of its
+    camera zones."""
     from station.games import get_game  # the games plug into the core: looked up by name
     from station.games.base import Procedure
 
     try:
-        proc = get_game(game).table_procedure()
+        rules = get_game(game)
+        proc = rules.table_procedure()
     except ValueError as e:
         raise TraceError(line_no, str(e)) from None
     if proc is None:
         raise TraceError(line_no, f"{game}: rules only, no table procedure to replay")
-    return dict(proc.actions), proc.player_handler is not Procedure.player_handler
+    return (dict(proc.actions), proc.player_handler is not Procedure.player_handler,
+            dict(rules.zone_kinds))
 
 
 def input_line(inp: Input) -> str:

@@ -27,6 +27,7 @@ from station.core.inputs import (
     input_line,
     parse_header,
     parse_input,
+    zone_kinds_of,
 )
 from station.core.outbox import OUTBOX_SCHEMA, enqueue
 from station.private_files import private_file
@@ -397,9 +398,10 @@ class Journal:
 
     def inputs(self, after: int = 0) -> Iterator[tuple[int, Input]]:
         prev = None
+        kinds = zone_kinds_of(self.header.game)
         for seq, line in self.conn.execute("SELECT seq, line FROM inputs WHERE seq > ? ORDER BY seq",
                                            (after,)):
-            inp = parse_input(json.loads(line), seq, prev, journal=True)
+            inp = parse_input(json.loads(line), seq, prev, journal=True, zone_kinds=kinds)
             prev = inp.t_us
             yield seq, inp
 
@@ -603,11 +605,16 @@ def export_trace(journal_path: str | Path, path: str | Path, note: str = "") -> 
         except (ValueError, TypeError, KeyError) as e:
             raise JournalError(f"{src}: its table header cannot be read ({e})") from None
 
+        try:
+            kinds = zone_kinds_of(header.game)
+        except ValueError as e:
+            raise JournalError(f"{src}: {e}") from None
+
         def rows() -> Iterator[tuple[int, Input]]:
             prev = None
             for seq, line in conn.execute("SELECT seq, line FROM inputs ORDER BY seq"):
                 try:
-                    inp = parse_input(json.loads(line), seq, prev, journal=True)
+                    inp = parse_input(json.loads(line), seq, prev, journal=True, zone_kinds=kinds)
                 except (ValueError, TypeError) as e:
                     raise JournalError(f"{src}: input {seq} cannot be read ({e})") from None
                 prev = inp.t_us

@@ -13,8 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, is_dataclass, replace
 from typing import Any
 
-#: the game a bare `TableSettings()` is for: the first of the station's games
-DEFAULT_GAME = "pokdeng"
+# the game of a table that names none is registry data, beside the games themselves
+from station.games import DEFAULT_GAME, GAMES
+
+__all__ = ["DEFAULT_GAME", "NoSettings", "SettingsError", "TableSettings", "default_table",
+           "game_settings_class", "read_settings"]
 
 
 class SettingsError(ValueError):
@@ -28,7 +31,8 @@ class NoSettings:
 
 @dataclass(frozen=True)
 class TableSettings:
-    table: str = "PD-01"
+    #: the table's name; left empty, the first table of its game (`default_table`)
+    table: str = ""
     game: str = DEFAULT_GAME
     camera: bool = True
     #: the betting countdown after open_betting
@@ -53,6 +57,10 @@ class TableSettings:
     camera_lag_tolerant: bool = False
     #: the game's own settings, an instance of its `Game.settings_class` (None: its defaults)
     game_settings: Any = None
+
+    def __post_init__(self) -> None:
+        if not self.table:
+            object.__setattr__(self, "table", default_table(self.game))
 
     @property
     def own(self) -> Any:
@@ -114,15 +122,22 @@ TABLE_SETTING_NAMES: frozenset[str] = frozenset(
     f.name for f in fields(TableSettings) if f.name != "game_settings")
 
 
-def game_settings_class(game: str) -> type:
-    """The settings class the game declares (`Game.settings_class`)."""
-    from station.games import GAMES
-
+def _rules_class(game: str) -> Any:
     try:
-        cls = GAMES[game]
+        return GAMES[game]
     except KeyError:
         raise SettingsError(f"unknown game {game!r} (known: {', '.join(sorted(GAMES))})") from None
-    return cls.settings_class
+
+
+def game_settings_class(game: str) -> type:
+    """The settings class the game declares (`Game.settings_class`)."""
+    return _rules_class(game).settings_class
+
+
+def default_table(game: str) -> str:
+    """The name of a table of `game` that was given none: the first of the game's prefix
+    (`Game.table_prefix`)."""
+    return f"{_rules_class(game).table_prefix}01"
 
 
 def _known(key: str, names: frozenset[str] | set[str]) -> bool:

@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from station.core import chain
-from station.core.inputs import parse_header, parse_input
+from station.core.inputs import parse_header, parse_input, zone_kinds_of
 from station.core.kernel import TableKernel
 from station.core.replay import settings_from_header
 from station.core.verify import LedgerCheckpoint, verify
@@ -87,7 +87,7 @@ def _gather(conn: sqlite3.Connection, frames_dir: Path | None, audit_path: Path 
     if not mine:
         raise DisputeError(f"round {rid}: no record of the journal names it")
     first, last = mine[0][0], mine[-1][0]
-    timeline = list(_timeline(conn, first, last))
+    timeline = list(_timeline(conn, first, last, zone_kinds_of(header.game)))
     audit = _audit(audit_path, rid) if audit_path is not None else []
     decisions = [{"seq": e["seq"], "t": e["t"], "by": e["input"]["kind"],
                   "action": e["input"]["value"],
@@ -171,7 +171,8 @@ def _vouched_through(conn: sqlite3.Connection, verdict: Any, key: bytes, table: 
     return True
 
 
-def _timeline(conn: sqlite3.Connection, first: int, last: int) -> Iterator[dict[str, Any]]:
+def _timeline(conn: sqlite3.Connection, first: int, last: int,
+              zone_kinds: Mapping[str, str]) -> Iterator[dict[str, Any]]:
     records: dict[int, list[dict[str, Any]]] = {}
     for seq, text in conn.execute("SELECT input_seq, record FROM records WHERE input_seq "
                                   "BETWEEN ? AND ? ORDER BY seq", (first, last)):
@@ -179,7 +180,7 @@ def _timeline(conn: sqlite3.Connection, first: int, last: int) -> Iterator[dict[
     for seq, t_us, line in conn.execute("SELECT seq, t_us, line FROM inputs WHERE seq BETWEEN "
                                         "? AND ? ORDER BY seq", (first, last)):
         obj = json.loads(line)
-        inp = parse_input(obj, seq, journal=True)
+        inp = parse_input(obj, seq, journal=True, zone_kinds=zone_kinds)
         entry: dict[str, Any] = {"seq": seq, "t": t_us / 1_000_000,
                                  "input": {"kind": inp.kind, "value": inp.value}}
         if inp.user is not None:
@@ -426,9 +427,10 @@ def _replay_equal(conn: sqlite3.Connection, header: Any, jid: str | None,
                           "ORDER BY seq", (last,))
     prev = None
     made = 0
+    kinds = zone_kinds_of(header.game)
     for seq, line in conn.execute("SELECT seq, line FROM inputs WHERE seq <= ? ORDER BY seq",
                                   (last,)):
-        inp = parse_input(json.loads(line), seq, prev, journal=True)
+        inp = parse_input(json.loads(line), seq, prev, journal=True, zone_kinds=kinds)
         prev = inp.t_us
         kernel.apply(inp)
         records, _messages, _commands = kernel.take_outputs()

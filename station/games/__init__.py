@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator, MutableMapping
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from station.games.base import Game
@@ -27,12 +27,27 @@ BUILT_IN: dict[str, str] = {
     "sizhidao": "station.games.sizhidao.rules:SiZhiDao",
 }
 
+#: the game of a table that names none (a bare `TableSettings()`, a config without
+#: `[table] game`, a tool's `--game` left out)
+DEFAULT_GAME: str = "pokdeng"
+
 #: where games installed separately declare themselves: `name = "package.module:Class"`
 ENTRY_POINT_GROUP = "dealer_station.games"
 
 
 class GameError(ValueError):
     """A game that cannot be loaded or does not keep the contract."""
+
+
+def load_declared(game: str, what: str, spec: str, error: type[ValueError] = GameError) -> Any:
+    """What a game declares by name, `"module:NAME"` (its procedure, a tool, its panel, its
+    camera layout), imported now; `error` naming the game and the piece when it cannot be."""
+    module, _, attr = spec.partition(":")
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as e:
+        raise error(f"game {game!r}: its {what} {spec} cannot be loaded "
+                    f"({type(e).__name__}: {e})") from e
 
 
 def _load(name: str, spec: str) -> type[Game]:

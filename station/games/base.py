@@ -73,6 +73,10 @@ class Game(ABC):
     zone_kinds: Mapping[str, str] = MappingProxyType({})
     #: the game's name in messages ("a <title> layout needs ..."); empty: its `name`
     title: str = ""
+    #: the layout of the game's studio table, "module:NAME" of a dict as a layout file holds
+    #: it (firmware_bridge/camera/layout.py): what a table of the game films when its config
+    #: names no layout file (None: it must name one)
+    camera_layout: str | None = None
     #: the game's camera accuracy suite, "module:function" (station camera accuracy --game):
     #: function(firmware_bridge.camera.suite.AccuracyOptions) -> list of AccuracyTable
     camera_accuracy: str | None = None
@@ -158,17 +162,10 @@ class Game(ABC):
         spec = cls.procedure_class
         if spec is None or isinstance(spec, type):
             return spec
-        module, _, name = spec.partition(":")
-        import importlib
-
-        from station.games import GameError
+        from station.games import GameError, load_declared
         from station.games.validate import validate_procedure
 
-        try:
-            found = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError) as e:
-            raise GameError(f"game {cls.name!r}: its procedure {spec} cannot be loaded "
-                            f"({type(e).__name__}: {e})") from e
+        found = load_declared(cls.name, "procedure", spec)
         if not (isinstance(found, type) and issubclass(found, Procedure)):
             raise GameError(f"game {cls.name!r}: {spec} is not a station.games.base.Procedure")
         validate_procedure(cls.name, found, cls)

@@ -207,12 +207,9 @@ def presentation_class(name: str, spec: Any) -> type[Presentation]:
     else:
         if not isinstance(spec, str) or spec.count(":") != 1 or not all(spec.split(":")):
             raise ValueError(f"game {name!r}: presentation {spec!r} is not \"module:Class\"")
-        module, _, attr = spec.partition(":")
-        try:
-            found = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError) as e:
-            raise ValueError(f"game {name!r}: its presentation {spec} cannot be loaded "
-                             f"({type(e).__name__}: {e})") from e
+        from station.games import load_declared
+
+        found = load_declared(name, "presentation", spec, ValueError)
     if not (isinstance(found, type) and issubclass(found, Presentation)):
         raise ValueError(f"game {name!r}: presentation {spec!r} is not a "
                          "station.games.presentation.Presentation")

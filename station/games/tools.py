@@ -8,7 +8,6 @@ The tools a game may have, and what each is called with:
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -32,7 +31,7 @@ TOOLS: dict[str, str] = {
 
 def game_tool(game: str, tool: str) -> Callable[..., Any] | None:
     """The game's `tool` (None: the game has none)."""
-    from station.games import GAMES, GameError
+    from station.games import GAMES, load_declared
 
     if tool not in TOOLS:
         raise KeyError(f"no tool {tool!r} (tools: {', '.join(TOOLS)})")
@@ -41,12 +40,7 @@ def game_tool(game: str, tool: str) -> Callable[..., Any] | None:
     spec = getattr(GAMES[game], "tools", {}).get(tool)
     if spec is None:
         return None
-    module, _, name = spec.partition(":")
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as e:
-        raise GameError(f"game {game!r}: its {tool} {spec} cannot be loaded "
-                        f"({type(e).__name__}: {e})") from e
+    return load_declared(game, tool, spec)
 
 
 def games_with(tool: str) -> tuple[str, ...]:

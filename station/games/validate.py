@@ -34,6 +34,12 @@ def validate_game(name: str, cls: Any) -> None:
     strays = [z for z in getattr(cls, "zone_kinds", {}) if z not in cls.zones]
     if strays:
         _fail(name, f"zone_kinds names {', '.join(strays)}, not among its zones")
+    from station.core.inputs import ZONE_READERS
+
+    unread = sorted({k for k in getattr(cls, "zone_kinds", {}).values() if k not in ZONE_READERS})
+    if unread:
+        _fail(name, f"zone_kinds: no camera line reads a zone of kind {', '.join(map(repr, unread))} "
+                    f"(kinds: {', '.join(ZONE_READERS)})")
     if inspect.isabstract(cls):
         missing = ", ".join(sorted(cls.__abstractmethods__))
         _fail(name, f"the rules do not implement {missing}")
@@ -249,7 +255,7 @@ def _check_declarations(name: str, cls: Any, pres: Any) -> None:
     """Each declaration of the presentation has its type: a panel name the page and the
     script can use, bare file names of the known kinds, actions for the console's roles
     that are not the kernel's, field and zone names, a view key."""
-    from station.core.inputs import DICE_ZONE
+    from station.core.inputs import CARDS
     from station.games.presentation import KERNEL_ROLE_ACTIONS
 
     who = pres.__name__
@@ -287,7 +293,7 @@ def _check_declarations(name: str, cls: Any, pres: Any) -> None:
         _fail(name, f"{who}.public_zones must be a set of zone names, not {zones!r:.60}")
     for zone in sorted(zones):
         # a card zone's reading would show face-down cards (PROCEDURE.md §4)
-        if zone not in cls.zones or zone in cls.positions or zone != DICE_ZONE:
+        if zone not in cls.zones or zone in cls.positions or cls.zone_kinds.get(zone, CARDS) == CARDS:
             _fail(name, f"{who}.public_zones: {zone!r} is not a zone of the game the camera "
                         "reads as something other than cards")
     if pres.view_key is not None and not (isinstance(pres.view_key, str) and pres.view_key):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from station.core.settings import DEFAULT_GAME, SettingsError, TableSettings
+from station.core.settings import DEFAULT_GAME, SettingsError, TableSettings, default_table
 from station.live.disk import DiskLimits
 
 log = logging.getLogger("station.config")
@@ -156,8 +156,8 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
     base = base_dir or Path.cwd()
 
     t = data.get("table", {})
-    name = _take(t, "table", "name", str, TableSettings.table)
     game = _take(t, "table", "game", str, DEFAULT_GAME)
+    name = _take(t, "table", "name", str, None) or _default_table(game)
     procedure = _take(t, "table", "procedure", dict, {})
     _leftover(t, "table")
     cam = data.get("camera", {})
@@ -251,6 +251,14 @@ def parse_config(data: dict[str, Any], *, source: str = "<dict>", base_dir: Path
     if settlement.reserve:
         check_reservable(game)
     return cfg
+
+
+def _default_table(game: str) -> str:
+    """A table that names itself not is the first of its game's (`[table] game`)."""
+    try:
+        return default_table(game)
+    except SettingsError as e:
+        raise ConfigError(f"table.game: {e}") from None
 
 
 def _table_settings(name: str, game: str, camera: bool, procedure: dict[str, Any],
@@ -395,7 +403,8 @@ def env_secret(name: str) -> str | None:
 # ---- the camera config file, checked against the table ------------------------------------
 
 def load_table_camera_config(cfg: StationConfig) -> Any:
-    """The camera config file `[camera] layout` names (None: the embedded default layout),
+    """The camera config file `[camera] layout` names (None: the studio layout the table's
+    game declares, `Game.camera_layout`),
     refused with a ConfigError when it cannot be read or when its zones are not exactly the
     table's game's (`station.games.get_game(game).zones`): the message names the missing and
     the extra zones."""
@@ -403,13 +412,17 @@ def load_table_camera_config(cfg: StationConfig) -> Any:
     from firmware_bridge.camera.layout import LayoutError, check_zones
     from firmware_bridge.camera.rig import is_rig_file
     from station.games import get_game
-    from station.games.camera_zones import game_zones
+    from station.games.camera_zones import game_layout_data, game_zones
 
     if is_rig_file(cfg.camera.layout):
         return load_table_camera_rig(cfg)
     try:
-        cam = load_camera_config(cfg.camera.layout, game_zones)
-        what = cfg.camera.layout or "the embedded default layout (no camera.layout given)"
+        studio = game_layout_data(cfg.table.game)
+        if cfg.camera.layout is None and studio is None:
+            raise LayoutError(f"camera.layout: a {cfg.table.game} table's game declares no studio "
+                              "camera layout: name a camera config file")
+        cam = load_camera_config(cfg.camera.layout, game_zones, default=studio)
+        what = cfg.camera.layout or (f"the {cfg.table.game} studio layout (no camera.layout given)")
         check_zones(cam.layout, get_game(cfg.table.game).zones, cfg.table.game, source=f"camera.layout: {what}")
         if cam.layout.game != cfg.table.game:
             raise LayoutError(f"camera.layout: {what} is a layout for {cam.layout.game!r}, the table "

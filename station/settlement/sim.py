@@ -3,8 +3,8 @@
 The real table core (journal, procedure, shoe and camera) is not needed to exercise settlement:
 this module keeps only what settlement sees of it.
 
-- `plan_session` deals a session of Pok Deng rounds from a shuffled 8-deck shoe with bets,
-  wallet top-ups and some cancelled rounds, decided against a mirror of the balances exactly
+- `plan_session` deals a session of one game's rounds (the station's default game unless
+  told) from its shuffled shoe with bets, wallet top-ups and some cancelled rounds, decided against a mirror of the balances exactly
   as the table core decides, and returns the messages in order together with the balances an
   uninterrupted run must end with (computed with the game module alone, not with the ledger).
 - `MiniStation` journals each step and enqueues its message in the same transaction, then
@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from station.cards import RANKS, SUITS, Card
-from station.games import get_game
+from station.core.settings import default_table
+from station.games import DEFAULT_GAME, GAMES, get_game
 from station.games.base import BURN, BetError
 from station.settlement.outbox import OUTBOX_SCHEMA, DeliveryWorker, Transport, enqueue
 
@@ -75,15 +76,17 @@ def plan_session(
     seed: int,
     rounds: int = 100,
     *,
-    table: str = "PD-01",
+    table: str | None = None,
     accounts: int = 12,
     bets_per_round: tuple[int, int] = (3, 14),
     cancel_rate: float = 0.08,
-    game_name: str = "pokdeng",
+    game_name: str = DEFAULT_GAME,
     account_prefix: str = "",
 ) -> Session:
+    """`table` None: the first table of the game's prefix."""
     rng = random.Random(seed)
     game = get_game(game_name)
+    table = table or default_table(game_name)
     messages: list[dict[str, Any]] = []
     mirror: dict[str, int] = {}
     t = 0.0
@@ -101,10 +104,11 @@ def plan_session(
     for name in names:
         set_wallet(name, rng.choice((300, 2_000, 20_000, 50_000, 100_000)))
     session = Session(messages=messages, balances=mirror)
-    spots = _spots(game)
+    # each spot in one order, so a seed deals the same session
+    spots = sorted(game.spots)
     deck = game.deck
-    # a game whose plan waits for the dice (Pai Gow) deals its positions in turn: on a
-    # shuffled shoe the order does not change what a hand is worth
+    # a game whose plan is known only during the round (it waits for dice, say) deals its
+    # positions in turn: on a shuffled shoe the order does not change what a hand is worth
     plan = game.deal_plan or tuple(game.positions) * (game.cards_per_round // len(game.positions))
     reserve = min(CUT_CARD_RESERVE, sum(deck.values()) // 4) + len(plan)
     shoe_no = 1
@@ -121,7 +125,7 @@ def plan_session(
         if rng.random() < 0.05:
             who = rng.choice(names)
             set_wallet(who, mirror[who] + 5_000)  # a cashier top-up between rounds
-        if not spots:  # a pot game (Si Zhi Dao): players act for a pot, no bet spots
+        if not spots:  # a pot game: players act for a pot, no bet spots
             t = _pot_round(rng, session, round_id, names, t, cancel_rate)
             continue
         accepted: list[dict[str, Any]] = []
@@ -216,19 +220,6 @@ def _pot_round(rng: random.Random, session: Session, round_id: str, names: list[
     return t
 
 
-def _spots(game: Any) -> list[str]:
-    """The bettable spots of a game, found by asking its own bet check (else its own list)."""
-    spots = []
-    for position in game.positions:
-        for spot in (position, position + "PAIR"):
-            try:
-                game.check_bet(spot, 1)
-            except BetError:
-                continue
-            spots.append(spot)
-    return spots or sorted(game.spots)
-
-
 def open_journal(path: str | Path) -> sqlite3.Connection:
     """The station side's SQLite file: its journal and the settlement outbox, durable."""
     conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
@@ -283,7 +274,7 @@ class BetBook:
     journals the decisions of one call and enqueues the accepted bets in one transaction.
     """
 
-    def __init__(self, journal_path: str | Path, *, game: str = "pokdeng",
+    def __init__(self, journal_path: str | Path, *, game: str = DEFAULT_GAME,
                  clock: Callable[[], float] = time.time, limit: int | None = None) -> None:
         self.conn = open_journal(journal_path)
         self.game = get_game(game)
@@ -388,14 +379,19 @@ def _main(argv: list[str]) -> int:
     parser.add_argument("--url", help="settle through `station settlement serve` at this URL")
     parser.add_argument("--secret-env", default="SETTLEMENT_SECRET")
     parser.add_argument("--bus", help="publish to the studio bus (NATS JetStream) at this URL")
-    parser.add_argument("--table", default="PD-01", help="the table's name (round ids, bus subject)")
+    parser.add_argument("--game", default=DEFAULT_GAME, help="the game dealt (default %(default)s)")
+    parser.add_argument("--table", help="the table's name (round ids, bus subject; default: the "
+                                        "first of the game's prefix)")
     parser.add_argument("--account-prefix", default="", help="prefix of the players' accounts")
     parser.add_argument("--max-backoff", type=float, default=0.5,
                         help="longest wait between delivery retries, seconds")
     args = parser.parse_args(argv)
+    if args.game not in GAMES:
+        parser.error(f"--game {args.game!r}: no such game (games: {', '.join(GAMES)})")
+    args.table = args.table or default_table(args.game)
     session = plan_session(args.seed, args.rounds, accounts=args.accounts,
                            bets_per_round=tuple(args.bets_per_round), table=args.table,
-                           account_prefix=args.account_prefix)
+                           game_name=args.game, account_prefix=args.account_prefix)
     core = None
     if args.bus:
         from station.settlement.bus import NatsTransport

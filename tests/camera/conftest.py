@@ -1,20 +1,23 @@
-"""Fixtures for the overhead camera tests: one layout, one recogniser per test."""
+"""Fixtures for the overhead camera tests: one layout (the studio layout of the station's
+default game, as the game declares it), one recogniser per test."""
 
 from __future__ import annotations
 
 import pytest
 
-from firmware_bridge.camera import Recogniser, SyntheticCamera, TableScene, default_layout
+from firmware_bridge.camera import Recogniser, SyntheticCamera, TableScene
+from station.games import DEFAULT_GAME
+from station.games.camera_zones import game_layout
 
 
 @pytest.fixture(scope="session")
 def layout():
-    return default_layout()
+    return game_layout(DEFAULT_GAME)
 
 
 @pytest.fixture
-def scene() -> TableScene:
-    return TableScene(seed=11)
+def scene(layout) -> TableScene:
+    return TableScene(layout.zone_names, seed=11)
 
 
 def _render(scene: TableScene, layout, perturbations="clean", seed: int = 3):

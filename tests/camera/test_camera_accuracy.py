@@ -8,11 +8,15 @@ import pytest
 from firmware_bridge.camera import accuracy
 from firmware_bridge.camera.synthetic import PRESETS
 
+# the default game's own random tables (its hands and burn card), on its studio layout
+from station.games.pokdeng.camera_accuracy import random_table
+
 
 @pytest.mark.slow  # every perturbation, rendered and read
 @pytest.mark.parametrize("decoder, frames", [("auto", 10), ("zbar", 4)])
 def test_accuracy_bounds_on_every_perturbation(layout, decoder, frames):
-    results = accuracy.run(list(PRESETS), frames=frames, seed=7, layout=layout, decoder=decoder)
+    results = accuracy.run(list(PRESETS), frames=frames, seed=7, layout=layout, decoder=decoder,
+                            scene_for=random_table)
     total = accuracy.totals(results)
     report = "\n".join(str(r.as_dict()) + "".join("\n    " + e for e in r.examples) for r in results)
     assert total["wrong_identity"] == 0, report
@@ -35,7 +39,7 @@ def test_scoring_rules():
 
 def test_pictures_too_poor_to_read_give_xx_never_another_card(layout):
     # beyond any studio table: heavy blur, noise, glare, dim warm light, JPEG at 35
-    results = accuracy.run(["stress"], frames=8, seed=3, layout=layout)
+    results = accuracy.run(["stress"], frames=8, seed=3, layout=layout, scene_for=random_table)
     total = accuracy.totals(results)
     assert total["wrong_identity"] == 0, results[0].examples
     assert total["xx"] > 0  # the sample really was too poor to read everywhere

@@ -43,6 +43,10 @@ def test_bad_config_is_a_clear_error(tmp_path, capsys):
     bad = tmp_path / "camera.toml"
     bad.write_text('[layout]\nwidth = 1920\nheight = 1080\n[zones.P1]\npolygon = [[0,0],[10,0],[0,10]]\n')
     assert main(["camera", "read", "--config", str(bad), "x.png"]) == 2
+    assert "[layout] game is missing" in capsys.readouterr().err  # no game is assumed
+    bad.write_text('[layout]\ngame = "pokdeng"\nwidth = 1920\nheight = 1080\n[zones.P1]\n'
+                   'polygon = [[0,0],[10,0],[0,10]]\n')
+    assert main(["camera", "read", "--config", str(bad), "x.png"]) == 2
     assert "needs zones" in capsys.readouterr().err
 
 
@@ -128,7 +132,7 @@ def test_read_reads_a_pai_gow_tray_with_the_dice_reader(tmp_path, capsys):
 
     paigow = str(REPO / "config" / "camera_paigow_1080p.toml")
     cam = load_camera_config(paigow, game_zones)
-    scene = TableScene(cam.layout.zone_names, seed=3)
+    scene = TableScene(cam.layout.zone_names, zone_kinds=cam.layout.zone_kinds, seed=3)
     scene.throw_dice([6, 4])
     scene.deal("SHUN", "QH", face_up=True)
     camera = SyntheticCamera(scene, cam.layout, perturbations="clean", seed=3)

@@ -11,14 +11,19 @@ from firmware_bridge.camera.config import load_camera_config
 from firmware_bridge.camera.controls import parse_controls
 from firmware_bridge.camera.layout import LayoutError
 from firmware_bridge.camera.sources import _Capture, open_source
+from station.games.camera_zones import game_layout_data, game_zones
 
 
 def test_controls_are_read_and_checked(tmp_path):
     p = tmp_path / "cam.toml"
     p.write_text('[source]\nkind = "device"\ndevice = 0\n[controls]\nexposure = 156\ngain = 0\n'
                  'white_balance_k = 4600\nfocus = 30\n')
-    assert load_camera_config(p).controls == {"exposure": 156.0, "gain": 0.0,
-                                              "white_balance_k": 4600.0, "focus": 30.0}
+    # a file of the source and its tuning only: the layout is the one its caller gives
+    with pytest.raises(LayoutError, match="no layout"):
+        load_camera_config(p)
+    studio = game_layout_data("pokdeng")
+    assert load_camera_config(p, game_zones, default=studio).controls == {
+        "exposure": 156.0, "gain": 0.0, "white_balance_k": 4600.0, "focus": 30.0}
     with pytest.raises(LayoutError, match="unknown key.*iso"):
         parse_controls({"iso": 400}, source="cam.toml")
     with pytest.raises(LayoutError, match="white_balance_k = 90"):

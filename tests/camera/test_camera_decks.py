@@ -14,6 +14,7 @@ from firmware_bridge.camera.decks import STYLES, BackDesign, DeckStyle
 from firmware_bridge.camera.layout import QR_QUIET_MODULES, QR_WIDTH_MM
 from firmware_bridge.camera.recogniser import ZoneView
 from firmware_bridge.camera.synthetic import PRESETS, TableRenderer
+from station.games.pokdeng.camera_accuracy import random_table
 
 HANDS = ("P1", "P2", "P3", "P4", "P5", "B")
 
@@ -30,7 +31,8 @@ def test_the_styles_differ_in_back_margin_and_art():
 def test_each_style_calibrated_from_its_own_stills_meets_the_bar(layout, style):
     # every perturbation, 5 independent tables each (the full run: `station camera accuracy
     # --styles all`, docs/camera.md)
-    results = accuracy.run(list(PRESETS), frames=5, seed=11, layout=layout, styles=[style])
+    results = accuracy.run(list(PRESETS), frames=5, seed=11, layout=layout, styles=[style],
+                           scene_for=random_table)
     total = accuracy.by_style(results)[style]
     report = "\n".join(str(r.as_dict()) + "".join("\n    " + e for e in r.examples) for r in results)
     assert total["wrong_identity"] == 0, report
@@ -41,7 +43,7 @@ def test_each_style_calibrated_from_its_own_stills_meets_the_bar(layout, style):
 
 
 def test_a_deck_not_calibrated_is_said_on_status_never_misread(layout):
-    scene = TableScene(seed=3)
+    scene = TableScene(layout.zone_names, seed=3)
     scene.deal("P1", "9S")
     scene.deal("P2", "4D", face_up=True)
     scene.deal("P3", "KC")
@@ -71,7 +73,7 @@ def test_a_deck_not_calibrated_is_said_on_status_never_misread(layout):
 
 
 def test_the_live_recogniser_holds_an_unknown_back_and_clears_when_it_goes(layout):
-    scene = TableScene(seed=4)
+    scene = TableScene(layout.zone_names, seed=4)
     rec = Recogniser(layout, stable_frames=2)  # the studio deck
     cam = SyntheticCamera(scene, layout, perturbations="noise", style="bordeaux", seed=1)
     for _ in range(3):
@@ -166,7 +168,7 @@ def test_a_zone_of_another_kind_brings_its_own_reader(layout):
         return ZoneView(reading=(3, 5))
 
     rec = Recogniser(layout, zone_readers={"BURN": tray})
-    scene = TableScene(seed=2)
+    scene = TableScene(layout.zone_names, seed=2)
     scene.deal("P1", "AS", face_up=True)
     zones, _ = rec.read_still(SyntheticCamera(scene, layout, perturbations="clean").read()[1])
     assert zones["BURN"] == [3, 5] and zones["P1"] == ["AS"] and calls == ["BURN"]
@@ -180,7 +182,7 @@ def test_patterned_backs_are_told_from_faces_at_quarter_resolution(layout):
     half = layout.scaled(0.5)
     felt, backs = accuracy.calibration_stills(half, "bordeaux")
     rec = Recogniser(half, calibration=calibrate(felt, backs, half.mm_per_px))
-    scene = TableScene(seed=9)
+    scene = TableScene(layout.zone_names, seed=9)
     for z in HANDS:
         scene.deal(z, "5S")
     scene.deal("P1", "QD", face_up=True)
@@ -191,7 +193,7 @@ def test_patterned_backs_are_told_from_faces_at_quarter_resolution(layout):
 
 def test_a_felt_other_than_the_calibrated_one_is_said_on_status(layout):
     rec = Recogniser(layout)  # calibrated on the green felt
-    rec.read_still(SyntheticCamera(TableScene(), layout, perturbations="noise", style="stripes").read()[1])
+    rec.read_still(SyntheticCamera(TableScene(layout.zone_names), layout, perturbations="noise", style="stripes").read()[1])
     assert rec.status["felt_matches"] is False and "felt" in rec.status["message"]
-    rec.read_still(SyntheticCamera(TableScene(), layout, perturbations="dim").read()[1])
+    rec.read_still(SyntheticCamera(TableScene(layout.zone_names), layout, perturbations="dim").read()[1])
     assert rec.status["felt_matches"] is True and rec.status["message"] is None

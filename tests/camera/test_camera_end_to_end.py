@@ -21,7 +21,7 @@ class FilmedTable(FilmedTrace):
 
     def __init__(self, layout, perturbations) -> None:
         super().__init__(
-            TableScene(seed=21), layout, Recogniser(layout, stable_frames=2),
+            TableScene(layout.zone_names, seed=21), layout, Recogniser(layout, stable_frames=2),
             {"trace": 1, "table": "PD-01", "game": "pokdeng", "camera": True,
              # a filmed table: the recogniser reports zones as they settle, behind the shoe
              "settings": {"betting_seconds": 8, "camera_lag_tolerant": True},

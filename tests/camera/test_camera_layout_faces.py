@@ -8,18 +8,24 @@ import cv2
 import pytest
 from pyzbar import pyzbar
 
-from firmware_bridge.camera import LayoutError, default_layout, load_layout
+from firmware_bridge.camera import LayoutError, load_layout
 from firmware_bridge.camera.faces import CardArtist, face_text, parse_face_text, qr_modules
-from firmware_bridge.camera.layout import POKDENG_ZONES, layout_from_dict
-from station.games.camera_zones import game_zones
+from firmware_bridge.camera.layout import layout_from_dict
+from station.games import get_game
+from station.games.camera_zones import game_layout, game_layout_data, game_zones
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_default_layout_has_the_seven_pokdeng_zones_inside_the_frame():
+def default_layout():
+    return game_layout("pokdeng")
+
+
+def test_the_games_studio_layout_has_its_seven_zones_inside_the_frame():
     lay = default_layout()
+    assert lay.game == "pokdeng"
     assert (lay.width, lay.height) == (1920, 1080)
-    assert set(lay.zones) == set(POKDENG_ZONES)
+    assert set(lay.zones) == set(get_game("pokdeng").zones)
     for z in lay.zones.values():
         x0, y0, x1, y1 = z.bbox
         assert 0 <= x0 < x1 <= 1920 and 0 <= y0 < y1 <= 1080
@@ -27,9 +33,33 @@ def test_default_layout_has_the_seven_pokdeng_zones_inside_the_frame():
     assert lay.zone_at(*lay.zones["B"].centre) == "B"
 
 
-def test_shipped_config_matches_the_embedded_default():
+def test_shipped_config_matches_the_games_studio_layout():
     assert load_layout(REPO / "config" / "camera_pokdeng_1080p.toml").zones == default_layout().zones
-    assert load_layout(None).zones == default_layout().zones
+
+
+def test_the_bridge_has_no_table_of_its_own(tmp_path):
+    """A layout comes from a file or from the caller: none is made up, none is read without
+    the game it names when the station checks it, and a game without a studio layout says so."""
+    from firmware_bridge.camera.config import load_camera_config
+
+    with pytest.raises(LayoutError, match="no layout: name a camera config file"):
+        load_camera_config(None, game_zones)
+    p = tmp_path / "tuning_only.toml"
+    p.write_text("[recogniser]\nstable_frames = 2\n", encoding="utf-8")
+    with pytest.raises(LayoutError, match="no layout"):
+        load_camera_config(p, game_zones)
+    cfg = load_camera_config(p, game_zones, default=game_layout_data("pokdeng"))
+    assert cfg.stable_frames == 2 and cfg.layout.zones == default_layout().zones
+    data = game_layout_data("pokdeng")
+    del data["layout"]["game"]
+    assert layout_from_dict(data).game == ""  # a tool that knows no games
+    with pytest.raises(LayoutError, match=r"\[layout\] game is missing"):
+        layout_from_dict(data, game_zones=game_zones)
+    from tests.core.toy_install import toy_game_installed
+
+    with toy_game_installed(tmp_path / "site"), pytest.raises(
+            LayoutError, match="game 'highcard' declares no camera layout: name a layout file"):
+        game_layout("highcard")
 
 
 def test_scaled_layout_for_the_demo():
@@ -50,22 +80,14 @@ def test_scaled_layout_for_the_demo():
     ],
 )
 def test_bad_layouts_are_refused_with_the_reason(mutate, message):
-    import copy
-
-    from firmware_bridge.camera.layout import DEFAULT_LAYOUT_DICT
-
-    data = copy.deepcopy(DEFAULT_LAYOUT_DICT)
+    data = game_layout_data("pokdeng")
     mutate(data)
     with pytest.raises(LayoutError, match=message):
         layout_from_dict(data, source="test.toml", game_zones=game_zones)
 
 
 def test_a_zone_kind_is_the_games_not_the_files():
-    import copy
-
-    from firmware_bridge.camera.layout import DEFAULT_LAYOUT_DICT
-
-    data = copy.deepcopy(DEFAULT_LAYOUT_DICT)
+    data = game_layout_data("pokdeng")
     data["zones"]["BURN"]["kind"] = "dice"
     # a tool that knows no games takes the file's word
     assert layout_from_dict(data).kind_of("BURN") == "dice"

@@ -27,7 +27,7 @@ class ManualClock:
 
 
 def test_observations_name_only_changed_zones_with_heartbeats(layout):
-    scene = TableScene(seed=8)
+    scene = TableScene(layout.zone_names, seed=8)
     cam = SyntheticCamera(scene, layout, perturbations="noise", seed=2, clock=ManualClock(0.1))
     seen: list[tuple[float, dict]] = []
     obs = CameraObserver(cam, Recogniser(layout, stable_frames=2), lambda t, c: seen.append((t, c)), heartbeat=0.5)
@@ -67,7 +67,7 @@ def test_tracker_heartbeat_interval():
 
 
 def test_observer_thread_runs_and_stops(layout):
-    scene = TableScene(seed=9)
+    scene = TableScene(layout.zone_names, seed=9)
     cam = SyntheticCamera(scene, layout, perturbations="clean", seed=1, fps=20)
     got: list[dict] = []
     first = threading.Event()

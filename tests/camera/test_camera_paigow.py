@@ -17,9 +17,8 @@ from firmware_bridge.camera import Recogniser, SyntheticCamera, TableScene
 from firmware_bridge.camera.build import build_recogniser, zone_readers
 from firmware_bridge.camera.config import load_camera_config
 from firmware_bridge.camera.layout import LayoutError, layout_from_dict
-from firmware_bridge.camera.scene import DICE_ZONE
 from station.games.camera_zones import game_zones
-from station.games.paigow.rules import deal_plan_for
+from station.games.paigow.rules import DICE_ZONE, deal_plan_for
 from station.live.config import ConfigError, parse_config
 from tests.camera.filmed import FilmedTrace
 
@@ -47,7 +46,7 @@ def settle(camera: SyntheticCamera, rec: Recogniser, frames: int = 6) -> dict:
 
 
 def test_a_pai_gow_scene_reports_its_doors_and_its_dice(cam) -> None:
-    scene = TableScene(cam.layout.zone_names, seed=4)
+    scene = TableScene(cam.layout.zone_names, zone_kinds=cam.layout.zone_kinds, seed=4)
     assert scene.snapshot() == {z: [] for z in (*DOORS, DICE_ZONE)}
     scene.throw_dice([1, 4])
     scene.deal("SHUN", "QH", face_up=True)
@@ -57,8 +56,16 @@ def test_a_pai_gow_scene_reports_its_doors_and_its_dice(cam) -> None:
     assert scene.snapshot()[DICE_ZONE] == []
     with pytest.raises(ValueError, match="1 to 6"):
         scene.throw_dice([0, 7])
-    with pytest.raises(ValueError, match="no zone 'DICE'"):
-        TableScene(seed=1).throw_dice([3, 3])  # a Pok Deng table has no tray
+    with pytest.raises(ValueError, match="no dice tray on this table"):
+        TableScene(("P1", "B"), seed=1).throw_dice([3, 3])  # a table whose game has no tray
+    # the tray is the zone of kind dice, whatever its name; a zone's name makes no tray
+    tray = TableScene(("HAND", "CUP"), seed=1, zone_kinds={"CUP": "dice"})
+    tray.throw_dice([2, 5])
+    assert sorted(tray.snapshot()["CUP"]) == [2, 5] and tray.tray_zone == "CUP"
+    with pytest.raises(ValueError, match="no dice tray"):
+        TableScene(("HAND", DICE_ZONE), seed=1).throw_dice([2, 5])
+    with pytest.raises(ValueError, match="one dice tray to a table"):
+        TableScene(("A", "B"), zone_kinds={"A": "dice", "B": "dice"})
 
 
 # the clean preset is in --quick; the perturbed ones are slow
@@ -68,7 +75,7 @@ def test_the_recogniser_reads_dice_and_doors_never_a_wrong_face(cam, preset) -> 
     rng = random.Random(hash(preset) % 1000)
     wrong, zero, read = 0, 0, 0
     for k in range(6):
-        scene = TableScene(cam.layout.zone_names, seed=k)
+        scene = TableScene(cam.layout.zone_names, zone_kinds=cam.layout.zone_kinds, seed=k)
         cards = ["QH", "2H", "8H", "4H", "TC", "6C", "4C", "JH"]
         rng.shuffle(cards)
         for door, c in zip(deal_plan_for((rng.randint(1, 6), rng.randint(1, 6))), cards[: rng.randint(0, 8)],
@@ -131,8 +138,11 @@ def _table(tmp_path, game: str, layout: Path | None) -> dict:
 def test_a_table_config_checks_its_layout_against_its_game(tmp_path) -> None:
     cfg = parse_config(_table(tmp_path, "paigow", PAIGOW_CAMERA))
     assert cfg.table.game == "paigow"
-    with pytest.raises(ConfigError, match="missing BANKER, SHUN, CHU, DAO, DICE"):
-        parse_config(_table(tmp_path, "paigow", None))  # the embedded layout is Pok Deng's
+    # no layout file: the game's studio layout, and a game that declares none needs a file
+    assert parse_config(_table(tmp_path, "pokdeng", None)).camera.layout is None
+    with pytest.raises(ConfigError, match="camera.layout: a paigow table's game declares no studio "
+                                          "camera layout: name a camera config file"):
+        parse_config(_table(tmp_path, "paigow", None))
     with pytest.raises(ConfigError, match="missing P1"):
         parse_config(_table(tmp_path, "pokdeng", PAIGOW_CAMERA))
     # the zones fit but the file says it is another game's
@@ -156,7 +166,7 @@ def test_only_a_dice_zone_gets_the_dice_reader(cam) -> None:
 class FilmedPaiGow(FilmedTrace):
     def __init__(self, cam, perturbations) -> None:
         super().__init__(
-            TableScene(cam.layout.zone_names, seed=8), cam.layout,
+            TableScene(cam.layout.zone_names, zone_kinds=cam.layout.zone_kinds, seed=8), cam.layout,
             recogniser_for(cam, stable_frames=2),
             {"trace": 1, "table": "WZ-01", "game": "paigow", "camera": True,
              "settings": {"betting_seconds": 6}, "note": "filmed Pai Gow round"},

@@ -22,7 +22,7 @@ from firmware_bridge.camera import (
 
 
 def test_folder_source_reads_images_in_name_order_and_skips_broken_ones(tmp_path, layout, render):
-    scene = TableScene(seed=2)
+    scene = TableScene(layout.zone_names, seed=2)
     scene.deal("P1", "5S", face_up=True)
     cv2.imwrite(str(tmp_path / "b.png"), render(scene, layout))
     cv2.imwrite(str(tmp_path / "a.png"), np.zeros((10, 10, 3), np.uint8))
@@ -40,7 +40,7 @@ def test_folder_source_reads_images_in_name_order_and_skips_broken_ones(tmp_path
 
 
 def test_video_file_source_gives_file_time(tmp_path, layout):
-    scene = TableScene(seed=3)
+    scene = TableScene(layout.zone_names, seed=3)
     cam = SyntheticCamera(scene, layout, perturbations="clean", seed=1)
     path = tmp_path / "round.avi"
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (layout.width, layout.height))
@@ -63,7 +63,7 @@ def test_video_file_source_gives_file_time(tmp_path, layout):
 
 
 def test_http_stream_source(tmp_path, layout):
-    scene = TableScene(seed=4)
+    scene = TableScene(layout.zone_names, seed=4)
     cam = SyntheticCamera(scene, layout, perturbations="clean", seed=1)
     path = tmp_path / "live.avi"
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (layout.width, layout.height))
@@ -88,8 +88,10 @@ def test_http_stream_source(tmp_path, layout):
 
 
 def test_synthetic_source_from_a_spec_drops_frames_as_told(layout):
-    scene = TableScene()
-    src = open_source({"kind": "synthetic", "perturbations": {"preset": "clean", "drop_rate": 0.5}, "seed": 3}, scene=scene)
+    scene = TableScene()  # laid out as the layout it is filmed through says
+    src = open_source({"kind": "synthetic", "perturbations": {"preset": "clean", "drop_rate": 0.5}, "seed": 3},
+                      layout=layout, scene=scene)
+    assert scene.zones == layout.zone_names
     got = [src.read() for _ in range(40)]
     dropped = sum(g is None for g in got)
     assert 8 <= dropped <= 32
@@ -98,7 +100,7 @@ def test_synthetic_source_from_a_spec_drops_frames_as_told(layout):
 
 def test_clock_is_injectable(layout):
     ticks = iter([10.0, 10.5])
-    src = open_source("synthetic", clock=lambda: next(ticks))
+    src = open_source("synthetic", layout=layout, clock=lambda: next(ticks))
     assert src.read()[0] == 10.0 and src.read()[0] == 10.5
 
 
@@ -109,6 +111,7 @@ def test_clock_is_injectable(layout):
         ({"kind": "radar"}, "unknown frame source kind"),
         ({"kind": "stream", "url": "camera"}, "needs a url"),
         ({"kind": "synthetic", "perturbations": "foggy"}, "no perturbation preset"),
+        ({"kind": "synthetic"}, "a synthetic camera films a table: give its layout"),
     ],
 )
 def test_bad_source_specs_are_refused(spec, message):

@@ -134,6 +134,17 @@ def _zones_file(tmp_path: Path, names: list[str], game: str) -> Path:
     return p
 
 
+def _zones_dict(names: list[str], game: str) -> dict:
+    """A layout as a game declares its studio layout (a dict as a layout file holds it)."""
+    return {"layout": {"name": "t", "game": game, "width": 1920, "height": 1080},
+            "zones": {n: {"polygon": [[10 + i * 200, 20], [200 + i * 200, 20], [200 + i * 200, 500],
+                                      [10 + i * 200, 500]]} for i, n in enumerate(names)}}
+
+
+SEVEN_SEATS = _zones_dict([f"S{i}" for i in range(1, 8)], "sizhidao")
+SIX_SEATS = _zones_dict([f"S{i}" for i in range(1, 7)], "sizhidao")
+
+
 def test_a_layout_that_does_not_fit_the_game_is_refused_naming_the_zones(tmp_path):
     paigow = _zones_file(tmp_path, PAIGOW_ZONES, "paigow")
     with pytest.raises(ConfigError) as e:
@@ -165,7 +176,14 @@ def test_the_zone_check_is_driven_by_the_games_zone_tuple(tmp_path, monkeypatch)
     cfg.camera.layout = str(short)
     with pytest.raises(ConfigError, match="missing S7"):
         load_table_camera_config(cfg)
-    # no layout file: the embedded one is Pok Deng's, which a Si Zhi Dao table cannot use
+    # no layout file: the game's studio layout; this game declares none, so a file is needed
     cfg.camera.layout = None
-    with pytest.raises(ConfigError, match="embedded default layout.*missing S1"):
+    with pytest.raises(ConfigError, match="a sizhidao table's game declares no studio camera layout"):
+        load_table_camera_config(cfg)
+    # a game that declares one is filmed on it, its zones checked like a file's
+    monkeypatch.setattr(SiZhiDao, "camera_layout", "tests.camera.test_camera_wiring:SEVEN_SEATS",
+                        raising=False)
+    assert set(load_table_camera_config(cfg).layout.zones) == set(SiZhiDao.zones)
+    monkeypatch.setattr(SiZhiDao, "camera_layout", "tests.camera.test_camera_wiring:SIX_SEATS")
+    with pytest.raises(ConfigError, match="the given layout 't'.*missing S7"):
         load_table_camera_config(cfg)

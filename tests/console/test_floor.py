@@ -123,20 +123,20 @@ def test_the_camera_view_shows_zones_and_no_unrevealed_identity(tmp_path: Path, 
     a live station; a card face up in P3 before any reveal must not be readable anywhere."""
     from playwright.sync_api import expect
 
-    from firmware_bridge.camera.layout import default_layout
     from firmware_bridge.camera.recogniser import Recogniser
     from firmware_bridge.camera.scene import TableScene
     from firmware_bridge.camera.sources import open_source
     from station.console import make_console_app, serve_console, stop_console
     from station.core.settings import TableSettings
+    from station.games.camera_zones import game_layout
     from station.live.camera_feed import CameraFeed
     from station.live.table_station import TableStation
 
     station = TableStation(TableSettings(table="PD-01", game="pokdeng", camera=True),
                            tmp_path / "journal.sqlite")
     station.start()
-    layout = default_layout()
-    scene = TableScene(seed=3)
+    layout = game_layout("pokdeng")
+    scene = TableScene(layout.zone_names, seed=3)
     scene.deal("P1", "7H")
     scene.deal("P2", "KS")
     scene.deal("P3", "QD", face_up=True)
@@ -187,20 +187,20 @@ def test_an_uncalibrated_deck_back_is_said_on_the_camera_panel(tmp_path: Path, u
 
     from playwright.sync_api import expect
 
-    from firmware_bridge.camera.layout import default_layout
     from firmware_bridge.camera.recogniser import Recogniser
     from firmware_bridge.camera.scene import TableScene
     from firmware_bridge.camera.sources import open_source
     from station.console import make_console_app, serve_console, stop_console
     from station.core.settings import TableSettings
+    from station.games.camera_zones import game_layout
     from station.live.camera_feed import CameraFeed
     from station.live.table_station import TableStation
 
     station = TableStation(TableSettings(table="PD-01", game="pokdeng", camera=True),
                            tmp_path / "journal.sqlite")
     station.start()
-    layout = dataclasses.replace(default_layout(), calibration=None)
-    scene = TableScene(seed=4)
+    layout = dataclasses.replace(game_layout("pokdeng"), calibration=None)
+    scene = TableScene(layout.zone_names, seed=4)
     scene.deal("P1", "7H")
     source = open_source({"kind": "synthetic", "fps": 6}, layout=layout, scene=scene)
     feed = CameraFeed(station, source, Recogniser(layout)).start()

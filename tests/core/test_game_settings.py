@@ -122,3 +122,29 @@ def test_the_toy_games_own_setting_is_read_recorded_and_used(tmp_path):
         records = replay_records(s.write(tmp_path / "trace.jsonl"))
         assert [r["reason"] for r in of(records, "action_refused")] == ["bad_seconds: 1 to 12"]
         assert len(of(records, "betting_extended")) == 1
+
+
+def test_a_table_that_names_itself_not_is_the_first_of_its_games_prefix(tmp_path):
+    """The game of a bare `TableSettings()` is the registry's default, and a table without a
+    name takes the first name of its game's own prefix (`Game.table_prefix`): a game installed
+    on its own included, through the settings and a config alike."""
+    from station.core.settings import SettingsError, default_table
+    from station.games import DEFAULT_GAME, GAMES
+
+    bare = TableSettings()
+    assert bare.game == DEFAULT_GAME
+    assert bare.table == f"{GAMES[DEFAULT_GAME].table_prefix}01"
+    for game in GAMES:
+        assert TableSettings(game=game).table == f"{GAMES[game].table_prefix}01"
+    assert TableSettings(table="X-7", game=DEFAULT_GAME).table == "X-7"
+    with pytest.raises(SettingsError, match="unknown game 'nogame'"):
+        default_table("nogame")
+    with toy_game_installed(tmp_path / "site"):
+        assert TableSettings(game="highcard").table == "HC-01"
+        data = _config(tmp_path, "highcard")
+        del data["table"]["name"]
+        assert parse_config(data).table.table == "HC-01"
+    data = _config(tmp_path, "nogame")
+    del data["table"]["name"]
+    with pytest.raises(ConfigError, match="table.game: unknown game 'nogame'"):
+        parse_config(data)

@@ -231,7 +231,7 @@ def test_a_face_up_card_is_measured_in_its_zone(tmp_path):
     from station.doctor.camera import check_scale
 
     cam = load_camera_config(CAMERA)
-    scene = TableScene(cam.layout.zone_names, seed=2)
+    scene = TableScene(cam.layout.zone_names, zone_kinds=cam.layout.zone_kinds, seed=2)
     scene.deal("P3", "7H")
     scene.reveal("P3")
     got = None

@@ -106,7 +106,7 @@ def test_the_pai_gow_table_deals_a_round_from_its_config(tmp_path) -> None:
         cfg = load_config(_config_file(tmp_path, shoe.serve_pty()))
         cfg.table = dataclasses.replace(cfg.table, betting_seconds=4)
         cfg.signing_key_file = make_key_file(tmp_path / "keys" / "WZ-SIM.key")
-        scene = TableScene(PaiGow.zones, seed=2)
+        scene = TableScene(PaiGow.zones, seed=2, zone_kinds=PaiGow.zone_kinds)
         factory = camera_factory_for(cfg, scene, paced=lambda source: ClockedFrames(source, clock, 10))
         rt = start_runtime(cfg, camera_factory=factory, api_keys={KEY: "platform"}, clock=clock.now)
         clock.hold_while(lambda: rt.station.fatal is None and rt.station.inputs_in_flight() > 0)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from firmware_bridge.shoe.trace import read_trace_shoe_bytes
+from station.games import DEFAULT_GAME
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.timeout(180)
@@ -122,6 +123,8 @@ def test_sim_shoe_and_shoe_listen_show_a_dealt_round(tmp_path: Path) -> None:
     assert counters["events_delivered"] == len(events)
     assert counters["bad_crc"] == 0 and counters["acks_sent"] > 0
     shoe_lines = read_trace_shoe_bytes(trace)
+    # the shoe knows no game: the trace's header names the station's default one (--game)
+    assert json.loads(trace.read_text(encoding="utf-8").splitlines()[0])["game"] == DEFAULT_GAME
     assert any(k == "shoe" for _, k, _ in shoe_lines)
     assert any(k == "to_shoe" for _, k, _ in shoe_lines)
 

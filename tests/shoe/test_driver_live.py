@@ -300,7 +300,7 @@ def test_recorded_trace_replays_to_the_same_events(tmp_path: Path) -> None:
     trace = tmp_path / "shoe.jsonl"
     with ShoeSimulator(seed=22, faults=LOSSY, codes=True) as sim:
         got = Collector()
-        recorder = TraceRecorder(trace)
+        recorder = TraceRecorder(trace, game="pokdeng")
         driver = start(sim.serve_pty(), got, recorder=recorder)
         try:
             got.wait_for(lambda ev: any(isinstance(e, Hello) for e in ev), what="HELLO")
@@ -351,7 +351,7 @@ def test_reader_death_is_an_event_not_silence(tmp_path: Path) -> None:
     with ShoeSimulator(seed=24) as sim:
         got = Collector()
         f = open(tmp_path / "t.jsonl", "w", encoding="utf-8")  # noqa: SIM115
-        recorder = TraceRecorder(f)
+        recorder = TraceRecorder(f, game="pokdeng")
         f.close()
         driver = start(sim.serve_pty(), got, recorder=recorder)
         try:

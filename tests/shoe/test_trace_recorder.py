@@ -15,7 +15,7 @@ from firmware_bridge.shoe.trace import TraceRecorder, read_trace_shoe_bytes
 
 def test_lines_are_latin1_json_with_a_header_and_relative_times(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    with TraceRecorder(path, header={"table": "PD-01"}) as rec:
+    with TraceRecorder(path, game="pokdeng", header={"table": "PD-01"}) as rec:
         rec.shoe(b"$2,CARD,7H*39A3\r\n", at=100.0)
         rec.shoe(b"\xff\x00$", at=100.25)
         rec.to_shoe(b"$12,ACK,3*D12A\r\n", at=100.5)
@@ -37,7 +37,7 @@ def test_lines_are_latin1_json_with_a_header_and_relative_times(tmp_path: Path) 
 
 def test_times_never_decrease_even_if_a_caller_is_late() -> None:
     buf = io.StringIO()
-    rec = TraceRecorder(buf)
+    rec = TraceRecorder(buf, game="pokdeng")
     rec.shoe(b"a", at=10.0)
     rec.to_shoe(b"b", at=10.5)
     rec.shoe(b"c", at=10.4)  # read before the write, recorded after it
@@ -47,7 +47,7 @@ def test_times_never_decrease_even_if_a_caller_is_late() -> None:
 
 def test_gzip_trace(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl.gz"
-    with TraceRecorder(path) as rec:
+    with TraceRecorder(path, game="pokdeng") as rec:
         rec.shoe(b"$5,CUT*E90F\r\n", at=1.0)
     with gzip.open(path, "rt", encoding="utf-8") as f:
         assert len(f.read().splitlines()) == 2

@@ -121,6 +121,7 @@ class PokDeng(Game):
     name = "pokdeng"
     title = "Pok Deng"
     camera_accuracy = "station.games.pokdeng.camera_accuracy:suite"
+    camera_layout = "station.games.pokdeng.camera_layout:LAYOUT"
     table_prefix = "PD-"
     positions = POSITIONS
     zones = (*POSITIONS, BURN)
