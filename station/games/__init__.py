@@ -120,3 +120,9 @@ def get_game(name: str) -> Game:
     except KeyError:
         raise ValueError(f"unknown game {name!r} (known: {', '.join(sorted(GAMES))})") from None
     return cls()
+
+
+def default_game() -> str:
+    """The game a tool plays when it is given none: the first of the station's own games
+    (`BUILT_IN`, in its order)."""
+    return next(iter(BUILT_IN))

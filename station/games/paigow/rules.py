@@ -72,7 +72,7 @@ class PaiGow(Game):
         "shoe_simulator": "station.games.paigow.shoe_dealer:simulator",
         "shoe_dealer": "station.games.paigow.shoe_dealer:deal",
         "soak": "station.sim.soak:run",
-        "studio_session": "station.studio.scripts:paigow_session",
+        "studio_session": "station.games.paigow.tools.studio_session:session",
         "demo": "station.commands.demo:run_dealt_table",
     }
 

@@ -137,7 +137,7 @@ class PokDeng(Game):
         "shoe_simulator": "station.games.pokdeng.shoe_dealer:simulator",
         "shoe_dealer": "station.games.pokdeng.shoe_dealer:deal",
         "soak": "station.sim.soak:run",
-        "studio_session": "station.studio.scripts:pokdeng_session",
+        "studio_session": "station.games.pokdeng.tools.studio_session:session",
         "demo": "station.commands.demo:run_dealt_table",
     }
 
