@@ -63,8 +63,6 @@ OFFENDERS: dict[str, tuple[str, frozenset[str]]] = {
         frozenset(['si zhi dao', 'sizhidao', 'table SZ-'])),
     "station/sim/soak.py": ("Pok Deng's and Pai Gow's soak sessions",
         frozenset(['pai gow', 'paigow', 'pokdeng', 'table PD-', 'table WZ-', 'wenzhou', "zone 'BANKER'", "zone 'CHU'", "zone 'DAO'", "zone 'P1'", "zone 'P2'", "zone 'SHUN'"])),
-    "station/sim/studio.py": ("per-game studio scripts",
-        frozenset(['pai gow', 'paigow', 'pok deng', 'pokdeng', 'table PD-', 'table WZ-', 'wenzhou', "zone 'P1'", "zone 'P2'", "zone 'P3'", "zone 'P4'", "zone 'P5'"])),
     # the firmware bridge (#22 items 3 and 5: camera layouts and zone kinds per game)
     "firmware_bridge/camera/layout.py": ("Pok Deng's layout as the default a tool without games reads",
         frozenset(['pok deng', 'pokdeng', "zone 'B'", "zone 'P1'", "zone 'P2'", "zone 'P3'", "zone 'P4'", "zone 'P5'"])),

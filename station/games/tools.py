@@ -26,6 +26,9 @@ TOOLS: dict[str, str] = {
     "studio_round": "`station studio`: (the table's public view) -> the round in play as the "
                     "studio console lists it, {\"round\": id, \"game_round\": the game's own "
                     "part}, or None: the view's `round` is",
+    "demo_table": "`station demo` at a dealt table (station/sim/studio.py): (StudioOptions, "
+                  "random.Random, FaultPlan) -> the DemoTable of the game's shoe, dealer, "
+                  "spots and camera",
     "demo": "`station demo`: the parsed arguments -> the exit status, having run a whole "
             "simulated table until it is stopped",
     "soak": "`station soak`: the parsed arguments -> the exit status, having run the rounds "

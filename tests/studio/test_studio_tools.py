@@ -1,17 +1,21 @@
 """The studio finds each game's pieces through the game (station/games/tools.py): the
 session a studio table is fed (`studio_session`), the round its console lists
-(`studio_round`), each table named by its game's prefix and the default game from the
-registry. A game without a piece is told
+(`studio_round`), the simulated table of `station demo` (`demo_table`), each table named by
+its game's prefix and the default game from the registry. A game without a piece is told
 apart by name, never given another game's."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
 
-from station.games import BUILT_IN, default_game, get_game
+from firmware_bridge.shoe.simulator import FaultPlan
+from station.games import BUILT_IN, GAMES, default_game, get_game
+from station.games.base import BetError
 from station.games.tools import game_tool, games_with
+from station.sim.studio import TABLES, DemoTable, StudioOptions
 from station.studio.scripts import build_session
 from station.studio.state import TableState
 from tests.core.toy_install import toy_game_installed
@@ -55,3 +59,30 @@ def test_a_tables_round_on_the_studio_console_is_the_games_own_or_the_views():
     # a view naming no game the station has: the view's round, nothing looked up
     odd = TableState(_Station({"game": "nosuch", "round": {"round_id": "X-1"}}), None).state()
     assert odd["round"] == "X-1" and "game_round" not in odd
+
+
+def test_each_demo_table_is_named_by_its_games_prefix_and_bets_on_its_own_spots():
+    assert StudioOptions(data_dir=None).game == default_game() == next(iter(BUILT_IN))
+    assert set(TABLES) == set(games_with("demo_table")) and TABLES
+    for game in TABLES:
+        rules = get_game(game)
+        assert TABLES[game] == (f"{rules.table_prefix}01", rules.title or rules.name)
+        own = game_tool(game, "demo_table")(StudioOptions(data_dir=None, game=game, seed=5),
+                                            random.Random(5), FaultPlan())
+        try:
+            assert isinstance(own, DemoTable) and own.spots
+            for spot in own.spots:
+                rules.check_bet(spot, 10)  # BetError: a spot not of the game's
+            assert own.layout is None or own.layout.is_file()
+        finally:
+            own.shoe.close()
+    for game in set(GAMES) - set(TABLES):
+        with pytest.raises(KeyError):
+            TABLES[game]
+
+
+def test_a_spot_of_another_game_is_refused_by_the_rules_the_demo_tables_are_checked_with():
+    """The check above can fail: a game's rules refuse a spot that is not theirs."""
+    game = next(iter(TABLES))
+    with pytest.raises(BetError):
+        get_game(game).check_bet("NO_SUCH_SPOT", 10)
