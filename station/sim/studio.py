@@ -35,7 +35,6 @@ from station.sim.demo_clock import ClockedFrames, VirtualClock, WallClock, make_
 log = logging.getLogger("station.studio")
 
 
-
 @dataclass
 class DemoTable:
     """What a game brings to its simulated table: what its `demo_table` tool returns."""
