@@ -22,9 +22,8 @@ import threading
 import time
 from pathlib import Path
 
-from station.core.settings import DEFAULT_GAME
+from station.games import default_game
 
-#: a table's name starts with its game's
 #: without --rounds each table's session is written for this many rounds (about 13 minutes at
 #: the default pace); Ctrl-C ends it sooner
 UNTIL_STOPPED_ROUNDS = 400
@@ -36,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              " --bus for the consumers' lag), then exit")
     parser.add_argument("--json", action="store_true", help="status: as JSON")
     parser.add_argument("--tables", type=int, default=6, help="how many tables (6)")
-    parser.add_argument("--games", default=DEFAULT_GAME,
+    parser.add_argument("--games", default=default_game(),
                         help="games of the tables, comma-separated, dealt round-robin "
                              "(default %(default)s)")
     parser.add_argument("--rounds", type=int, default=0,

@@ -135,3 +135,8 @@ def get_game(name: str) -> Game:
     except KeyError:
         raise ValueError(f"unknown game {name!r} (known: {', '.join(sorted(GAMES))})") from None
     return cls()
+
+
+def default_game() -> str:
+    """The game a table or tool plays when it is given none (`DEFAULT_GAME`)."""
+    return DEFAULT_GAME

@@ -22,6 +22,12 @@ TOOLS: dict[str, str] = {
                    "rounds=, say=) draws as the game's dealer does",
     "studio_session": "`station studio`: (random.Random, table, rounds, account names, "
                       "cancel_every) -> the Session of trace lines a studio table is fed",
+    "studio_round": "`station studio`: (the table's public view) -> the round in play as the "
+                    "studio console lists it, {\"round\": id, \"game_round\": the game's own "
+                    "part}, or None: the view's `round` is",
+    "demo_table": "`station demo` at a dealt table (station/sim/studio.py): (StudioOptions, "
+                  "random.Random, FaultPlan) -> the DemoTable of the game's shoe, dealer, "
+                  "spots and camera",
     "demo": "`station demo`: the parsed arguments -> the exit status, having run a whole "
             "simulated table until it is stopped",
     "soak": "`station soak`: the parsed arguments -> the exit status, having run the rounds "

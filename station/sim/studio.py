@@ -4,6 +4,11 @@ The shoe simulator serves a real pty (the station opens it like `/dev/ttyUSB0`),
 synthetic camera renders the table for the real recogniser, a scripted dealer deals from the
 simulated shoe into the rendered scene, simulated bettors bet through the real bet API, the
 settlement core keeps the ledger, and the console shows it all to a person in a browser.
+
+What is the game's own — its shoe, its scripted dealer, the spots its bettors bet on, its
+camera layout and the synthetic camera's perturbations — the game's `demo_table` tool gives
+(station/games/tools.py, a module of the game's own `tools/`); its table is named by the
+prefix the game declares.
 """
 
 from __future__ import annotations
@@ -15,22 +20,56 @@ import secrets
 import threading
 import urllib.error
 import urllib.request
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from station.core.settings import TableSettings
+from station.games import default_game, get_game
+from station.games.tools import game_tool, games_with
 from station.live.config import CameraConfig, HttpConfig, ShoeConfig, StationConfig
 from station.sim.dealer import DealerMistakes, ScriptedDealer
 from station.sim.demo_clock import ClockedFrames, VirtualClock, WallClock, make_clock
 
 log = logging.getLogger("station.studio")
 
-SPOTS = ["P1", "P2", "P3", "P4", "P5", "P1PAIR", "P2PAIR", "P3PAIR", "P4PAIR", "P5PAIR"]
-PAIGOW_SPOTS = ["SHUN_WIN", "SHUN_LOSE", "CHU_WIN", "CHU_LOSE", "DAO_WIN", "DAO_LOSE"]
-#: the games a simulated studio table can play here, with their table's name
-TABLES = {"pokdeng": ("PD-01", "Pok Deng"), "paigow": ("WZ-01", "Wenzhou Pai Gow")}
-PAIGOW_CAMERA = Path(__file__).resolve().parents[2] / "config" / "camera_paigow_1080p.toml"
+
+@dataclass
+class DemoTable:
+    """What a game brings to its simulated table: what its `demo_table` tool returns."""
+
+    #: the table's shoe (a firmware_bridge.shoe.simulator.ShoeSimulator), not yet served
+    shoe: Any
+    #: the scripted dealer's class (station/sim/dealer.py's ScriptedDealer or one on it)
+    dealer_class: type
+    #: the spots the simulated bettors bet on, in the order they pick from
+    spots: Sequence[str]
+    #: the camera's layout file (None: the station's default layout)
+    layout: Path | None = None
+    #: the synthetic camera's perturbations (None: its defaults; {}: none)
+    perturbations: Any = None
+
+
+class _Tables(Mapping[str, tuple[str, str]]):
+    """The games a simulated table can play here (those with a `demo_table` tool): game ->
+    (its table's name, by the game's prefix; the game's title)."""
+
+    def __getitem__(self, game: str) -> tuple[str, str]:
+        if game not in games_with("demo_table"):
+            raise KeyError(game)
+        rules = get_game(game)
+        return f"{rules.table_prefix}01", rules.title or rules.name
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(games_with("demo_table"))
+
+    def __len__(self) -> int:
+        return len(games_with("demo_table"))
+
+
+#: the games a simulated table can play here, with their table's name and title
+TABLES: Mapping[str, tuple[str, str]] = _Tables()
 
 
 @dataclass
@@ -54,7 +93,8 @@ class StudioOptions:
     unplug_every: int = 0  # unplug the shoe for 2 s every N draws (0: never)
     camera_fps: float = 4.0
     password: str | None = None
-    game: str = "pokdeng"  # or "paigow"
+    #: a game with a `demo_table` tool (TABLES)
+    game: str = field(default_factory=default_game)
     #: the table's time line: "wall" (a person watching) or "virtual" (held while work is in
     #: flight, so a loaded machine runs the demo slower, never differently)
     clock: str = "wall"
@@ -64,10 +104,11 @@ class Bettors:
     """Simulated players betting through the bet API while betting is open."""
 
     def __init__(self, url: str, key: str, station: Any, accounts: list[str], n: int, seed: int,
-                 spots: list[str] | None = None, clock: WallClock | VirtualClock | None = None) -> None:
+                 spots: Sequence[str] = (), clock: WallClock | VirtualClock | None = None) -> None:
         self.url, self.key, self.station = url, key, station
         self.clock = clock or WallClock()
-        self.spots = list(spots or SPOTS)
+        #: the spots of the table's game (DemoTable.spots)
+        self.spots = list(spots)
         self.accounts = accounts
         self.rng = random.Random(seed)
         self.n = n
@@ -82,6 +123,8 @@ class Bettors:
         self.died: list[str] = []
 
     def start(self) -> None:
+        if not self.spots:
+            raise ValueError("simulated bettors need the spots of the table's game to bet on")
         for i in range(self.n):
             t = threading.Thread(target=self._guarded, args=(random.Random(self.rng.random()),),
                                  name=f"bettor-{i}", daemon=True)
@@ -139,7 +182,7 @@ class Studio:
         self.clock = make_clock(opts.clock)
 
     def start(self) -> None:
-        from firmware_bridge.shoe.simulator import FaultPlan, ScheduledFault, ShoeSimulator
+        from firmware_bridge.shoe.simulator import FaultPlan, ScheduledFault
         from station.console import UserStore
         from station.live.camera_feed import camera_factory_for
         from station.live.journal_key import demo_key_file
@@ -148,8 +191,9 @@ class Studio:
         o = self.opts
         if o.game not in TABLES:
             raise ValueError(f"no simulated {o.game!r} table (games: {', '.join(TABLES)})")
-        paigow = o.game == "paigow"
         table = TABLES[o.game][0]
+        make_table = game_tool(o.game, "demo_table")
+        assert make_table is not None  # TABLES holds only the games that have one
         o.data_dir.mkdir(parents=True, exist_ok=True)
         rng = random.Random(o.seed)
         scheduled = tuple(ScheduledFault(n, "unplug", 2.0)
@@ -157,14 +201,10 @@ class Studio:
         plan = FaultPlan(bit_error_rate=o.link_noise / 50, drop_rate=o.link_noise,
                          duplicate_rate=o.link_noise, junk_rate=o.link_noise,
                          split_rate=min(1.0, o.link_noise * 5), scheduled=scheduled, seed=o.seed)
-        if paigow:
-            from station.games.paigow import DECK_COUNTS
-
-            # one 32-card deck, no cut card (PROCEDURE.md §6)
-            self.shoe = ShoeSimulator(deck=DECK_COUNTS, cut_at=None, seed=o.seed, faults=plan)
-        else:
-            self.shoe = ShoeSimulator(cut_at=o.cut_at or rng.randint(300, 360), seed=o.seed,
-                                      faults=plan)
+        # the game's shoe, dealer, spots and camera (the tool may draw from `rng`, as the
+        # wallets below do: the same seed deals the same table)
+        own: DemoTable = make_table(o, rng, plan)
+        self.shoe = own.shoe
         url = self.shoe.serve_pty()
         # the synthetic camera, like a real one, reports a zone late when the dealer's hand
         # covered it (docs/core.md)
@@ -173,7 +213,7 @@ class Studio:
         cfg = StationConfig(
             table=settings, data_dir=o.data_dir, shoe=ShoeConfig(url=url),
             camera=CameraConfig(enabled=o.camera, source="synthetic", fps=o.camera_fps,
-                                layout=str(PAIGOW_CAMERA) if paigow else None),
+                                layout=str(own.layout) if own.layout is not None else None),
             console=HttpConfig(o.host, o.console_port), bet_api=HttpConfig(o.host, o.bet_port),
             signing_key_file=demo_key_file(o.data_dir), source="station demo",
         )
@@ -191,20 +231,14 @@ class Studio:
         if o.camera:
             from firmware_bridge.camera.scene import TableScene
 
-            if paigow:
-                from station.games import get_game
-
-                self.scene = TableScene(get_game("paigow").zones, seed=o.seed)
-            else:
-                self.scene = TableScene(seed=o.seed)
+            self.scene = TableScene(get_game(o.game).zones, seed=o.seed)
             # the demo's camera runs at the demo's pace, whatever the layout file's [source] says
-            # the Pok Deng demo's camera: default perturbations, at the demo's pace
             paced = None
             if self.clock.virtual:
                 def paced(source: Any) -> ClockedFrames:
                     return ClockedFrames(source, self.clock, o.camera_fps)
             camera_factory = camera_factory_for(cfg, self.scene, fps=o.camera_fps,
-                                                perturbations={} if paigow else None, paced=paced)
+                                                perturbations=own.perturbations, paced=paced)
         self.clock.start()
         self.runtime = start_runtime(cfg, camera_factory=camera_factory, users=users,
                                      api_keys={key: "demo-bettors"}, clock=self.clock.now)
@@ -214,19 +248,14 @@ class Studio:
         if not st.view.get("shoe"):
             for a in accounts:
                 st.submit("wallet", {"account": a, "balance": rng.choice([2000, 5000, 20000, 100000])})
-        dealer_class = ScriptedDealer
-        if paigow:
-            from station.sim.paigow_dealer import PaiGowDealer
-
-            dealer_class = PaiGowDealer
-        self.dealer = dealer_class(st, self.shoe, self.scene, speed=o.speed,
-                                     decide_after=o.decide_after, mistakes=o.mistakes,
-                                     seed=o.seed, max_rounds=o.rounds, max_shoes=o.shoes,
-                                     on_decision=self._audit_decision, clock=self.clock)
+        self.dealer = own.dealer_class(st, self.shoe, self.scene, speed=o.speed,
+                                       decide_after=o.decide_after, mistakes=o.mistakes,
+                                       seed=o.seed, max_rounds=o.rounds, max_shoes=o.shoes,
+                                       on_decision=self._audit_decision, clock=self.clock)
         self.dealer.start()
         if self.runtime.bet_api and o.bettors:
             self.bettors = Bettors(self.runtime.bet_api.url, key, st, accounts, o.bettors, o.seed,
-                                   spots=PAIGOW_SPOTS if paigow else SPOTS, clock=self.clock)
+                                   spots=own.spots, clock=self.clock)
             self.bettors.start()
 
     def _audit_decision(self, kind: str, action: str, user: str, records: list[dict[str, Any]],

@@ -2,7 +2,9 @@
 
 Built from the table kernel's own public view (what the table's console shows: no hidden
 card) and the records it makes: game, state, phase, round, faults, the shoe link and camera,
-the last results, rounds closed, messages still to settle. Published when any of those change,
+the last results, rounds closed, messages still to settle. A game whose round is more than
+the view's `round` (a pot game's round is a game, with deals inside it) says what it is by
+its `studio_round` tool (station/games/tools.py). Published when any of those change,
 and at least every `every_s` while the table is busy; the publisher keeps only the newest
 state while the bus is away, so the table never waits for it.
 """
@@ -14,15 +16,19 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-#: record types that close a round (or a Si Zhi Dao game)
+#: record types that close a round (or a pot game's game)
 ROUND_CLOSED = frozenset({"settlement", "round_cancelled", "game_settled"})
 
 
-def _sizhidao_game(view: dict[str, Any]) -> dict[str, Any] | None:
-    """The game in play at a Si Zhi Dao table (its view keeps it under `sizhidao.game`)."""
-    sz = view.get("sizhidao")
-    game = sz.get("game") if isinstance(sz, dict) else None
-    return game if isinstance(game, dict) and game.get("game_id") else None
+def _round_of(game: str | None) -> Callable[[dict[str, Any]], dict[str, Any] | None] | None:
+    """The game's `studio_round` tool (None: the game has none, or the view names no game
+    the station has)."""
+    from station.games import GAMES
+    from station.games.tools import game_tool
+
+    if game is None or game not in GAMES:
+        return None
+    return game_tool(game, "studio_round")
 
 
 class TableState:
@@ -41,6 +47,8 @@ class TableState:
         self._lock = threading.Lock()
         self._published: tuple[Any, ...] = ()
         self._published_at = 0.0
+        #: each game's `studio_round` tool, by the game's name, once looked up
+        self._round_tools: dict[Any, Any] = {}
         station.add_listener(self._records)
 
     def _records(self, records: list[dict[str, Any]]) -> None:
@@ -56,11 +64,11 @@ class TableState:
     def state(self) -> dict[str, Any]:
         view = self.station.view
         rnd = view.get("round") or {}
-        game = _sizhidao_game(view)
-        if game is not None:  # a Si Zhi Dao table's round is its game (its deal inside it)
-            deal = game.get("deal") or {}
-            rnd = {"round_id": game.get("game_id"), "deal": deal.get("deal_id"),
-                   "deal_phase": deal.get("phase"), "pot": game.get("pot")}
+        game = view.get("game") if isinstance(view.get("game"), str) else None
+        if game not in self._round_tools:
+            self._round_tools[game] = _round_of(game)
+        round_of = self._round_tools[game]
+        own = round_of(view) if round_of is not None else None
         link = view.get("link") or {}
         shoe_ok = link.get("up", True) and not link.get("device_faults")
         state = {
@@ -74,8 +82,8 @@ class TableState:
             "last_results": self.last_results,
             "rounds_done": self.rounds_done,
         }
-        if game is not None:
-            state["game_round"] = {k: rnd[k] for k in ("deal", "deal_phase", "pot")}
+        if own is not None:  # the game's round, as the game says it (its deal inside it)
+            state["round"], state["game_round"] = own["round"], own["game_round"]
         if self.console_url:
             state["console_url"] = self.console_url
         if self.players_url:

@@ -13,12 +13,12 @@ so its timers (betting close, timeouts) fire where the session puts them however
 fed; `pace_s` is the wall time a round takes. What the table did is in its journal, and the
 journal re-applies to the same records (a station restarted on it carries on).
 
-    python -m station.studio.tables --journal J --table PD-01 --game pokdeng --rounds 20 \
+    python -m station.studio.tables --journal J --table T-01 --game G --rounds 20 \
         --pace 0.3 --bus nats://127.0.0.1:4222
 
 runs one table as its own process (the drills) and prints a JSON line when it is done.
 
-A table where players act (Si Zhi Dao) serves the player API as a lone table does
+A table where players act (a pot game's) serves the player API as a lone table does
 (station/live/player_api.py, on a port of its own, the platform's key `player_key`), and its
 session's players play through it: each `player` line is a `POST /v1/players/actions` over
 real HTTP, answered once the table has journaled it. The API's address is in the table's
@@ -40,6 +40,7 @@ from typing import Any
 
 from station.core.inputs import US, parse_input
 from station.core.settings import TableSettings
+from station.games import default_game
 from station.live.table_station import TableStation
 from station.settlement.bus import NatsTransport, StatePublisher
 from station.settlement.outbox import DeliveryWorker
@@ -205,7 +206,7 @@ def outbox_messages(journal_path: str | Path) -> list[dict[str, Any]]:
 def balances_from_outbox(messages: list[dict[str, Any]]) -> dict[str, int]:
     """Every wallet's balance from a table's own messages, without the ledger: a wallet set,
     then each bet's deduction, each hand's returns, each cancelled round's refunds; a pot
-    game's (Si Zhi Dao) money into the pot, out to the winners or back."""
+    game's money into the pot, out to the winners or back."""
     balances: dict[str, int] = {}
     held: dict[str, list[dict[str, Any]]] = {}
     for m in messages:
@@ -236,7 +237,8 @@ def _main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m station.studio.tables")
     parser.add_argument("--journal", required=True, help="the table's journal file")
     parser.add_argument("--table", required=True)
-    parser.add_argument("--game", default="pokdeng")
+    parser.add_argument("--game", default=default_game(),
+                        help="the table's game (default %(default)s)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--pace", type=float, default=0.3, help="wall seconds per round")

@@ -72,7 +72,8 @@ class PaiGow(Game):
         "shoe_simulator": "station.games.paigow.shoe_dealer:simulator",
         "shoe_dealer": "station.games.paigow.shoe_dealer:deal",
         "soak": "station.sim.soak:run",
-        "studio_session": "station.studio.scripts:paigow_session",
+        "studio_session": "station.games.paigow.tools.studio_session:session",
+        "demo_table": "station.games.paigow.tools.demo_table:demo_table",
         "demo": "station.commands.demo:run_dealt_table",
     }
 

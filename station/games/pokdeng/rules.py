@@ -138,7 +138,8 @@ class PokDeng(Game):
         "shoe_simulator": "station.games.pokdeng.shoe_dealer:simulator",
         "shoe_dealer": "station.games.pokdeng.shoe_dealer:deal",
         "soak": "station.sim.soak:run",
-        "studio_session": "station.studio.scripts:pokdeng_session",
+        "studio_session": "station.games.pokdeng.tools.studio_session:session",
+        "demo_table": "station.games.pokdeng.tools.demo_table:demo_table",
         "demo": "station.commands.demo:run_dealt_table",
     }
 

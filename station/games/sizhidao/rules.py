@@ -32,7 +32,8 @@ class SiZhiDao(Game):
     #: its tools, each in this package (station/games/tools.py)
     tools = {"settle_round": "station.games.sizhidao.settle:settle_deal",
              "soak": "station.sim.sizhidao_soak:run_soak",
-             "studio_session": "station.studio.scripts:sizhidao_session",
+             "studio_session": "station.games.sizhidao.tools.studio_session:session",
+             "studio_round": "station.games.sizhidao.tools.studio_round:game_round",
              "demo": "station.sim.sizhidao_demo:demo_command"}
 
     def check_bet(self, spot: str, amount: Any, held: Sequence[tuple[str, int]] = ()) -> int:
