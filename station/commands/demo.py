@@ -31,8 +31,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="seconds a paused table waits for you at the console before the "
                         "simulated floor supervisor decides")
     p.add_argument("--faults", default="",
-                   help="comma list of: misplace, early_turn, misprint, noise, unplug "
-                        "(Pai Gow: mistype_dice too; early_turn does not apply, cards are face up)")
+                   help="comma list of: noise, unplug and the dealer's mistakes at the "
+                        "game's table: misplace, early_turn (cards dealt face down), misprint, "
+                        "mistype_dice (dice entered by the dealer)")
     p.add_argument("--fault-rate", type=float, default=0.15,
                    help="chance per round of each dealer mistake named in --faults (noise: a "
                         "fifth of it is the share of spoiled frames; unplug: every 13/rate cards)")
@@ -59,17 +60,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_dealt_table(args: argparse.Namespace) -> int:
-    """The demo of a house-banked game's table: the scripted dealer of station/sim."""
+    """The demo of a house-banked game's table: the game's scripted dealer (its
+    `scripted_dealer`, on station/sim/dealer.py) deals a simulated studio table."""
     if args.betting_seconds is None:
         args.betting_seconds = 15.0
-    from station.sim.dealer import DealerMistakes
+    from station.sim.dealer import MISTAKES, DealerMistakes
     from station.sim.studio import TABLES, Studio, StudioOptions
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     faults = {f.strip() for f in args.faults.split(",") if f.strip()}
-    known = {"misplace", "early_turn", "misprint", "noise", "unplug"}
-    if args.game == "paigow":
-        known = (known - {"early_turn"}) | {"mistype_dice"}
+    dealer = game_tool(args.game, "scripted_dealer")
+    made = dealer.mistakes_made if dealer is not None else ()
+    known = {*made, "noise", "unplug"}
     if faults - known:
         print(f"station demo: unknown fault(s) {', '.join(sorted(faults - known))}; "
               f"known: {', '.join(sorted(known))}", file=sys.stderr)
@@ -78,10 +80,7 @@ def run_dealt_table(args: argparse.Namespace) -> int:
     if not 0 <= rate <= 1:
         print("station demo: --fault-rate is a chance, from 0 to 1", file=sys.stderr)
         return 2
-    mistakes = DealerMistakes(misplace=rate if "misplace" in faults else 0.0,
-                              early_turn=rate if "early_turn" in faults else 0.0,
-                              misprint=rate if "misprint" in faults else 0.0,
-                              mistype_dice=rate if "mistype_dice" in faults else 0.0)
+    mistakes = DealerMistakes(**{m: rate if m in faults else 0.0 for m in MISTAKES})
     seed = args.seed if args.seed is not None else int(time.time()) % 100000
     data = Path(args.data or f"var/demo-{time.strftime('%Y%m%d-%H%M%S')}")
     opts = StudioOptions(data_dir=data, speed=args.speed, rounds=args.rounds, shoes=args.shoes,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from station.games import get_game
 from station.sim.dealer import DealerMistakes, ScriptedDealer
 from station.sim.studio import Bettors, Studio, StudioOptions
 
@@ -40,7 +41,7 @@ def mistakes_of_round(seed: int, round_no: int, kinds: list[str], rate: float = 
     from the seed and the round's number alone, so a slow machine does not change them."""
     on = {k: rate if k in kinds else 0.0 for k in ("misplace", "early_turn", "misprint")}
     dealer = ScriptedDealer(station=None, shoe=None, scene=None, seed=seed,
-                            mistakes=DealerMistakes(**on))
+                            mistakes=DealerMistakes(**on), game=get_game("pokdeng"))
     dealer.rounds_dealt = round_no
     return dealer.round_mistakes(dealer._round_rng())
 

@@ -71,9 +71,10 @@ class PaiGow(Game):
         "rtp": "station.games.paigow.rtp:run",
         "shoe_simulator": "station.games.paigow.shoe_dealer:simulator",
         "shoe_dealer": "station.games.paigow.shoe_dealer:deal",
-        "soak": "station.sim.soak:run",
+        "soak": "station.games.paigow.tools.soak:run",
         "studio_session": "station.studio.scripts:paigow_session",
         "demo": "station.commands.demo:run_dealt_table",
+        "scripted_dealer": "station.games.paigow.tools.dealer:PaiGowDealer",
     }
 
     @property

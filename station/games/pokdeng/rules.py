@@ -136,9 +136,10 @@ class PokDeng(Game):
         "rtp": "station.games.pokdeng.rtp_report:run",
         "shoe_simulator": "station.games.pokdeng.shoe_dealer:simulator",
         "shoe_dealer": "station.games.pokdeng.shoe_dealer:deal",
-        "soak": "station.sim.soak:run",
+        "soak": "station.games.pokdeng.tools.soak:run",
         "studio_session": "station.studio.scripts:pokdeng_session",
         "demo": "station.commands.demo:run_dealt_table",
+        "scripted_dealer": "station.sim.dealer:ScriptedDealer",
     }
 
     def check_bet(self, spot: str, amount: int, held: Sequence[tuple[str, int]] = ()) -> int:

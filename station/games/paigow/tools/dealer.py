@@ -1,7 +1,7 @@
-"""The scripted dealer of a simulated Wenzhou Pai Gow table (PROCEDURE.md §6), with the same
-patient floor supervisor as the Pok Deng dealer (station/sim/dealer.py, whose plumbing it
-shares: actions through the station's journaled input path, waiting on the public view,
-deciding a pause after `decide_after` seconds).
+"""The scripted dealer of a simulated Wenzhou Pai Gow table (PROCEDURE.md §6), the game's
+`scripted_dealer`, on the station's scripted dealer (station/sim/dealer.py, whose plumbing and
+patient floor supervisor it shares: actions through the station's journaled input path,
+waiting on the public view, deciding a pause after `decide_after` seconds).
 
 A shuffle: new_shoe, the supervisor's check, the shoe filled with the 32 cards (LOAD); no
 first card, no burn. Each of its two rounds: open_betting; bets come from the bettors; at
@@ -23,19 +23,21 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from station.games.paigow.rules import deal_plan_for
+from station.games.paigow.rules import DICE_ZONE, POSITIONS, deal_plan_for
 from station.games.paigow.tiles import DECK
 from station.sim.dealer import TABLE_WAIT_S, ScriptedDealer
 
-log = logging.getLogger("station.sim.paigow_dealer")
+log = logging.getLogger("station.games.paigow.dealer")
 
-DOORS = ("BANKER", "SHUN", "CHU", "DAO")
-DICE_ZONE = "DICE"
+DOORS = POSITIONS  # BANKER, SHUN, CHU, DAO
 
 
 class PaiGowDealer(ScriptedDealer):
     """Deals a Pai Gow table from a `ShoeSimulator` holding the 32-card deck into a
     `TableScene` with the doors and the dice tray (None: a table without a camera)."""
+
+    #: the cards are dealt face up: none is turned early; a die may be typed wrong
+    mistakes_made = ("misplace", "misprint", "mistype_dice")
 
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
