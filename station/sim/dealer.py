@@ -331,7 +331,9 @@ class ScriptedDealer:
                     raise _RoundOver from refused
         raise TimeoutError("the shoe would not give a card")
 
-    def _new_shoe(self) -> None:
+    def _shuffle(self) -> None:
+        """A new shoe: the table cleared, new_shoe, the supervisor's shuffle check, the
+        shoe loaded."""
         self.shoes_started += 1
         if self.scene is not None:
             self.scene.clear_all()
@@ -340,6 +342,9 @@ class ScriptedDealer:
         self._act("supervisor", "confirm_shuffle", "auto-supervisor")
         self.shoe.load()
         self._sleep(1.0)
+
+    def _new_shoe(self) -> None:
+        self._shuffle()
         self._wait_for(lambda v: v.get("phase") == "ready", "the shoe to be ready", TABLE_WAIT_S)
         first = self._draw()
         while first == "CUT":

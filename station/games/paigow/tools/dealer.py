@@ -45,15 +45,9 @@ class PaiGowDealer(ScriptedDealer):
         self._seen_this_shuffle: set[str] = set()  # for a card the shoe could not read
 
     def _new_shoe(self) -> None:
-        self.shoes_started += 1
-        if self.scene is not None:
-            self.scene.clear_all()
+        """A shuffle of the 32 cards: no first card, no burn."""
         self._seen_this_shuffle = set()
-        self._act("dealer", "new_shoe")
-        self._sleep(1.0)
-        self._act("supervisor", "confirm_shuffle", "auto-supervisor")
-        self.shoe.load()
-        self._sleep(1.0)
+        self._shuffle()
         self._wait_for(lambda v: v.get("phase") == "between_rounds", "the shuffle to be loaded", TABLE_WAIT_S)
 
     # ---- the floor supervisor's corrections
