@@ -115,7 +115,7 @@ def test_the_demo_runs_the_rounds_asked_under_each_fault(tmp_path: Path, faults:
 
 
 def test_a_dead_dealer_or_bettor_is_a_problem_the_demo_reports(tmp_path: Path) -> None:
-    """`station demo` exits 1 when `Studio.problems()` names anything (commands/demo.py)."""
+    """`station demo` exits 1 when `Studio.problems()` names anything (station/sim/dealt_demo.py)."""
     studio = Studio(StudioOptions(data_dir=tmp_path, rounds=5))
     assert studio.problems() == []
     studio.dealer = ScriptedDealer(station=None, shoe=None, scene=None, max_rounds=5)

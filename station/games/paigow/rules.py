@@ -73,7 +73,7 @@ class PaiGow(Game):
         "shoe_dealer": "station.games.paigow.shoe_dealer:deal",
         "soak": "station.games.paigow.tools.soak:run",
         "studio_session": "station.studio.scripts:paigow_session",
-        "demo": "station.commands.demo:run_dealt_table",
+        "demo": "station.sim.dealt_demo:run_dealt_table",
         "scripted_dealer": "station.games.paigow.tools.dealer:PaiGowDealer",
     }
 

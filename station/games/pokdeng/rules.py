@@ -138,7 +138,7 @@ class PokDeng(Game):
         "shoe_dealer": "station.games.pokdeng.shoe_dealer:deal",
         "soak": "station.games.pokdeng.tools.soak:run",
         "studio_session": "station.studio.scripts:pokdeng_session",
-        "demo": "station.commands.demo:run_dealt_table",
+        "demo": "station.sim.dealt_demo:run_dealt_table",
         "scripted_dealer": "station.sim.dealer:ScriptedDealer",
     }
 
