@@ -453,6 +453,11 @@ class ScriptedDealer:
                 self.scene.reveal(p)
                 self._revealed.add(p)
                 self._sleep(1.0)
+        self._close_round()
+
+    def _close_round(self) -> None:
+        """Wait for the hand to be validated and settled, then clear the table for the next
+        round."""
         self._wait_for(lambda v: not v.get("round") or v["round"]["finished"],
                        "the hand to be validated", 120)
         self._sleep(2.0)

@@ -113,9 +113,4 @@ class PaiGowDealer(ScriptedDealer):
             self._sleep(self.deal_gap)
             if self.scene is not None:
                 self.scene.hand_over(None)
-        self._wait_for(lambda v: not v.get("round") or v["round"]["finished"],
-                       "the hand to be validated", 120)
-        self._sleep(2.0)
-        if self.scene is not None:
-            self.scene.clear_all()
-        self._sleep(1.5)
+        self._close_round()
