@@ -36,26 +36,6 @@ TABLE_PREFIX = re.compile(r"""["'](PD|WZ|SZ|PG)-""")
 #: its package, or the file reads it from the contract)
 OFFENDERS: dict[str, tuple[str, frozenset[str]]] = {
     # the tools (#22 item 5: game tools in their packages)
-    "station/commands/demo.py": ("the dealer mistakes a Pai Gow dealer makes (mistype_dice)",
-        frozenset(['pai gow', 'paigow'])),
-    "station/sim/dealer.py": ("Pok Deng's scripted dealer",
-        frozenset(['pai gow', 'pokdeng', "zone 'P1'"])),
-    "station/sim/paigow_dealer.py": ("Pai Gow's scripted dealer, outside its package",
-        frozenset(['pai gow', 'paigow', 'pok deng', 'wenzhou', "zone 'BANKER'", "zone 'CHU'", "zone 'DAO'", "zone 'DICE'", "zone 'SHUN'"])),
-    "station/sim/paigow_script.py": ("Pai Gow's trace script, outside its package",
-        frozenset(['pai gow', 'paigow', 'table WZ-', 'wenzhou', "zone 'BANKER'", "zone 'CHU'", "zone 'DAO'", "zone 'DICE'", "zone 'SHUN'"])),
-    "station/sim/paigow_session.py": ("Pai Gow's session script, outside its package",
-        frozenset(['pai gow', 'paigow', 'wenzhou', "zone 'DICE'"])),
-    "station/sim/script.py": ("Pok Deng's trace script defaults",
-        frozenset(['pok deng', 'pokdeng', 'table PD-'])),
-    "station/sim/sizhidao_bots.py": ("Si Zhi Dao's bots, outside its package",
-        frozenset(['si zhi dao', 'sizhidao'])),
-    "station/sim/sizhidao_demo.py": ("Si Zhi Dao's demo, outside its package",
-        frozenset(['si zhi dao', 'sizhidao', 'table SZ-'])),
-    "station/sim/sizhidao_soak.py": ("Si Zhi Dao's soak, outside its package",
-        frozenset(['si zhi dao', 'sizhidao', 'table SZ-'])),
-    "station/sim/soak.py": ("Pok Deng's and Pai Gow's soak sessions",
-        frozenset(['pai gow', 'paigow', 'pokdeng', 'table PD-', 'table WZ-', 'wenzhou', "zone 'BANKER'", "zone 'CHU'", "zone 'DAO'", "zone 'P1'", "zone 'P2'", "zone 'SHUN'"])),
     # the benchmarks: each measures one game's piece, beside its baseline
     "bench/bench_camera.py": ("a section per game's table: Pok Deng's, Pai Gow's, Si Zhi Dao's scenes",
         frozenset(['pok deng', 'pokdeng', 'pai gow', 'paigow', 'sizhidao',

@@ -30,6 +30,9 @@ TOOLS: dict[str, str] = {
                   "spots and camera",
     "demo": "`station demo`: the parsed arguments -> the exit status, having run a whole "
             "simulated table until it is stopped",
+    "scripted_dealer": "`station demo`: the class (a station.sim.dealer.ScriptedDealer) "
+                       "whose dealer deals the game's simulated table, its `mistakes_made` "
+                       "those `--faults` may ask for",
     "soak": "`station soak`: the parsed arguments -> the exit status, having run the rounds "
             "at accelerated time and written the report",
 }

@@ -1,18 +1,23 @@
 """A scripted dealer (and a patient floor supervisor) for the simulated studio table.
 
 The dealer does what a dealer's hands do: presses new_shoe, loads the shoe, draws the first
-card and shows it in the BURN zone, burns, presses open_betting, draws the round's burn card
-and deals twelve cards face down into the zones by the deal plan, waits for betting to close,
-turns P1–P5 then B, waits for the hand to be validated, clears the table. The cards come from
-a `ShoeSimulator` (which sends them to the station over a real serial port) and land in a
+card and shows it in the BURN zone, burns, presses open_betting and deals the round. At a game
+whose deal plan is fixed at round open (`Game.deal_plan`) this dealer deals it as is: every
+card of the plan from the shoe, face down into the zone the plan names (a burn card into none),
+waits for betting to close, turns the positions in reveal order, waits for the hand to be
+validated and clears the table. A game dealt another way (a plan the dice name, cards face up,
+no first card) has its own dealer on this one, among its tools
+(station/games/<game>/tools/, the game's `scripted_dealer`). The cards come from a
+`ShoeSimulator` (which sends them to the station over a real serial port) and land in a
 `TableScene` (which the synthetic camera renders for the real recogniser). Dealer and
 supervisor actions go into the station through the same journaled input path as the console.
 
 Mistakes are data (`DealerMistakes`): a card put in the wrong zone, a card turned too early,
-a misprinted face. The supervisor confirms shuffles and, when the table pauses, waits
-`decide_after` seconds for a person at the console before deciding itself: resume when the
-fault allows it (after correcting the table), cancel otherwise. Every decision it takes is
-handed to `on_decision` (the demo writes them to the console's audit log, like a person's).
+a misprinted face; a dealer names those it makes (`mistakes_made`). The supervisor confirms
+shuffles and, when the table pauses, waits `decide_after` seconds for a person at the console
+before deciding itself: resume when the fault allows it (after correcting the table), cancel
+otherwise. Every decision it takes is handed to `on_decision` (the demo writes them to the
+console's audit log, like a person's).
 
 A round that ends under the dealer's hands — cancelled by the supervisor (this one or a person
 at the console) — is over: the dealer stops dealing it, clears the table and opens the next
@@ -28,12 +33,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from station.games.pokdeng import POSITIONS
+from station.games import get_game
+from station.games.base import BURN, Game
 from station.sim.demo_clock import VirtualClock, WallClock
 
 log = logging.getLogger("station.sim.dealer")
 
-PLAN = ("BURN", *POSITIONS, *POSITIONS)
 #: how long the scripted dealer waits, in the table's seconds whatever its pace, for the table to get
 #: somewhere (the shoe ready, a first card): a busy machine's station is slow, not wrong
 TABLE_WAIT_S = 120.0
@@ -48,10 +53,19 @@ class DealerMistakes:
     misplace: float = 0.0  # one card into the wrong zone (order fault, then corrected)
     early_turn: float = 0.0  # a card turned face up while betting is open (premature_reveal)
     misprint: float = 0.0  # a card whose face is not what the shoe read (card_mismatch)
-    mistype_dice: float = 0.0  # Pai Gow: one die typed wrong (dice_mismatch, typed again)
+    mistype_dice: float = 0.0  # at a dice table: one die typed wrong (dice_mismatch, typed again)
+
+
+#: the dealer's mistakes `station demo --faults` can ask for (each a `DealerMistakes` field)
+MISTAKES = ("misplace", "early_turn", "misprint", "mistype_dice")
+#: the card after which a dealer who turns a card too early turns the first position's
+EARLY_TURN_AFTER = 5
 
 
 class ScriptedDealer:
+    #: the mistakes this dealer makes when asked (`station demo --faults`)
+    mistakes_made: tuple[str, ...] = ("misplace", "early_turn", "misprint")
+
     def __init__(
         self,
         station: Any,
@@ -68,8 +82,11 @@ class ScriptedDealer:
         on_round: Callable[[int], None] | None = None,
         on_decision: Callable[[str, str, str, list[dict[str, Any]], str | None], None] | None = None,
         clock: WallClock | VirtualClock | None = None,
+        game: Game | None = None,
     ) -> None:
         self.station = station
+        #: the game dealt (None: the station's own)
+        self._game = game
         #: the table's time line: the dealer's pace and its deadlines (station/sim/demo_clock.py)
         self.clock = clock or WallClock()
         self.shoe = shoe
@@ -99,6 +116,12 @@ class ScriptedDealer:
         self.done = threading.Event()
         self.error: BaseException | None = None
 
+    @property
+    def game(self) -> Game:
+        if self._game is None:
+            self._game = get_game(self.station.settings.game)
+        return self._game
+
     # ---- plumbing
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="scripted-dealer", daemon=True)
@@ -126,11 +149,13 @@ class ScriptedDealer:
         return random.Random(f"{self.seed}:{self.rounds_dealt}")
 
     def round_mistakes(self, rng: random.Random) -> tuple[int | None, bool, int | None]:
-        """This round's mistakes: the card (by deal index) put into the wrong zone, whether a
-        card is turned during betting, the card whose face is not what the shoe read."""
-        misplace_at = rng.randrange(2, 12) if rng.random() < self.mistakes.misplace else None
+        """This round's mistakes: the card (by deal index) put into the wrong zone (neither
+        the first two cards of the plan nor its last), whether a card is turned during
+        betting, the card whose face is not what the shoe read (any but the first)."""
+        cards = len(self.game.deal_plan)
+        misplace_at = rng.randrange(2, cards - 1) if rng.random() < self.mistakes.misplace else None
         early_turn = rng.random() < self.mistakes.early_turn
-        misprint_at = rng.randrange(1, 13) if rng.random() < self.mistakes.misprint else None
+        misprint_at = rng.randrange(1, cards) if rng.random() < self.mistakes.misprint else None
         return misplace_at, early_turn, misprint_at
 
     def _view(self) -> dict[str, Any]:
@@ -306,7 +331,9 @@ class ScriptedDealer:
                     raise _RoundOver from refused
         raise TimeoutError("the shoe would not give a card")
 
-    def _new_shoe(self) -> None:
+    def _shuffle(self) -> None:
+        """A new shoe: the table cleared, new_shoe, the supervisor's shuffle check, the
+        shoe loaded."""
         self.shoes_started += 1
         if self.scene is not None:
             self.scene.clear_all()
@@ -315,12 +342,15 @@ class ScriptedDealer:
         self._act("supervisor", "confirm_shuffle", "auto-supervisor")
         self.shoe.load()
         self._sleep(1.0)
+
+    def _new_shoe(self) -> None:
+        self._shuffle()
         self._wait_for(lambda v: v.get("phase") == "ready", "the shoe to be ready", TABLE_WAIT_S)
         first = self._draw()
         while first == "CUT":
             first = self._draw()
         if self.scene is not None and first != "??":
-            self.scene.deal("BURN", first, face_up=True)
+            self.scene.deal(BURN, first, face_up=True)
         self._sleep(2.0)
         v = self._wait_for(lambda v: v.get("shoe") and v["shoe"].get("first_card"),
                            "the first card", TABLE_WAIT_S)
@@ -330,7 +360,7 @@ class ScriptedDealer:
                 self._draw()
             self._sleep(self.deal_gap * 0.6)
         if self.scene is not None:
-            self.scene.clear("BURN")
+            self.scene.clear(BURN)
         self._sleep(1.5)
 
     def _round(self) -> None:
@@ -372,7 +402,9 @@ class ScriptedDealer:
             self.on_round(self.rounds_settled)
 
     def _deal_round(self) -> None:
-        self._on_table: dict[str, list[str]] = {p: [] for p in POSITIONS}
+        """The round by the game's fixed deal plan, face down; turned in reveal order."""
+        plan, positions = self.game.deal_plan, self.game.positions
+        self._on_table: dict[str, list[str]] = {p: [] for p in positions}
         self._revealed: set[str] = set()
         self._faults_this_round: dict[str, int] = {}
         self.rng = self._round_rng()
@@ -380,7 +412,7 @@ class ScriptedDealer:
         misplace_at, early_turn, misprint_at = self.round_mistakes(self.rng)
         self._sleep(1.0)
         k = 0
-        while k < 13:
+        while k < len(plan):
             card = self._draw()
             if card == "CUT":
                 if self.scene is not None:
@@ -388,13 +420,13 @@ class ScriptedDealer:
                     self._sleep(0.8)
                     self.scene.cut_card(False)
                 continue
-            pos = PLAN[k]
-            if pos != "BURN" and self.scene is not None:
+            pos = plan[k]
+            if pos != BURN and self.scene is not None:
                 zone = pos
                 if card == "??":
                     card = self.rng.choice(["7H", "2S"])  # the card is real; only the reader failed
                 if k == misplace_at:
-                    zone = POSITIONS[(POSITIONS.index(pos) + 1) % len(POSITIONS)]
+                    zone = positions[(positions.index(pos) + 1) % len(positions)]
                     self._misplaced = (zone, pos, card)
                 self._on_table[zone].append(card)
                 if k == misprint_at:
@@ -408,19 +440,24 @@ class ScriptedDealer:
             self._sleep(self.deal_gap)
             if self.scene is not None:
                 self.scene.hand_over(None)
-            if early_turn and k == 5 and self.scene is not None:
-                self.scene.reveal("P1")
+            if early_turn and k == EARLY_TURN_AFTER and self.scene is not None:
+                self.scene.reveal(positions[0])
                 early_turn = False
         self._wait_for(lambda v: v.get("round") and not v["round"]["betting_open"],
                        "betting to close", 120)
         if self.scene is not None:
-            for p in POSITIONS:
+            for p in positions:
                 v = self._view()
                 if v.get("paused"):
                     self._supervise(v)
                 self.scene.reveal(p)
                 self._revealed.add(p)
                 self._sleep(1.0)
+        self._close_round()
+
+    def _close_round(self) -> None:
+        """Wait for the hand to be validated and settled, then clear the table for the next
+        round."""
         self._wait_for(lambda v: not v.get("round") or v["round"]["finished"],
                        "the hand to be validated", 120)
         self._sleep(2.0)

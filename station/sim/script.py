@@ -1,9 +1,12 @@
 """Scripted table sessions written as traces: a dealer, a shoe and a camera on paper.
 
-`TraceScript` writes what a station would receive at a Pok Deng table — the shoe's frames
-(real DS protocol bytes, with heartbeats when the shoe is otherwise silent), the camera's zone
-observations (at least once a second), dealer and supervisor actions, wallets and bets — so a
-fault drill or a disputed round can be staged exactly and replayed through the table core.
+`TraceScript` writes what a station would receive at a table of the game it is given — the
+shoe's frames (real DS protocol bytes, with heartbeats when the shoe is otherwise silent), the
+camera's zone observations (at least once a second), dealer and supervisor actions, wallets and
+bets — so a fault drill or a disputed round can be staged exactly and replayed through the table
+core. The table's name, its zones, its deal plan and its positions are the game's (a game whose
+deal plan is fixed at round open is dealt by `deal` and `full_round`; another game's script
+deals its own way on the same lines: its tools, station/games/<game>/tools/).
 """
 
 from __future__ import annotations
@@ -14,12 +17,9 @@ from typing import Any
 
 from firmware_bridge.shoe.codec import encode_frame
 from firmware_bridge.tracefile import TraceWriter, text_of_bytes
-from station.games.pokdeng import PokDeng
+from station.games import get_game
+from station.games.base import BURN, Game
 
-GAME = PokDeng()  # the game this script stages: its plan, positions and zones
-PLAN = GAME.deal_plan
-POSITIONS = GAME.positions
-CARDS_PER_ROUND = GAME.cards_per_round
 DEAL_GAP = 0.7  # the dealer deals about a card every 0.7 s
 CAMERA_LAG = 0.4  # the camera sees a card about 0.4 s after the shoe read it
 
@@ -27,14 +27,22 @@ CAMERA_LAG = 0.4  # the camera sees a card about 0.4 s after the shoe read it
 class TraceScript:
     def __init__(
         self,
+        game: Game | str,
         *,
-        table: str = "PD-01",
+        table: str | None = None,
         camera: bool = True,
         settings: dict[str, Any] | None = None,
         note: str = "",
         boot_id: str = "5EED0001",
     ) -> None:
-        self.header = {"trace": 1, "table": table, "game": GAME.name, "camera": camera,
+        #: the game staged (a name: the registry's game of that name)
+        self.game = get_game(game) if isinstance(game, str) else game
+        #: what the k-th card of a round is for, and who holds hands, in reveal order
+        self.plan: tuple[str, ...] = tuple(self.game.deal_plan)
+        self.positions: tuple[str, ...] = tuple(self.game.positions)
+        # the first table of the game's, by default
+        table = table if table is not None else f"{self.game.table_prefix}01"
+        self.header = {"trace": 1, "table": table, "game": self.game.name, "camera": camera,
                        "settings": settings or {"betting_seconds": 15}, "note": note}
         self.camera_on = camera
         self.betting_seconds = float(self.header["settings"].get("betting_seconds", 15))
@@ -43,7 +51,7 @@ class TraceScript:
         self.seq = 0
         self._last_shoe = 0.0
         self._last_camera = 0.0
-        self.zones: dict[str, list[str]] = {z: [] for z in GAME.zones}
+        self.zones: dict[str, list[str]] = {z: [] for z in self.game.zones}
         self.link_silent = False
         self.hello(boot_id)
 
@@ -130,12 +138,12 @@ class TraceScript:
         self.shoe("LOAD").wait(2)
         self.card(first_card).wait(CAMERA_LAG)
         if self.camera_on:
-            self.camera({"BURN": [first_card]})
+            self.camera({BURN: [first_card]})
         self.wait(1.5)
         for c in burns:
             self.card(c).wait(DEAL_GAP)
         if self.camera_on:
-            self.camera({"BURN": []})
+            self.camera({BURN: []})
         return self.wait(2)
 
     def open_round(self) -> TraceScript:
@@ -150,8 +158,8 @@ class TraceScript:
         place = place or {}
         for k, c in enumerate(cards, start):
             self.card(c).wait(CAMERA_LAG)
-            pos = place.get(k, PLAN[k])
-            if pos != "BURN" and camera and self.camera_on:
+            pos = place.get(k, self.plan[k])
+            if pos != BURN and camera and self.camera_on:
                 self.camera({pos: [*self.zones[pos], "??"]})
             self.wait(DEAL_GAP - CAMERA_LAG)
         return self
@@ -162,27 +170,33 @@ class TraceScript:
             self.wait(close - self.t + 0.5)
         return self
 
-    def reveal(self, hands: dict[str, Sequence[str]], order: Sequence[str] = POSITIONS) -> TraceScript:
-        for p in order:
+    def reveal(self, hands: dict[str, Sequence[str]], order: Sequence[str] | None = None) -> TraceScript:
+        """The hands turned face up, position by position (by default in reveal order)."""
+        for p in self.positions if order is None else order:
             if p in hands:
                 self.camera({p: list(hands[p])}).wait(1.0)
         return self
 
     def clear_zones(self) -> TraceScript:
         if self.camera_on:
-            self.wait(2).camera({p: [] for p in POSITIONS})
+            self.wait(2).camera({p: [] for p in self.positions})
         return self.wait(2)
 
-    def full_round(self, cards13: Sequence[str], bets: Sequence[tuple[str, str, int]] = ()) -> TraceScript:
-        """A clean round: open, bets, burn + 12 cards, close, reveal P1–P5 then B, clear."""
-        assert len(cards13) == CARDS_PER_ROUND
+    def full_round(self, cards: Sequence[str], bets: Sequence[tuple[str, str, int]] = ()) -> TraceScript:
+        """A clean round: open, bets, the round's cards dealt by the plan, close, the hands
+        revealed in reveal order, the zones cleared."""
+        assert len(cards) == len(self.plan)
         self.open_round()
         for a, s, amt in bets:
             self.bet(a, s, amt).wait(0.1)
-        self.deal(cards13)
+        self.deal(cards)
         self.until_closed()
-        self.reveal(hands_of(cards13))
+        self.reveal(self.hands_of(cards))
         return self.clear_zones()
+
+    def hands_of(self, cards: Sequence[str]) -> dict[str, list[str]]:
+        """The cards each position holds after a round dealt by the plan."""
+        return hands_by_plan(self.plan, self.positions, cards)
 
     # ---- output
     def write(self, path: str | Path) -> Path:
@@ -193,10 +207,11 @@ class TraceScript:
         return p
 
 
-def hands_of(cards13: Sequence[str]) -> dict[str, list[str]]:
-    """Which two cards each position holds after a round dealt by the plan."""
-    hands: dict[str, list[str]] = {p: [] for p in POSITIONS}
-    for pos, c in zip(PLAN, cards13, strict=True):
-        if pos != "BURN":
+def hands_by_plan(plan: Sequence[str], positions: Sequence[str],
+                  cards: Sequence[str]) -> dict[str, list[str]]:
+    """The cards each position holds after a round dealt by `plan` (its burns aside)."""
+    hands: dict[str, list[str]] = {p: [] for p in positions}
+    for pos, c in zip(plan, cards, strict=True):
+        if pos != BURN:
             hands[pos].append(c)
     return hands

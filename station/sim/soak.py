@@ -1,6 +1,7 @@
 """Soak: thousands of rounds through the live station at accelerated time, with faults.
 
-The table is simulated on paper (`TraceScript`: real DS frames with link noise — corrupted,
+The machinery of a game's soak (its `soak` tool, station/games/<game>/tools/soak.py, plays
+the rounds on it). The table is simulated on paper (`TraceScript`: real DS frames with link noise — corrupted,
 duplicated, split and junk-padded frames with the shoe's resends — camera zones, dealer and
 supervisor actions, wallets, bets) and fed into a real `TableStation` with its SQLite journal,
 its outbox and a real settlement core with its ledger, on a virtual clock. Injected per round:
@@ -23,13 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from station.cards import parse_card
 from station.core.inputs import US, Input, parse_input
 from station.core.settings import TableSettings
-from station.sim.script import CARDS_PER_ROUND, GAME, PLAN, POSITIONS, TraceScript, hands_of
+from station.games.base import Game
+from station.sim.script import TraceScript
 from station.sim.soaked_station import SoakedStation
-
-SPOTS = sorted(GAME.spots)  # sorted: the soak is seeded, its draws must not depend on set order
 
 
 @dataclass
@@ -46,8 +45,7 @@ class SoakOptions:
     crash: float = 0.003
     journal_sync: str = "normal"
     sample_every: int = 50  # rounds between memory samples
-    game: str = "pokdeng"  # or "paigow": shuffles of the 32 cards, two rounds each
-    mistype: float = 0.02  # Pai Gow: a die typed wrong (dice_mismatch, typed again)
+    mistype: float = 0.02  # at a dice table: a die typed wrong (dice_mismatch, typed again)
     signing_key: bytes | None = None  # the journal's checkpoint key (None: chain, unsigned)
 
 
@@ -64,10 +62,10 @@ class NoisyScript(TraceScript):
     the shoe's retransmission timer 250 ms later (before anything newer: the table waits for
     it), duplicates, junk bytes and split writes come as they do on a bad cable."""
 
-    def __init__(self, rng: random.Random, noise: float, **kw: Any) -> None:
+    def __init__(self, game: Game | str, rng: random.Random, noise: float, **kw: Any) -> None:
         self.rng = rng
         self.noise = noise
-        super().__init__(**kw)
+        super().__init__(game, **kw)
 
     def shoe_bytes(self, data: bytes) -> TraceScript:
         r = self.rng
@@ -93,6 +91,7 @@ class NoisyScript(TraceScript):
 
 @dataclass
 class SoakReport:
+    game: str = ""
     rounds_opened: int = 0
     hands: int = 0
     cancelled: int = 0
@@ -124,19 +123,24 @@ class SoakReport:
 
 
 class Soak:
+    """A soak of one game's table: a game's soak says which (`game`) and plays its rounds on
+    paper (`play`), feeding them to the station as it goes (`_feed`) and calling
+    `_after_round` after each; the station, its crashes and the verdict are this class's."""
+
+    #: the game whose table is soaked
+    game: Game
+
     def __init__(self, opts: SoakOptions, directory: Path) -> None:
         self.o = opts
         self.dir = directory
         self.dir.mkdir(parents=True, exist_ok=True)
         self.rng = random.Random(opts.seed)
-        self.report = SoakReport()
+        self.report = SoakReport(game=self.game.name)
         # one float per input for the whole soak: kept compact so the harness's own memory
         # does not hide the station's in the RSS figures
         self.latencies = array("f")
-        if opts.game not in ("pokdeng", "paigow"):
-            raise ValueError(f"the soak plays pokdeng or paigow, not {opts.game!r}")
-        self.settings = (TableSettings(table="WZ-SOAK", game="paigow", betting_seconds=15)
-                         if opts.game == "paigow" else TableSettings(table="PD-SOAK", betting_seconds=15))
+        self.settings = TableSettings(table=f"{self.game.table_prefix}SOAK", game=self.game.name,
+                                      betting_seconds=15)
 
     # ---- the station, its settlement, its restarts
     @property
@@ -185,10 +189,7 @@ class Soak:
         self.t_offset = 0.0
         self._start_station()
         accounts = [f"p{i:03d}" for i in range(o.accounts)]
-        if o.game == "paigow":
-            self._run_paigow(accounts)
-        else:
-            self._run_pokdeng(accounts)
+        self.play(accounts)
         self.report.table_seconds = self.t_offset
         self.under_test.finish()
         self.report.seconds = time.perf_counter() - started
@@ -201,195 +202,12 @@ class Soak:
         if rounds % self.o.sample_every == 0:
             self.report.memory.append((rounds, rss_mb()))
 
-    def _run_pokdeng(self, accounts: list[str]) -> None:
-        o, rng = self.o, self.rng
-        rounds = 0
-        while rounds < o.rounds:
-            script = NoisyScript(rng, o.noise, table=self.settings.table,
-                                 boot_id=f"{rng.getrandbits(32):08X}" if rounds == 0 else "5EED0001")
-            if rounds == 0:
-                script.lines.clear()  # the shoe's HELLO comes once, at power-up
-                script.hello("5EED0001")
-            else:
-                script.lines.clear()
-                script.seq = self._shoe_seq
-            for a in accounts:
-                if rng.random() < (1.0 if rounds == 0 else 0.05):
-                    script.wallet(a, rng.choice([5_000, 20_000, 100_000]))
-            deck = sorted(str(c) for c in GAME.deck.elements())
-            rng.shuffle(deck)
-            cut = rng.randint(300, 360)
-            first = deck.pop()
-            burns = [deck.pop() for _ in range(GAME.burn_count(parse_card(first)))]
-            script.start_shoe(first, burns)
-            self.report.shoes += 1
-            pos = 1 + len(burns)
-            shoe_rounds = 0
-            cut_done = False
-            fed = self._feed(script, 0)
-            while rounds < o.rounds:
-                if not cut_done and pos + CARDS_PER_ROUND > cut:
-                    script.card("CUT").wait(0.7)
-                    cut_done = True
-                    last = True
-                else:
-                    last = False
-                cards = [deck.pop() for _ in range(CARDS_PER_ROUND)]
-                pos += CARDS_PER_ROUND
-                self._round(script, cards, accounts)
-                rounds += 1
-                shoe_rounds += 1
-                fed = self._feed(script, fed)
-                self._after_round(rounds)
-                if last:
-                    break
-            self._shoe_seq = script.seq
-            self.t_offset += script.t + 0.5  # the shoe heartbeats on between shoes
-            self.now = self.t_offset
+    def play(self, accounts: list[str]) -> None:
+        """Play `self.o.rounds` rounds on paper, feeding each to the station."""
+        raise NotImplementedError
 
-    # ---- Wenzhou Pai Gow: shuffles of the 32 cards, two rounds each (PROCEDURE.md §6)
-    def _run_paigow(self, accounts: list[str]) -> None:
-        from station.games.paigow.tiles import DECK
-        from station.sim.paigow_session import NoisyPaiGowScript
-
-        o, rng = self.o, self.rng
-        rounds = 0
-        while rounds < o.rounds:
-            script = NoisyPaiGowScript(rng, o.noise, table=self.settings.table, boot_id="5EED0001")
-            script.lines.clear()
-            if rounds == 0:
-                script.hello("5EED0001")  # the shoe's HELLO comes once, at power-up
-            else:
-                script.seq = self._shoe_seq
-            for a in accounts:
-                if rng.random() < (1.0 if rounds == 0 else 0.05):
-                    script.wallet(a, rng.choice([5_000, 20_000, 100_000]))
-            deck = [str(c) for c in DECK]
-            rng.shuffle(deck)
-            script.start_shuffle()
-            self.report.shoes += 1
-            fed = self._feed(script, 0)
-            for number in (1, 2):
-                if rounds >= o.rounds:
-                    break
-                self._paigow_round(script, deck[8 * (number - 1): 8 * number], accounts)
-                rounds += 1
-                fed = self._feed(script, fed)
-                self._after_round(rounds)
-            while script.lost is not None:  # the shoe resends what the wire ate before it
-                script.wait(0.3)
-            self._feed(script, fed)
-            self._shoe_seq = script.seq
-            self.t_offset += script.t + 0.5
-            self.now = self.t_offset
-
-    def _paigow_round(self, s: Any, cards: list[str], accounts: list[str]) -> None:
-        from station.games.paigow import SPOTS as PAIGOW_SPOTS
-        from station.games.paigow.rules import deal_plan_for
-
-        o, rng = self.o, self.rng
-        s.open_round()
-        for _ in range(o.bets_per_round):
-            s.bet(rng.choice(accounts), rng.choice(PAIGOW_SPOTS), rng.choice([10, 20, 50, 100, 500])).wait(0.05)
-        misplace = rng.random() < o.misplace
-        unplug = rng.random() < o.unplug and not misplace
-        jam = rng.random() < o.jam and not (misplace or unplug)
-        mismatch = rng.random() < o.mismatch and not (misplace or unplug or jam)
-        mistype = rng.random() < o.mistype
-        for name, on in (("misplace", misplace), ("unplug", unplug), ("jam", jam),
-                         ("mismatch", mismatch), ("mistype", mistype)):
-            if on:
-                self.report.injected[name] += 1
-        s.until_closed()
-        dice = [rng.randint(1, 6), rng.randint(1, 6)]
-        if mistype:
-            wrong = [dice[0], 1 + dice[1] % 6]
-            s.wait(1.0).tray(dice).wait(0.5).dice(wrong).wait(5.5)  # dice_mismatch at 5 s
-            s.dice(dice).wait(0.5).supervisor("resume").wait(0.5)
-        else:
-            s.throw(dice)
-        plan = deal_plan_for(dice)
-        if misplace:
-            k = rng.randrange(0, 8)
-            wrong_door = ("BANKER", "SHUN", "CHU", "DAO")[(("BANKER", "SHUN", "CHU", "DAO").index(plan[k]) + 1) % 4]
-            s.deal8(cards[: k + 1], dice, place={k: wrong_door}).wait(1.5)
-            s.camera({wrong_door: s.zones[wrong_door][:-1], plan[k]: [*s.zones[plan[k]], cards[k]]}).wait(1.0)
-            s.supervisor("resume").wait(0.5)
-            s.deal8(cards[k + 1:], dice, start=k + 1)
-        elif unplug:
-            s.deal8(cards[:4], dice)
-            s.link_silent = True
-            s.wait(3.6)
-            s.link_silent = False
-            s.shoe("HB", str(int(s.t * 1000))).wait(0.3)
-            s.supervisor("resume").wait(0.3)
-            s.deal8(cards[4:], dice, start=4)
-        elif jam:
-            s.deal8(cards[:4], dice)
-            s.shoe("FAULT", "JAM").wait(2.0).shoe("CLEAR", "JAM").wait(0.5)
-            s.supervisor("resume").wait(0.3)
-            s.deal8(cards[4:], dice, start=4)
-        elif mismatch:
-            s.deal8(cards, dice, shown={5: "KS"}).wait(2.0)  # a face the shoe did not read
-            s.supervisor("cancel_round").wait(1.0)
-            s.clear()
-            return
-        else:
-            s.deal8(cards, dice)
-        s.wait(1.0)
-        s.clear()
-
+    #: the shoe's frame sequence where the last shoe's script left it
     _shoe_seq = 0
-
-    def _round(self, s: TraceScript, cards: list[str], accounts: list[str]) -> None:
-        o, rng = self.o, self.rng
-        s.open_round()
-        for _ in range(o.bets_per_round):
-            spot = rng.choice(SPOTS)
-            s.bet(rng.choice(accounts), spot, rng.choice([10, 20, 50, 100, 500])).wait(0.05)
-        misplace = rng.random() < o.misplace
-        unplug = rng.random() < o.unplug
-        jam = rng.random() < o.jam
-        mismatch = rng.random() < o.mismatch
-        for name, on in (("misplace", misplace), ("unplug", unplug and not misplace),
-                         ("jam", jam and not (misplace or unplug)), ("mismatch", mismatch)):
-            if on:
-                self.report.injected[name] += 1
-        if misplace:
-            k = rng.randrange(3, 12)
-            s.deal(cards[:k])
-            s.card(cards[k]).wait(0.4)
-            wrong = POSITIONS[(POSITIONS.index(PLAN[k]) + 1) % len(POSITIONS)]
-            s.camera({wrong: [*s.zones[wrong], "??"]}).wait(2.0)
-            s.camera({wrong: s.zones[wrong][:-1], PLAN[k]: [*s.zones[PLAN[k]], "??"]}).wait(1.0)
-            s.supervisor("resume").wait(0.5)
-            s.deal(cards[k + 1 :], start=k + 1)
-        elif unplug:
-            s.deal(cards[:6])
-            s.link_silent = True
-            s.wait(3.6)
-            s.link_silent = False
-            s.shoe("HB", str(int(s.t * 1000))).wait(0.3)
-            s.supervisor("resume").wait(0.3)
-            s.deal(cards[6:], start=6)
-        elif jam:
-            s.deal(cards[:4])
-            s.shoe("FAULT", "JAM").wait(2.0).shoe("CLEAR", "JAM").wait(0.5)
-            s.supervisor("resume").wait(0.3)
-            s.deal(cards[4:], start=4)
-        else:
-            s.deal(cards)
-        s.until_closed()
-        hands = hands_of(cards)
-        if mismatch:
-            s.reveal({"P1": hands["P1"]})
-            wrong_card = "KS" if "KS" not in hands["P2"] else "QS"
-            s.camera({"P2": [hands["P2"][0], wrong_card]}).wait(2.0)
-            s.supervisor("cancel_round").wait(1.0)
-            s.clear_zones()
-            return
-        s.reveal(hands)
-        s.clear_zones()
 
     # ---- what the records say
     def _verify(self) -> None:
@@ -505,18 +323,18 @@ def write_report(rep: SoakReport, opts: SoakOptions, out: Path, latencies: Any,
     return written
 
 
-def run(args: Any) -> int:
-    """`station soak --game GAME` for a house-banked game of this soak (the command's
-    arguments). Prints the report; exits 0 only when it is all right."""
+def run_soak(args: Any, soak_class: type[Soak]) -> int:
+    """`station soak --game GAME` on a game's `Soak` (the command's arguments). Prints the
+    report; exits 0 only when it is all right."""
     import shlex
     import sys
     import tempfile
 
     opts = SoakOptions(rounds=args.rounds, seed=args.seed, journal_sync=args.sync,
-                       crash=args.crash, sample_every=max(1, args.rounds // 200), game=args.game)
+                       crash=args.crash, sample_every=max(1, args.rounds // 200))
     command = "./run.sh station soak " + " ".join(shlex.quote(a) for a in sys.argv[2:])
     with tempfile.TemporaryDirectory(prefix="station-soak-") as tmp:
-        soak = Soak(opts, Path(args.work or tmp))
+        soak = soak_class(opts, Path(args.work or tmp))
         rep = soak.run()
         files = write_report(rep, opts, Path(args.out), soak.latencies, command.strip())
     print(json.dumps({k: v for k, v in rep.as_dict().items() if k not in ("memory", "restart_seconds")},

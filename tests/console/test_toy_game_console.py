@@ -37,9 +37,7 @@ def installed(tmp_path: Path) -> Iterator[None]:
 
 
 def _script(game: str = "highcard", table: str = "HC-01") -> TraceScript:
-    s = TraceScript(table=table)
-    s.header["game"] = game
-    s.zones = {"LEFT": [], "RIGHT": []}
+    s = TraceScript(game, table=table)
     s.wallet("u1", 1000).wallet("u2", 1000)
     s.dealer("new_shoe").wait(1).supervisor("confirm_shuffle").wait(0.5).shoe("LOAD").wait(1)
     # round 1: LEFT's ace beats RIGHT's three

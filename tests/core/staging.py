@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from station.core.replay import replay_records
+from station.games.pokdeng.tools.script import PokDengScript
 from station.sim.script import TraceScript
 
 R1 = ["2C", "AH", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "TH", "JH", "QH"]
@@ -29,7 +30,7 @@ def refused(records, action=None):
 
 def started(**kw) -> TraceScript:
     """A shoe with its shuffle confirmed, loaded, first card 2D and its two burns done."""
-    s = TraceScript(**kw)
+    s = PokDengScript(**kw)
     s.wallet("u1", 100_000).wallet("u2", 100_000)
     s.start_shoe("2D", ["KC", "KD"])
     return s

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from station.sim.script import TraceScript, hands_of
+from station.games.pokdeng.tools.script import PokDengScript, hands_of
 from tests.core.staging import R1, R2, faults, of, refused, run, started
 
 
@@ -23,7 +23,7 @@ def test_clean_round_is_validated_and_settled(tmp_path):
 
 
 def test_early_card_before_shuffle_check_is_set_aside_on_resume(tmp_path):
-    s = TraceScript()
+    s = PokDengScript()
     s.dealer("new_shoe").wait(1).card("9C").wait(1)  # the dealer draws before confirm + LOAD
     s.supervisor("resume").wait(1)
     s.supervisor("confirm_shuffle").wait(1).shoe("LOAD").wait(1)
@@ -66,7 +66,7 @@ def test_extra_card_can_only_be_cancelled(tmp_path):
 
 
 def test_burn_count_resume_refused_until_zone_cleared(tmp_path):
-    s = TraceScript().wallet("u1", 1000)
+    s = PokDengScript().wallet("u1", 1000)
     s.dealer("new_shoe").wait(1).supervisor("confirm_shuffle").wait(1).shoe("LOAD").wait(1)
     s.card("3D").wait(0.4).camera({"BURN": ["3D"]}).wait(1)
     s.card("KC").wait(0.4).camera({"P1": ["??"]}).wait(1)  # a burn card dealt to P1
@@ -137,7 +137,7 @@ def test_card_mismatch_corrected_and_resumed(tmp_path):
 
 
 def test_first_card_mismatch(tmp_path):
-    s = TraceScript()
+    s = PokDengScript()
     s.dealer("new_shoe").wait(1).supervisor("confirm_shuffle").wait(1).shoe("LOAD").wait(1)
     s.card("2D").wait(0.4).camera({"BURN": ["3D"]}).wait(1)
     s.supervisor("end_shoe").end()
@@ -194,7 +194,7 @@ def test_foreign_card_repeated_printed_code(tmp_path):
 
 
 def test_cut_card_in_the_burn_then_end_shoe(tmp_path):
-    s = TraceScript()
+    s = PokDengScript()
     s.dealer("new_shoe").wait(1).supervisor("confirm_shuffle").wait(1).shoe("LOAD").wait(1)
     s.card("2D").wait(0.4).camera({"BURN": ["2D"]}).wait(1).card("KC").wait(0.7)
     s.card("CUT").wait(1).supervisor("end_shoe").wait(1)
@@ -206,7 +206,7 @@ def test_cut_card_in_the_burn_then_end_shoe(tmp_path):
 
 
 def test_cut_card_early_resumed_plays_on(tmp_path):
-    s = TraceScript()
+    s = PokDengScript()
     s.dealer("new_shoe").wait(1).supervisor("confirm_shuffle").wait(1).shoe("LOAD").wait(1)
     s.card("AD").wait(0.4).camera({"BURN": ["AD"]}).wait(1)
     s.card("CUT").wait(1).supervisor("resume").wait(1)
@@ -369,7 +369,7 @@ def test_reveal_out_of_order_is_a_warning(tmp_path):
 
 
 def test_degraded_mode_validates_by_shoe_alone_at_close(tmp_path):
-    s = TraceScript(camera=False).wallet("u1", 500)
+    s = PokDengScript(camera=False).wallet("u1", 500)
     s.start_shoe("2D", ["KC", "KD"])
     s.open_round().bet("u1", "P1", 100).wait(0.1).deal(R1).until_closed().wait(1).end()
     recs = run(s, tmp_path)
@@ -379,7 +379,7 @@ def test_degraded_mode_validates_by_shoe_alone_at_close(tmp_path):
 
 
 def test_bets_refused_in_spec_order(tmp_path):
-    s = TraceScript().wallet("u1", 250)
+    s = PokDengScript().wallet("u1", 250)
     s.bet("u1", "P1", 10)  # no shoe
     s.start_shoe("2D", ["KC", "KD"]).bet("u1", "P1", 10)  # no round opened yet
     s.open_round()
@@ -416,7 +416,7 @@ def test_close_table_then_new_shoe(tmp_path):
 
 
 def test_open_betting_refused_while_burns_remain_and_zones_hold_cards(tmp_path):
-    s = TraceScript()
+    s = PokDengScript()
     s.dealer("new_shoe").wait(1).supervisor("confirm_shuffle").wait(1).shoe("LOAD").wait(1)
     s.card("3D").wait(0.4).camera({"BURN": ["3D"]}).wait(1).card("KC").wait(0.7)
     s.dealer("open_betting").wait(1)
@@ -458,7 +458,7 @@ def test_camera_lagging_card_by_card_never_times_out_when_tolerant(tmp_path):
     s.open_round()
     plan_zones = [p for p in ("BURN", *hands_of(R1)) for _ in ()]  # noqa: F841 - readability
     pending: list[tuple[float, str]] = []
-    from station.sim.script import PLAN
+    from station.games.pokdeng.tools.script import PLAN
 
     for k, c in enumerate(R1):
         s.card(c)
@@ -477,7 +477,7 @@ def test_camera_lagging_card_by_card_never_times_out_when_tolerant(tmp_path):
 
 
 def test_new_shoe_with_the_link_down_is_a_link_fault(tmp_path):
-    s = TraceScript()
+    s = PokDengScript()
     s.link_silent = True
     s.wait(4).dealer("new_shoe").wait(1)
     s.link_silent = False

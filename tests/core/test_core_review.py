@@ -4,7 +4,7 @@ each of these once failed and was fixed in the core)."""
 
 from __future__ import annotations
 
-from station.sim.script import PLAN, TraceScript, hands_of
+from station.games.pokdeng.tools.script import PLAN, PokDengScript, hands_of
 from tests.core.staging import R1, faults, of, run, started
 
 
@@ -145,7 +145,7 @@ def test_unread_first_card_burns_count_from_the_first_card(tmp_path):
     After the 3 burns the table is between rounds and open_betting is accepted.
     Confidence: low-medium (the spec does not say how an unread first card is valued; our
     core counts burns drawn before the camera's read as negative and then asks for N more)."""
-    s = TraceScript()
+    s = PokDengScript()
     s.dealer("new_shoe").wait(1).supervisor("confirm_shuffle").wait(1).shoe("LOAD").wait(1)
     s.card("??").wait(0.7)
     s.card("KC").wait(0.3).camera({"BURN": ["3D"]}).wait(0.4)

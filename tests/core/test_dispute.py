@@ -21,12 +21,14 @@ from station.core.inputs import US, read_trace
 from station.core.replay import settings_from_header
 from station.core.verify import LedgerCheckpoint
 from station.dispute.gather import gather
+from station.games.paigow.tools.soak import PaiGowSoak
+from station.games.pokdeng.tools.soak import PokDengSoak
+from station.games.sizhidao.tools.soak import SiZhiDaoSoak, SzSoakOptions
 from station.live.table_station import TableStation
 from station.settlement.core import SettlementCore
 from station.settlement.outbox import DeliveryWorker
 from station.settlement.transport import InProcessTransport
-from station.sim.sizhidao_soak import SiZhiDaoSoak, SzSoakOptions
-from station.sim.soak import Soak, SoakOptions
+from station.sim.soak import SoakOptions
 from tests.browser import chromium, new_page
 from tests.core.chain_tools import genesis_of, resign
 
@@ -79,9 +81,9 @@ def _station_from_trace(trace: Path, data: Path) -> None:
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory) -> dict[str, list[Path]]:
     root = tmp_path_factory.mktemp("disputes")
-    Soak(SoakOptions(rounds=16, seed=21, crash=0.05, jam=0.12, unplug=0.1, mismatch=0.12,
+    PokDengSoak(SoakOptions(rounds=16, seed=21, crash=0.05, jam=0.12, unplug=0.1, mismatch=0.12,
                      misplace=0.0, signing_key=KEY), root / "pokdeng").run()
-    Soak(SoakOptions(rounds=16, seed=22, game="paigow", crash=0.05, jam=0.12, unplug=0.1,
+    PaiGowSoak(SoakOptions(rounds=16, seed=22, crash=0.05, jam=0.12, unplug=0.1,
                      mismatch=0.12, misplace=0.0, signing_key=KEY), root / "paigow").run()
     SiZhiDaoSoak(SzSoakOptions(games=5, seed=23, crash=0.01, cancel=0.3, signing_key=KEY),
                  root / "sizhidao").run()

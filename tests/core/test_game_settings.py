@@ -84,9 +84,8 @@ def test_a_games_setting_left_under_table_procedure_still_runs_and_says_where_it
 def test_a_header_recorded_before_the_games_held_their_settings_replays_the_same(tmp_path):
     """Trace headers name the table's and the game's settings side by side, as they did
     when all were the core's: such a header sets the game's own."""
-    s = TraceScript(table="SZ-01", settings={"ante": 50, "decision_seconds": 15,
-                                             "arrange_seconds": 10, "buy_in_seconds": 10})
-    s.header["game"] = "sizhidao"
+    s = TraceScript("sizhidao", settings={"ante": 50, "decision_seconds": 15,
+                                          "arrange_seconds": 10, "buy_in_seconds": 10})
     header, _ = read_trace(s.end().write(tmp_path / "t.jsonl"))
     settings = settings_from_header(header)
     assert settings.own.ante == 50 and settings.betting_seconds == 15.0
@@ -113,8 +112,7 @@ def test_the_toy_games_own_setting_is_read_recorded_and_used(tmp_path):
         headers = [json.loads(p.read_text().splitlines()[0]) for p in traces]
         assert all(h["settings"]["extend_max_seconds"] == 12 for h in headers), headers
 
-        s = TraceScript(table="HC-01", settings=headers[0]["settings"])
-        s.header["game"] = "highcard"
+        s = TraceScript("highcard", settings=headers[0]["settings"])
         s.wallet("u1", 1000)
         s.dealer("new_shoe").wait(1).supervisor("confirm_shuffle").wait(0.5).shoe("LOAD").wait(1)
         s.open_round().dealer("extend_betting", seconds=13).wait(1)  # beyond 12: refused

@@ -18,9 +18,11 @@ import pytest
 
 from station.core import chain
 from station.core.verify import LedgerCheckpoint, verify
+from station.games.paigow.tools.soak import PaiGowSoak
+from station.games.pokdeng.tools.soak import PokDengSoak
+from station.games.sizhidao.tools.soak import SiZhiDaoSoak, SzSoakOptions
 from station.settlement.core import SettlementCore
-from station.sim.sizhidao_soak import SiZhiDaoSoak, SzSoakOptions
-from station.sim.soak import Soak, SoakOptions
+from station.sim.soak import SoakOptions
 from tests.core.chain_tools import genesis_of, resign
 
 pytestmark = pytest.mark.soak
@@ -32,9 +34,9 @@ GAMES = ("pokdeng", "paigow", "sizhidao")
 @pytest.fixture(scope="module")
 def journals(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("soaked")
-    Soak(SoakOptions(rounds=14, seed=11, crash=0.08, jam=0.1, unplug=0.08, mismatch=0.1,
+    PokDengSoak(SoakOptions(rounds=14, seed=11, crash=0.08, jam=0.1, unplug=0.08, mismatch=0.1,
                      signing_key=KEY), root / "pokdeng").run()
-    Soak(SoakOptions(rounds=14, seed=12, game="paigow", crash=0.08, mismatch=0.1,
+    PaiGowSoak(SoakOptions(rounds=14, seed=12, crash=0.08, mismatch=0.1,
                      signing_key=KEY), root / "paigow").run()
     SiZhiDaoSoak(SzSoakOptions(games=4, seed=13, crash=0.01, cancel=0.3, signing_key=KEY),
                  root / "sizhidao").run()

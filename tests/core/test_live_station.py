@@ -93,9 +93,9 @@ def test_tampered_journal_is_refused(tmp_path):
 
 
 def test_bet_sent_twice_with_its_ref_is_placed_once(tmp_path):
-    from station.sim.script import TraceScript
+    from station.games.pokdeng.tools.script import PokDengScript
 
-    s = TraceScript().wallet("u1", 1000)
+    s = PokDengScript().wallet("u1", 1000)
     s.start_shoe("2D", ["KC", "KD"]).open_round()
     header, inputs = read_trace(s.write(tmp_path / "t.jsonl"))
     clk = Clock()

@@ -30,9 +30,7 @@ def highcard_installed(tmp_path):
 
 
 def _script() -> TraceScript:
-    s = TraceScript(table="HC-01")
-    s.header["game"] = "highcard"
-    s.zones = {"LEFT": [], "RIGHT": []}
+    s = TraceScript("highcard")
     s.wallet("u1", 1000).wallet("u2", 1000)
     s.dealer("new_shoe").wait(1).supervisor("confirm_shuffle").wait(0.5).shoe("LOAD").wait(1)
     # round 1: LEFT's king beats RIGHT's three
@@ -119,8 +117,7 @@ def test_an_action_of_its_own_through_the_kernel_and_replay(tmp_path):
     from station.core.inputs import TraceError
     from station.core.replay import replay_records
 
-    s = TraceScript(table="HC-01")
-    s.header["game"] = "highcard"
+    s = TraceScript("highcard")
     s.wallet("u1", 1000)
     s.dealer("new_shoe").wait(1).supervisor("confirm_shuffle").wait(0.5).shoe("LOAD").wait(1)
     s.open_round().dealer("extend_betting", seconds=10).wait(1)

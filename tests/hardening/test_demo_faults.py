@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from station.games import get_game
 from station.sim.dealer import DealerMistakes, ScriptedDealer
 from station.sim.studio import Bettors, Studio, StudioOptions
 
@@ -40,7 +41,7 @@ def mistakes_of_round(seed: int, round_no: int, kinds: list[str], rate: float = 
     from the seed and the round's number alone, so a slow machine does not change them."""
     on = {k: rate if k in kinds else 0.0 for k in ("misplace", "early_turn", "misprint")}
     dealer = ScriptedDealer(station=None, shoe=None, scene=None, seed=seed,
-                            mistakes=DealerMistakes(**on))
+                            mistakes=DealerMistakes(**on), game=get_game("pokdeng"))
     dealer.rounds_dealt = round_no
     return dealer.round_mistakes(dealer._round_rng())
 
@@ -114,7 +115,7 @@ def test_the_demo_runs_the_rounds_asked_under_each_fault(tmp_path: Path, faults:
 
 
 def test_a_dead_dealer_or_bettor_is_a_problem_the_demo_reports(tmp_path: Path) -> None:
-    """`station demo` exits 1 when `Studio.problems()` names anything (commands/demo.py)."""
+    """`station demo` exits 1 when `Studio.problems()` names anything (station/sim/dealt_demo.py)."""
     studio = Studio(StudioOptions(data_dir=tmp_path, rounds=5))
     assert studio.problems() == []
     studio.dealer = ScriptedDealer(station=None, shoe=None, scene=None, max_rounds=5)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from station.sim.soak import Soak, SoakOptions, write_report
+from station.games.paigow.tools.soak import PaiGowSoak
+from station.games.pokdeng.tools.soak import PokDengSoak
+from station.sim.soak import SoakOptions, write_report
 
 pytestmark = pytest.mark.soak
 
@@ -13,7 +15,7 @@ pytestmark = pytest.mark.soak
 def test_short_soak(tmp_path):
     opts = SoakOptions(rounds=80, seed=4, misplace=0.08, unplug=0.05, jam=0.05, mismatch=0.05,
                        crash=0.05, sample_every=10)
-    soak = Soak(opts, tmp_path / "work")
+    soak = PokDengSoak(opts, tmp_path / "work")
     rep = soak.run()
     assert rep.rounds_opened == 80 and rep.hands + rep.cancelled == 80
     assert rep.exactly_once and rep.ledger_ok and rep.balances_match, rep.ledger_problems
@@ -29,9 +31,9 @@ def test_short_soak(tmp_path):
 
 
 def test_short_pai_gow_soak(tmp_path):
-    opts = SoakOptions(rounds=40, seed=6, game="paigow", misplace=0.1, unplug=0.08, jam=0.08,
+    opts = SoakOptions(rounds=40, seed=6, misplace=0.1, unplug=0.08, jam=0.08,
                        mismatch=0.08, mistype=0.1, crash=0.08, sample_every=10)
-    soak = Soak(opts, tmp_path / "work")
+    soak = PaiGowSoak(opts, tmp_path / "work")
     rep = soak.run()
     assert rep.rounds_opened == 40 and rep.hands + rep.cancelled == 40 and rep.shoes == 20
     assert rep.exactly_once and rep.ledger_ok and rep.balances_match, rep.ledger_problems

@@ -5,7 +5,7 @@ by the plan the dice name, face up."""
 from __future__ import annotations
 
 from station.core.replay import replay_records
-from station.sim.paigow_script import DOORS, PaiGowScript
+from station.games.paigow.tools.script import DOORS, PaiGowScript
 from station.sim.script import TraceScript
 
 __all__ = ["DOORS", "PaiGowScript", "ROUND", "ROUND2", "faults", "of", "run", "staged"]

@@ -11,7 +11,7 @@ import pytest
 
 from firmware_bridge.shoe.codec import FrameDecoder
 from station.core.replay import replay_records
-from station.sim.paigow_session import KINDS, write_all
+from station.games.paigow.tools.session import KINDS, write_all
 from tests.paigow.test_paigow_shared_traces import outcomes
 
 TRACES = Path(__file__).parents[1] / "data" / "traces-paigow-station"

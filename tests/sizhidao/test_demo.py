@@ -65,7 +65,7 @@ def test_the_demo_refuses_options_its_game_does_not_take(tmp_path: Path, option:
 
 
 def test_the_demos_platform_key_comes_from_the_environment(monkeypatch) -> None:
-    from station.sim.sizhidao_demo import platform_key
+    from station.games.sizhidao.tools.demo import platform_key
 
     monkeypatch.setenv("STATION_BET_API_KEYS", "k-outside=studio-platform,k-two=other")
     assert platform_key() == ("k-outside", "studio-platform")
@@ -80,7 +80,7 @@ def test_no_camera_is_not_offered_as_degraded_mode(capsys) -> None:
     import argparse
 
     from station.commands.demo import add_arguments
-    from station.sim.sizhidao_demo import refused_options
+    from station.games.sizhidao.tools.demo import refused_options
 
     p = argparse.ArgumentParser()
     add_arguments(p)
@@ -90,7 +90,7 @@ def test_no_camera_is_not_offered_as_degraded_mode(capsys) -> None:
 
 def test_demo_bots_play_through_the_player_api(tmp_path: Path) -> None:
     """The bots know the table only through the API: a bot's view is its account's view."""
-    from station.sim.sizhidao_bots import PlatformClient
+    from station.games.sizhidao.tools.bots import PlatformClient
     from tests.sizhidao.live_table import KEY, LiveTable
 
     live = LiveTable(tmp_path / "journal.sqlite").start()
@@ -128,7 +128,7 @@ def test_the_rendered_seats_are_seen_only_once_the_camera_reported_every_seat() 
 
     from firmware_bridge.camera.scene import TableScene
     from station.games.sizhidao.seats import SEATS
-    from station.sim.sizhidao_demo import RenderedSeats
+    from station.games.sizhidao.tools.demo import RenderedSeats
 
     scene = TableScene(SEATS, seed=1, seat_zones=SEATS)
     feed = SimpleNamespace(readings={})  # what the station's camera feed has reported so far

@@ -13,10 +13,10 @@ import httpx
 import pytest
 
 from station.core.inputs import parse_input
+from station.games.sizhidao.tools.demo import pot_accounts
 from station.settlement.core import SettlementCore
 from station.settlement.outbox import DeliveryWorker
 from station.settlement.transport import InProcessTransport
-from station.sim.sizhidao_demo import pot_accounts
 from tests.sizhidao.live_table import KEY, LiveTable
 from tests.sizhidao.staged_games import SCENARIOS
 from tests.sizhidao.test_kernel_faults import HANDS, calls, opened

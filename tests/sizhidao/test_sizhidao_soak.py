@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from station.sim.sizhidao_soak import SiZhiDaoSoak, SzSoakOptions, run_soak
+from station.games.sizhidao.tools.soak import SiZhiDaoSoak, SzSoakOptions, run_soak
 
 pytestmark = pytest.mark.soak
 

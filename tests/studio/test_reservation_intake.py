@@ -17,11 +17,11 @@ from station.core.journal import Journal
 from station.core.kernel import TableKernel
 from station.core.replay import settings_from_header
 from station.core.settings import TableSettings
+from station.games.pokdeng.tools.script import GAME, PokDengScript, hands_of
 from station.live.table_station import TableStation
 from station.settlement.bus import NatsTransport, Reserver
 from station.settlement.core import SettlementCore
 from station.settlement.outbox import DeliveryWorker
-from station.sim.script import GAME, TraceScript, hands_of
 from tests.studio.test_bus import RunningConsumer
 from tests.waiting import pace
 
@@ -37,7 +37,7 @@ class Table:
         first = deck.pop()
         burns = [deck.pop() for _ in range(GAME.burn_count(parse_card(first)))]
         cards = [deck.pop() for _ in range(GAME.cards_per_round)]
-        s = TraceScript(table=name, settings={"betting_seconds": 10})
+        s = PokDengScript(table=name, settings={"betting_seconds": 10})
         s.start_shoe(first, burns).open_round()
         self.before_bets = list(s.lines)
         s.wait(0.5).deal(cards).until_closed().reveal(hands_of(cards)).clear_zones()

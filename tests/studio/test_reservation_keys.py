@@ -15,10 +15,10 @@ from station.core.journal import Journal
 from station.core.kernel import TableKernel
 from station.core.replay import settings_from_header
 from station.core.settings import TableSettings
+from station.games.pokdeng.tools.script import GAME, PokDengScript, hands_of
 from station.live.table_station import TableStation
 from station.settlement.core import SettlementCore
 from station.settlement.outbox import DeliveryWorker
-from station.sim.script import GAME, TraceScript, hands_of
 
 TABLE = "PD-51"
 TRACES_REASONS = {"no_round", "betting_closed", "paused", "bad_spot", "bad_amount", "limit",
@@ -62,7 +62,7 @@ def shoe(seed: int) -> tuple[list[str], list[str]]:
     first = deck.pop()
     burns = [deck.pop() for _ in range(GAME.burn_count(parse_card(first)))]
     cards = [deck.pop() for _ in range(GAME.cards_per_round)]
-    s = TraceScript(table=TABLE, settings={"betting_seconds": 10})
+    s = PokDengScript(table=TABLE, settings={"betting_seconds": 10})
     s.start_shoe(first, burns).open_round()
     before = list(s.lines)
     s.wait(0.5).deal(cards).until_closed().reveal(hands_of(cards)).clear_zones()

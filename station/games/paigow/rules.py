@@ -71,10 +71,11 @@ class PaiGow(Game):
         "rtp": "station.games.paigow.rtp:run",
         "shoe_simulator": "station.games.paigow.shoe_dealer:simulator",
         "shoe_dealer": "station.games.paigow.shoe_dealer:deal",
-        "soak": "station.sim.soak:run",
+        "soak": "station.games.paigow.tools.soak:run",
         "studio_session": "station.games.paigow.tools.studio_session:session",
         "demo_table": "station.games.paigow.tools.demo_table:demo_table",
-        "demo": "station.commands.demo:run_dealt_table",
+        "demo": "station.sim.dealt_demo:run_dealt_table",
+        "scripted_dealer": "station.games.paigow.tools.dealer:PaiGowDealer",
     }
 
     @property

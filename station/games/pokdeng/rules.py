@@ -137,10 +137,11 @@ class PokDeng(Game):
         "rtp": "station.games.pokdeng.rtp_report:run",
         "shoe_simulator": "station.games.pokdeng.shoe_dealer:simulator",
         "shoe_dealer": "station.games.pokdeng.shoe_dealer:deal",
-        "soak": "station.sim.soak:run",
+        "soak": "station.games.pokdeng.tools.soak:run",
         "studio_session": "station.games.pokdeng.tools.studio_session:session",
         "demo_table": "station.games.pokdeng.tools.demo_table:demo_table",
-        "demo": "station.commands.demo:run_dealt_table",
+        "demo": "station.sim.dealt_demo:run_dealt_table",
+        "scripted_dealer": "station.sim.dealer:ScriptedDealer",
     }
 
     def check_bet(self, spot: str, amount: int, held: Sequence[tuple[str, int]] = ()) -> int:

@@ -31,10 +31,10 @@ class SiZhiDao(Game):
     presentation = "station.games.sizhidao.panel:SiZhiDaoPanel"
     #: its tools, each in this package (station/games/tools.py)
     tools = {"settle_round": "station.games.sizhidao.settle:settle_deal",
-             "soak": "station.sim.sizhidao_soak:run_soak",
+             "soak": "station.games.sizhidao.tools.soak:run_soak",
              "studio_session": "station.games.sizhidao.tools.studio_session:session",
              "studio_round": "station.games.sizhidao.tools.studio_round:game_round",
-             "demo": "station.sim.sizhidao_demo:demo_command"}
+             "demo": "station.games.sizhidao.tools.demo:demo_command"}
 
     def check_bet(self, spot: str, amount: Any, held: Sequence[tuple[str, int]] = ()) -> int:
         raise BetError("bad_spot", "a Si Zhi Dao table takes no bets: players act for a pot")

@@ -12,7 +12,7 @@ from typing import Any
 from firmware_bridge.shoe.simulator import FaultPlan, ShoeSimulator
 from station.games.paigow.bets import SPOTS
 from station.games.paigow.tiles import DECK_COUNTS
-from station.sim.paigow_dealer import PaiGowDealer
+from station.games.paigow.tools.dealer import PaiGowDealer
 from station.sim.studio import DemoTable
 
 #: the camera layout of the studio's table: the doors and the dice tray

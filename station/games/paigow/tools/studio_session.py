@@ -21,7 +21,7 @@ class _PaiGowScript(TraceScript):
     the tray and the dealer's entry of them, eight cards face up by the plan the dice name."""
 
     def __init__(self, table: str, boot_id: str) -> None:
-        super().__init__(table=table, settings={"betting_seconds": BETTING_SECONDS},
+        super().__init__(PaiGow(), table=table, settings={"betting_seconds": BETTING_SECONDS},
                          note=f"studio table {table}", boot_id=boot_id)
         self.header["game"] = PaiGow.name
         self.zones = {z: [] for z in ZONES}

@@ -8,7 +8,7 @@ import random
 
 from station.cards import parse_card
 from station.games.pokdeng.rules import PokDeng
-from station.sim.script import DEAL_GAP, TraceScript, hands_of
+from station.sim.script import DEAL_GAP, TraceScript
 from station.studio.scripts import BETTING_SECONDS, Session, bets, wallets
 
 
@@ -18,7 +18,7 @@ def session(rng: random.Random, table: str, rounds: int, names: list[str],
     supervisor answers by cancelling the round (0: none)."""
     game = PokDeng()
     spots = sorted(game.spots)
-    s = TraceScript(table=table, settings={"betting_seconds": BETTING_SECONDS},
+    s = TraceScript(game, table=table, settings={"betting_seconds": BETTING_SECONDS},
                     note=f"studio table {table}", boot_id=f"{rng.getrandbits(32):08X}")
     wallets(s, rng, names)
     done = 0
@@ -40,7 +40,7 @@ def session(rng: random.Random, table: str, rounds: int, names: list[str],
             bets(s, rng, names, spots)
             s.deal(cards)
             s.until_closed()
-            hands = hands_of(cards)
+            hands = s.hands_of(cards)
             done += 1
             if cancel_every and rng.randrange(cancel_every) == 0:
                 # the camera reads P2's second card as another card: card_mismatch pauses the

@@ -1,7 +1,7 @@
-"""The scripted dealer of a simulated Wenzhou Pai Gow table (PROCEDURE.md §6), with the same
-patient floor supervisor as the Pok Deng dealer (station/sim/dealer.py, whose plumbing it
-shares: actions through the station's journaled input path, waiting on the public view,
-deciding a pause after `decide_after` seconds).
+"""The scripted dealer of a simulated Wenzhou Pai Gow table (PROCEDURE.md §6), the game's
+`scripted_dealer`, on the station's scripted dealer (station/sim/dealer.py, whose plumbing and
+patient floor supervisor it shares: actions through the station's journaled input path,
+waiting on the public view, deciding a pause after `decide_after` seconds).
 
 A shuffle: new_shoe, the supervisor's check, the shoe filled with the 32 cards (LOAD); no
 first card, no burn. Each of its two rounds: open_betting; bets come from the bettors; at
@@ -23,19 +23,21 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from station.games.paigow.rules import deal_plan_for
+from station.games.paigow.rules import DICE_ZONE, POSITIONS, deal_plan_for
 from station.games.paigow.tiles import DECK
 from station.sim.dealer import TABLE_WAIT_S, ScriptedDealer
 
-log = logging.getLogger("station.sim.paigow_dealer")
+log = logging.getLogger("station.games.paigow.dealer")
 
-DOORS = ("BANKER", "SHUN", "CHU", "DAO")
-DICE_ZONE = "DICE"
+DOORS = POSITIONS  # BANKER, SHUN, CHU, DAO
 
 
 class PaiGowDealer(ScriptedDealer):
     """Deals a Pai Gow table from a `ShoeSimulator` holding the 32-card deck into a
     `TableScene` with the doors and the dice tray (None: a table without a camera)."""
+
+    #: the cards are dealt face up: none is turned early; a die may be typed wrong
+    mistakes_made = ("misplace", "misprint", "mistype_dice")
 
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
@@ -43,15 +45,9 @@ class PaiGowDealer(ScriptedDealer):
         self._seen_this_shuffle: set[str] = set()  # for a card the shoe could not read
 
     def _new_shoe(self) -> None:
-        self.shoes_started += 1
-        if self.scene is not None:
-            self.scene.clear_all()
+        """A shuffle of the 32 cards: no first card, no burn."""
         self._seen_this_shuffle = set()
-        self._act("dealer", "new_shoe")
-        self._sleep(1.0)
-        self._act("supervisor", "confirm_shuffle", "auto-supervisor")
-        self.shoe.load()
-        self._sleep(1.0)
+        self._shuffle()
         self._wait_for(lambda v: v.get("phase") == "between_rounds", "the shuffle to be loaded", TABLE_WAIT_S)
 
     # ---- the floor supervisor's corrections
@@ -117,9 +113,4 @@ class PaiGowDealer(ScriptedDealer):
             self._sleep(self.deal_gap)
             if self.scene is not None:
                 self.scene.hand_over(None)
-        self._wait_for(lambda v: not v.get("round") or v["round"]["finished"],
-                       "the hand to be validated", 120)
-        self._sleep(2.0)
-        if self.scene is not None:
-            self.scene.clear_all()
-        self._sleep(1.5)
+        self._close_round()

@@ -5,7 +5,7 @@ is filled with a freshly shuffled deck for every deal; a scripted dealer opens e
 asks for the shuffle check, deals face down by the deal plan the station announces, turns the
 shown-down hands face up and clears the seats; a simulated overhead camera reports what lies
 in each seat zone (TRACES.md camera observations, at least once a second) as the dealer's
-hands leave it; simulated players (station/sim/sizhidao_bots.py) play through the table's real
+hands leave it; simulated players (station/games/sizhidao/tools/bots.py) play through the table's real
 player API over HTTP; the settlement core keeps the ledger with a pot account per game; the
 console shows it all. A person can take a seat: the seat page's link is printed.
 
@@ -42,7 +42,7 @@ DEAL_GAP_S = 0.7  # the dealer's pace: a card about every 0.7 s
 CAMERA_LAG_S = 0.3  # the camera reports a zone this long after the dealer's hand left it
 CAMERA_HEARTBEAT_S = 0.8  # the camera reports at least this often ("seen, nothing changed")
 #: the rendered camera: the 4K seat layout, calibrated like a table's, at a pace this machine keeps
-SEAT_CAMERA = Path(__file__).resolve().parents[2] / "config" / "camera_sizhidao_4k.toml"
+SEAT_CAMERA = Path(__file__).resolve().parents[4] / "config" / "camera_sizhidao_4k.toml"
 CAMERA_FPS = 4.0
 
 
@@ -422,11 +422,11 @@ def run_demo(args: argparse.Namespace) -> int:
     from firmware_bridge.shoe.simulator import ShoeSimulator
     from station.console import UserStore
     from station.core.settings import TableSettings
+    from station.games.sizhidao.tools.bots import PlatformClient, make_bots
     from station.live.config import CameraConfig, HttpConfig, ShoeConfig, StationConfig
     from station.live.journal_key import demo_key_file
     from station.runtime import start_runtime
     from station.settlement.core import SettlementCore
-    from station.sim.sizhidao_bots import PlatformClient, make_bots
 
     logging.basicConfig(level=logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")

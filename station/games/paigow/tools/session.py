@@ -17,7 +17,7 @@ RULES.md §2), each bet is accepted or refused by the order of reasons of TRACES
 the bettor's balance and what it already holds, and the balances follow from the wallets,
 the deductions and the returns.
 
-    python -m station.sim.paigow_session tests/data/traces-paigow-station
+    python -m station.games.paigow.tools.session tests/data/traces-paigow-station
 """
 
 from __future__ import annotations
@@ -33,13 +33,12 @@ from firmware_bridge.shoe.codec import encode_frame
 from firmware_bridge.tracefile import text_of_bytes
 from station.cards import parse_card
 from station.core.inputs import US, to_s
-from station.games.paigow import SPOTS, PaiGow, conflict
-from station.games.paigow.rules import deal_plan_for, first_door
+from station.games.paigow import SPOTS, conflict
+from station.games.paigow.rules import DICE_ZONE, deal_plan_for, first_door
 from station.games.paigow.tiles import DECK
-from station.sim.paigow_script import DOORS, PaiGowScript
+from station.games.paigow.tools.script import DOORS, GAME, PaiGowScript
 from station.sim.script import CAMERA_LAG, DEAL_GAP, TraceScript
 
-GAME = PaiGow()
 KINDS = ("clean", "noisy_link", "degraded_no_camera")
 NOTES = {
     "clean": "shuffles of the 32 cards, two rounds each, clean link, camera on",
@@ -265,7 +264,7 @@ class Session:
         x.settlements.append({"round_id": rid, "bets": accepted})
         s.wait(r.uniform(2.5, 3.5))
         if s.camera_on:
-            s.camera({z: [] for z in (*DOORS, "DICE")})
+            s.camera({z: [] for z in (*DOORS, DICE_ZONE)})
         s.wait(r.uniform(1, 3))
 
 
@@ -287,7 +286,7 @@ def write_all(directory: Path, seed: int = 14, shuffles: int = 3) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m station.sim.paigow_session",
+    p = argparse.ArgumentParser(prog="python -m station.games.paigow.tools.session",
                                 description="write the Pai Gow session traces with their expected outcomes")
     p.add_argument("directory", type=Path)
     p.add_argument("--seed", type=int, default=14)

@@ -6,18 +6,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from station.games.paigow.rules import deal_plan_for
+from station.games.paigow.rules import DICE_ZONE, PaiGow, deal_plan_for
 from station.sim.script import CAMERA_LAG, DEAL_GAP, TraceScript
 
-DOORS = ("BANKER", "SHUN", "CHU", "DAO")
+GAME = PaiGow()
+DOORS = GAME.positions  # BANKER, SHUN, CHU, DAO
 
 
 class PaiGowScript(TraceScript):
-    def __init__(self, *, table: str = "WZ-01", camera: bool = True, settings: dict | None = None,
-                 note: str = "", boot_id: str = "5EED0001") -> None:
-        super().__init__(table=table, camera=camera, settings=settings, note=note, boot_id=boot_id)
-        self.header["game"] = "paigow"
-        self.zones = {z: [] for z in (*DOORS, "DICE")}
+    """A trace of a Pai Gow table (by default WZ-01): its doors and its dice tray."""
+
+    def __init__(self, *, table: str | None = None, camera: bool = True,
+                 settings: dict | None = None, note: str = "", boot_id: str = "5EED0001") -> None:
+        super().__init__(GAME, table=table, camera=camera, settings=settings, note=note,
+                         boot_id=boot_id)
 
     def start_shuffle(self) -> PaiGowScript:
         self.dealer("new_shoe").wait(1)
@@ -30,7 +32,7 @@ class PaiGowScript(TraceScript):
         return self
 
     def tray(self, faces: Sequence[int]) -> PaiGowScript:
-        self.camera({"DICE": list(faces)})
+        self.camera({DICE_ZONE: list(faces)})
         return self
 
     def throw(self, faces: Sequence[int]) -> PaiGowScript:
@@ -55,7 +57,7 @@ class PaiGowScript(TraceScript):
 
     def clear(self) -> PaiGowScript:
         if self.camera_on:
-            self.wait(2).camera({z: [] for z in (*DOORS, "DICE")})
+            self.wait(2).camera({z: [] for z in (*DOORS, DICE_ZONE)})
         return self.wait(2)
 
     def round(self, cards: Sequence[str], dice: Sequence[int] = (4, 4),
