@@ -74,6 +74,8 @@ class PaiGow(Game):
         "soak": "station.sim.soak:run",
         "studio_session": "station.studio.scripts:paigow_session",
         "demo": "station.commands.demo:run_dealt_table",
+        "camera_bench": "station.games.paigow.tools.camera_bench:camera_bench",
+        "camera_table": "station.games.paigow.tools.camera_table:camera_table",
     }
 
     @property

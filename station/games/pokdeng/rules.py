@@ -139,6 +139,9 @@ class PokDeng(Game):
         "soak": "station.sim.soak:run",
         "studio_session": "station.studio.scripts:pokdeng_session",
         "demo": "station.commands.demo:run_dealt_table",
+        "rules_bench": "station.games.pokdeng.tools.rules_bench:run",
+        "camera_bench": "station.games.pokdeng.tools.camera_bench:camera_bench",
+        "camera_table": "station.games.pokdeng.tools.camera_table:camera_table",
     }
 
     def check_bet(self, spot: str, amount: int, held: Sequence[tuple[str, int]] = ()) -> int:

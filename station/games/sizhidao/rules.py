@@ -33,7 +33,9 @@ class SiZhiDao(Game):
     tools = {"settle_round": "station.games.sizhidao.settle:settle_deal",
              "soak": "station.sim.sizhidao_soak:run_soak",
              "studio_session": "station.studio.scripts:sizhidao_session",
-             "demo": "station.sim.sizhidao_demo:demo_command"}
+             "demo": "station.sim.sizhidao_demo:demo_command",
+             "camera_bench": "station.games.sizhidao.tools.camera_bench:camera_bench",
+             "camera_table": "station.games.sizhidao.tools.camera_table:camera_table"}
 
     def check_bet(self, spot: str, amount: Any, held: Sequence[tuple[str, int]] = ()) -> int:
         raise BetError("bad_spot", "a Si Zhi Dao table takes no bets: players act for a pot")
