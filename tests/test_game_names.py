@@ -83,8 +83,6 @@ OFFENDERS: dict[str, tuple[str, frozenset[str]]] = {
     "firmware_bridge/shoe/trace.py": ("the default game of a shoe trace",
         frozenset(['pokdeng'])),
     # the benchmarks: each measures one game's piece, beside its baseline
-    "bench/bench_settlement.py": ("Pok Deng's spots and table as the benchmark's settlement",
-        frozenset(['pokdeng', 'table PD-', "zone 'B'", "zone 'P1'", "zone 'P2'", "zone 'P3'", "zone 'P4'", "zone 'P5'"])),
     "bench/bench_sizhidao.py": ("Si Zhi Dao's table and seats as the benchmark's game",
         frozenset(['si zhi dao', 'sizhidao', 'table SZ-', "zone 'S1'", "zone 'S3'", "zone 'S5'"])),
 }
