@@ -82,9 +82,6 @@ OFFENDERS: dict[str, tuple[str, frozenset[str]]] = {
         frozenset(['pai gow', 'pokdeng', "zone 'DICE'"])),
     "firmware_bridge/shoe/trace.py": ("the default game of a shoe trace",
         frozenset(['pokdeng'])),
-    # the benchmarks: each measures one game's piece, beside its baseline
-    "bench/bench_sizhidao.py": ("Si Zhi Dao's table and seats as the benchmark's game",
-        frozenset(['si zhi dao', 'sizhidao', 'table SZ-', "zone 'S1'", "zone 'S3'", "zone 'S5'"])),
 }
 
 

@@ -35,7 +35,9 @@ class SiZhiDao(Game):
              "studio_session": "station.studio.scripts:sizhidao_session",
              "demo": "station.sim.sizhidao_demo:demo_command",
              "camera_bench": "station.games.sizhidao.tools.camera_bench:camera_bench",
-             "camera_table": "station.games.sizhidao.tools.camera_table:camera_table"}
+             "camera_table": "station.games.sizhidao.tools.camera_table:camera_table",
+             "player_bench_table": "station.games.sizhidao.tools.player_bench:seat_players",
+             "soak_pace": "station.games.sizhidao.tools.soak_pace:soak_pace"}
 
     def check_bet(self, spot: str, amount: Any, held: Sequence[tuple[str, int]] = ()) -> int:
         raise BetError("bad_spot", "a Si Zhi Dao table takes no bets: players act for a pot")
