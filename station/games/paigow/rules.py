@@ -76,6 +76,7 @@ class PaiGow(Game):
         "demo": "station.commands.demo:run_dealt_table",
         "camera_bench": "station.games.paigow.tools.camera_bench:camera_bench",
         "camera_table": "station.games.paigow.tools.camera_table:camera_table",
+        "rules_bench": "station.games.paigow.tools.rules_bench:run",
     }
 
     @property
