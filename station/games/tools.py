@@ -27,23 +27,15 @@ TOOLS: dict[str, str] = {
             "simulated table until it is stopped",
     "soak": "`station soak`: the parsed arguments -> the exit status, having run the rounds "
             "at accelerated time and written the report",
-    "rules_bench": "`./run.sh bench rules`: (quick) -> None, having printed the speed of the "
-                   "game's rules, each figure beside a baseline measured in the same run",
-    "camera_bench": "`./run.sh bench camera`: (reps, kit) -> whether the goals were met, having "
-                    "printed the recogniser's cost per frame on the game's own layout and "
-                    "scene beside kit's whole-frame baselines (bench/bench_camera.py: kit.ms, "
-                    "kit.row, kit.baselines)",
-    "camera_table": "`./run.sh bench dice`: () -> the CameraConfig of the game's reference "
-                    "table (its layout and each zone's reader), whose frames are rendered and "
-                    "read",
-    "settlement_bench_round": "`./run.sh bench settlement`: () -> the round settled: {'cards': "
-                              "position -> card texts, 'spots': the spots its bets are spread "
-                              "on, 'intake_spots': the spots of the HTTP bet load}",
-    "player_bench_table": "`./run.sh bench players`: (TableStation) -> {'direct': account, "
-                          "'http': account, 'actions': the player actions timed, in turn}, "
-                          "having given its players wallets and seats",
-    "soak_pace": "`./run.sh bench players`: (games, seed, crash, workdir) -> the soak's report "
-                 "(.games, .deals, .inputs, .crashes, .table_seconds, .ok)",
+    "rules_bench": "`bench rules`: (quick) -> None, its rules' speed printed beside baselines",
+    "camera_bench": "`bench camera`: (reps, kit) -> goals met, its recogniser's cost per frame "
+                    "printed beside kit's whole-frame baselines (bench/bench_camera.py Kit)",
+    "camera_table": "`bench dice`: () -> the CameraConfig of the game's reference table",
+    "settlement_bench_round": "`bench settlement`: () -> {'cards', 'spots', 'intake_spots'} "
+                              "of the round its bets are settled on",
+    "player_bench_table": "`bench players`: (TableStation) -> {'direct', 'http', 'actions'}, "
+                          "its players given wallets and seats",
+    "soak_pace": "`bench players`: (games, seed, crash, workdir) -> its soak's report",
 }
 
 
