@@ -1,5 +1,5 @@
-"""Dice figures: the dice reader's cost per frame of the DICE zone (1080p camera, 0.30 mm per
-pixel: a 480 x 240 px zone) on one core, and its accuracy per perturbation, beside a naive
+"""Dice figures: the dice reader's cost per frame of a dice tray zone (1080p camera, 0.30 mm
+per pixel: a 480 x 240 px zone) on one core, and its accuracy per perturbation, beside a naive
 baseline measured in the same run: Otsu's threshold on the grey picture and one pip per hole
 in each white blob (what a first attempt at counting pips does; it has no notion of side
 strips, focus, touching dice or pip colours).
@@ -7,9 +7,11 @@ strips, focus, touching dice or pip colours).
 * empty tray: most frames between rounds. Goal: median <= 2 ms.
 * two dice: the frames after a throw. Goal: median <= 10 ms.
 * accuracy: trays of every perturbation preset; `wrong` must be 0 for the reader.
-* live: a whole 1080p frame of the Pai Gow table (config/camera_paigow_1080p.toml) through the
-  recogniser with the DICE zone on the dice reader: a steady frame (nothing moved), a frame
-  after the dice landed (the tray read), a frame after a card landed on a door (the door read).
+* live: for every game of the station with a dice tray (a zone of kind "dice", found in the
+  registry), a whole frame of its reference table (its `camera_table` tool) through the
+  recogniser as the live camera builds it, the tray on the dice reader: a steady frame (nothing
+  moved), a frame after the dice landed (the tray read), a frame after a card landed on one
+  of its card zones (that zone read).
 
 Frames are rendered before timing; only reading is timed.
     ./run.sh bench dice [--reps=N] [--trays=N]
@@ -29,6 +31,8 @@ import numpy as np
 from firmware_bridge.camera.dice import DiceReader
 from firmware_bridge.camera.dice_accuracy import score_tray
 from firmware_bridge.camera.dice_render import DICE_PRESETS, render_tray
+from station.games import GAMES, get_game
+from station.games.tools import game_tool
 
 
 def naive_read(image: np.ndarray, mm_per_px: float = 0.30) -> list[int]:
@@ -65,17 +69,18 @@ def _time(fn, *a) -> float:
     return (time.perf_counter() - t0) * 1000.0
 
 
-def live_figures(reps: int) -> dict[str, list[float]]:
-    """Per-frame recogniser cost at a Pai Gow table, frames rendered before timing."""
-    from pathlib import Path
+def dice_games() -> list[str]:
+    """The games of the station whose table has a dice tray (a zone of kind "dice")."""
+    return [name for name in GAMES if "dice" in get_game(name).zone_kinds.values()]
 
+
+def live_figures(cam, card_zones: list[str], reps: int) -> dict[str, list[float]]:
+    """Per-frame recogniser cost at a table of camera config `cam` whose cards lie in
+    `card_zones`, frames rendered before timing."""
     from firmware_bridge.camera.build import build_recogniser
-    from firmware_bridge.camera.config import load_camera_config
     from firmware_bridge.camera.scene import TableScene
     from firmware_bridge.camera.synthetic import SyntheticCamera
-    from station.games.camera_zones import game_zones
 
-    cam = load_camera_config(Path(__file__).parents[1] / "config" / "camera_paigow_1080p.toml", game_zones)
     lay = cam.layout
     rng = random.Random(5)
     cards = ["QH", "2H", "8H", "4H", "TC", "6C", "4C", "JH"]
@@ -88,7 +93,7 @@ def live_figures(reps: int) -> dict[str, list[float]]:
         rec.process(0.0, first)
         scene.throw_dice([rng.randint(1, 6), rng.randint(1, 6)])
         dice = camera.read()[1]
-        scene.deal(rng.choice(("BANKER", "SHUN", "CHU", "DAO")), rng.choice(cards), face_up=True)
+        scene.deal(rng.choice(card_zones), rng.choice(cards), face_up=True)
         card = camera.read()[1]
         rec.process(0.1, dice)  # the tray still moving: not read
         out["dice landed"].append(_time(rec.process, 0.2, dice))
@@ -109,7 +114,7 @@ def main(argv: list[str]) -> int:
     empty = [render_tray(random.Random(i), 0, "rotation").image for i in range(reps)]
     two = [render_tray(random.Random(1000 + i), 2, "rotation").image for i in range(reps)]
     reader = DiceReader(0.30)
-    print(f"dice reading, DICE zone {two[0].shape[1]}x{two[0].shape[0]} px at 0.30 mm/px, one core, {reps} frames each (ms)")
+    print(f"dice reading, tray zone {two[0].shape[1]}x{two[0].shape[0]} px at 0.30 mm/px, one core, {reps} frames each (ms)")
     print(f"  {'what':36} {'empty':>7} {'p95':>7} {'2 dice':>7} {'p95':>7}")
     rows = {}
     for name, fn in (("baseline: Otsu + holes", naive_read), ("dice reader", reader.read)):
@@ -122,10 +127,19 @@ def main(argv: list[str]) -> int:
     ok = statistics.median(e) <= 2.0 and statistics.median(t) <= 10.0
     print(f"  goals (empty <= 2, two dice <= 10, medians) {'met' if ok else 'NOT met'}")
 
-    live = live_figures(max(5, reps // 4))
-    print(f"\nlive recogniser at a Pai Gow table, whole 1920x1080 frame, one core, {len(live['steady'])} frames each (ms)")
-    for what, xs in live.items():
-        print(f"  {what:36} {statistics.median(xs):7.2f} {_q(xs, 0.95):7.2f}")
+    for name in dice_games():
+        game = get_game(name)
+        camera_table = game_tool(name, "camera_table")
+        if camera_table is None:
+            print(f"\n{game.title or name}: no reference camera declared, no live figures")
+            continue
+        cam = camera_table()
+        card_zones = [z for z in game.zones if z in cam.layout.zones and cam.layout.kind_of(z) == "cards"]
+        live = live_figures(cam, card_zones, max(5, reps // 4))
+        print(f"\nlive recogniser at a {game.title or name} table, whole {cam.layout.width}x{cam.layout.height} "
+              f"frame, one core, {len(live['steady'])} frames each (ms)")
+        for what, xs in live.items():
+            print(f"  {what:36} {statistics.median(xs):7.2f} {_q(xs, 0.95):7.2f}")
 
     print(f"\naccuracy, {trays} trays per preset (0-2 dice; a tray is correct when every die is named right)")
     print(f"  {'preset':12} {'reader %':>9} {'zero':>5} {'miss':>5} {'WRONG':>6}   {'baseline %':>10} {'WRONG':>6}")

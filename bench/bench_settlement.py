@@ -1,4 +1,7 @@
-"""Settlement speed: one big round settled durably, and bet intake over HTTP on loopback.
+"""Settlement speed: one big round settled durably, and bet intake over HTTP on loopback, for
+every game of the station that declares the round it is measured on (its
+`settlement_bench_round` tool, station/games/tools.py: the round's cards, the spots its bets
+are spread on, the spots of the HTTP bet load), found in the registry.
 
     ./run.sh bench settlement [--bets N] [--baseline-bets N] [--runs N] [--http-seconds S]
                               [--clients N]
@@ -34,44 +37,46 @@ from typing import Any
 import httpx
 
 from station.cards import parse_card
-from station.games import get_game
+from station.games import GAMES, get_game
+from station.games.tools import game_tool
 from station.settlement.core import SettlementCore
 from station.settlement.sim import AMOUNTS, BetBook
 
 API_KEY = "bench-key"
-CARDS = {"P1": ["7H", "2H"], "P2": ["AS", "2C"], "P3": ["KS", "QS"], "P4": ["5D", "5C"],
-         "P5": ["3H", "4D"], "B": ["6S", "TC"]}
 
 
-def _ledger_with_open_round(path: Path, bets: int, seed: int = 1) -> tuple[SettlementCore, dict]:
-    """A ledger holding `bets` open bets of round R1, and the hand message that settles them."""
-    game = get_game("pokdeng")
+def _ledger_with_open_round(path: Path, name: str, piece: dict[str, Any], bets: int,
+                            seed: int = 1) -> tuple[SettlementCore, dict]:
+    """A ledger holding `bets` open bets of round R1 of game `name`, spread on the spots of
+    its `piece` (the game's settlement_bench_round), and the hand message that settles them."""
+    game = get_game(name)
+    cards = piece["cards"]
     rng = random.Random(seed)
     core = SettlementCore(path)
     accounts = [f"u{i:05d}" for i in range(2_000)]
     core.apply_batch([{"key": f"wallet:{i}", "kind": "wallet", "account": a,
                        "balance": 10_000_000} for i, a in enumerate(accounts)])
-    hands = {p: [parse_card(c) for c in cs] for p, cs in CARDS.items()}
-    spots = [p for p in ("P1", "P2", "P3", "P4", "P5")] + [p + "PAIR" for p in ("P1", "P2", "P3", "P4", "P5")]
+    hands = {p: [parse_card(c) for c in cs] for p, cs in cards.items()}
+    spots = list(piece["spots"])
     messages, settlement = [], []
     for n in range(1, bets + 1):
         account, spot, amount = rng.choice(accounts), rng.choice(spots), rng.choice(AMOUNTS)
         deducted = game.check_bet(spot, amount)
-        messages.append({"key": f"bet:R1:{n}", "kind": "bet", "round_id": "R1", "game": "pokdeng",
+        messages.append({"key": f"bet:R1:{n}", "kind": "bet", "round_id": "R1", "game": name,
                          "account": account, "spot": spot, "amount": amount, "deducted": deducted})
         settlement.append({"account": account, "spot": spot, "amount": amount,
                            "deducted": deducted, "returned": game.returned(spot, amount, hands)})
     for i in range(0, len(messages), 5_000):
         outcome = core.apply_batch(messages[i:i + 5_000])
         assert outcome.refused is None, outcome.refused
-    hand = {"key": "hand:R1", "kind": "hand", "round_id": "R1", "game": "pokdeng", "cards": CARDS,
+    hand = {"key": "hand:R1", "kind": "hand", "round_id": "R1", "game": name, "cards": cards,
             "results": game.evaluate(hands), "settlement": settlement}
     return core, hand
 
 
 def _settle_one_commit_per_bet(path: Path, hand: dict, limit: int) -> tuple[float, int]:
     """The baseline: the same postings as the core, but each bet in its own transaction."""
-    game = get_game("pokdeng")
+    game = get_game(hand["game"])
     hands = {p: [parse_card(c) for c in cs] for p, cs in hand["cards"].items()}
     conn = sqlite3.connect(str(path), isolation_level=None)
     conn.execute("PRAGMA journal_mode = WAL")
@@ -106,10 +111,11 @@ def _copy_ledger(source: Path, target: Path) -> None:
     shutil.copyfile(source, target)
 
 
-def bench_round(bets: int, baseline_bets: int, runs: int, workdir: Path) -> bool:
+def bench_round(name: str, piece: dict[str, Any], bets: int, baseline_bets: int, runs: int,
+                workdir: Path) -> bool:
     print(f"-- one round with {bets:,} bets, settled durably (WAL, synchronous=FULL) in {workdir}")
     t0 = time.perf_counter()
-    core, hand = _ledger_with_open_round(workdir / "round.db", bets)
+    core, hand = _ledger_with_open_round(workdir / "round.db", name, piece, bets)
     core.store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every run starts from the same file
     core.close()
     setup = time.perf_counter() - t0
@@ -129,7 +135,8 @@ def bench_round(bets: int, baseline_bets: int, runs: int, workdir: Path) -> bool
         core.close()
     settle = statistics.median(times)
 
-    base_core, base_hand = _ledger_with_open_round(workdir / "baseline.db", max(baseline_bets, 1))
+    base_core, base_hand = _ledger_with_open_round(workdir / "baseline.db", name, piece,
+                                                   max(baseline_bets, 1))
     base_core.close()
     base_time, base_n = _settle_one_commit_per_bet(workdir / "baseline.db", base_hand, baseline_bets)
     scaled = base_time / base_n * bets
@@ -147,15 +154,21 @@ def bench_round(bets: int, baseline_bets: int, runs: int, workdir: Path) -> bool
     return settle <= 1.0
 
 
-def _serve_bets(journal: str, port: int, accounts: int, ready: Any) -> None:
+def _open_book(journal: str | Path, name: str, accounts: int) -> BetBook:
+    """A bet book of game `name` with `accounts` funded accounts and a round open for an hour."""
+    book = BetBook(journal, game=name)
+    for i in range(accounts):
+        book.set_wallet(f"u{i:05d}", 10**12)
+    book.open_round(f"{get_game(name).table_prefix}01-S1-R1", closes_at=time.time() + 3600)
+    return book
+
+
+def _serve_bets(journal: str, name: str, port: int, accounts: int, ready: Any) -> None:
     import uvicorn
 
     from station.live.bet_api import make_bet_app
 
-    book = BetBook(journal)
-    for i in range(accounts):
-        book.set_wallet(f"u{i:05d}", 10**12)
-    book.open_round("PD-01-S1-R1", closes_at=time.time() + 3600)
+    book = _open_book(journal, name, accounts)
     app = make_bet_app(book.place_bets, {API_KEY: "bench"})
     ready.set()
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
@@ -166,9 +179,9 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def _hammer(url: str, seconds: float, clients: int, batch: int,
+def _hammer(url: str, spots: tuple[str, ...], seconds: float, clients: int, batch: int,
             offered: float | None = None) -> tuple[int, float, list[float]]:
-    """Send bets for `seconds` from `clients` keep-alive threads.
+    """Send bets on `spots` for `seconds` from `clients` keep-alive threads.
 
     Without `offered` each client sends as fast as answers come (throughput at saturation).
     With `offered` (bets/s in all) each client sends on a fixed schedule and latency counts
@@ -202,7 +215,7 @@ def _hammer(url: str, seconds: float, clients: int, batch: int,
                         time.sleep(pause)
                 if scheduled >= stop_at:
                     break
-                bets = [{"account": f"u{rng.randrange(1000):05d}", "spot": rng.choice(("P1", "P3PAIR")),
+                bets = [{"account": f"u{rng.randrange(1000):05d}", "spot": rng.choice(spots),
                          "amount": 100} for _ in range(batch)]
                 path, body = ("/v1/bets", bets[0]) if batch == 1 else ("/v1/bets/batch", bets)
                 conn.request("POST", path, body=json.dumps(body), headers=headers)
@@ -226,12 +239,13 @@ def _hammer(url: str, seconds: float, clients: int, batch: int,
     return counted[0], time.perf_counter() - begin, latencies
 
 
-def bench_http(seconds: float, clients: int, workdir: Path) -> bool:
+def bench_http(name: str, spots: tuple[str, ...], seconds: float, clients: int,
+               workdir: Path) -> bool:
     print(f"-- bet intake over HTTP on loopback: uvicorn in its own process, {clients} client threads")
     port = _free_port()
     ctx = multiprocessing.get_context("spawn")
     ready = ctx.Event()
-    server = ctx.Process(target=_serve_bets, args=(str(workdir / "bets.db"), port, 1000, ready),
+    server = ctx.Process(target=_serve_bets, args=(str(workdir / "bets.db"), name, port, 1000, ready),
                          daemon=True)
     server.start()
     try:
@@ -246,22 +260,19 @@ def bench_http(seconds: float, clients: int, workdir: Path) -> bool:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.05)
-        single = _hammer(url, seconds, clients, 1)
-        paced_single = _hammer(url, seconds, clients, 1, offered=2000)
-        batched = _hammer(url, seconds, clients, 100)
-        paced_batch = _hammer(url, seconds, clients, 20, offered=2000)
+        single = _hammer(url, spots, seconds, clients, 1)
+        paced_single = _hammer(url, spots, seconds, clients, 1, offered=2000)
+        batched = _hammer(url, spots, seconds, clients, 100)
+        paced_batch = _hammer(url, spots, seconds, clients, 20, offered=2000)
     finally:
         server.kill()
         server.join(10)
 
-    book = BetBook(workdir / "inproc.db")
-    for i in range(1000):
-        book.set_wallet(f"u{i:05d}", 10**12)
-    book.open_round("PD-01-S1-R1", closes_at=time.time() + 3600)
+    book = _open_book(workdir / "inproc.db", name, 1000)
     rng = random.Random(0)
     n, start = 0, time.perf_counter()
     while time.perf_counter() - start < min(seconds, 2.0):
-        book.place_bets([{"account": f"u{rng.randrange(1000):05d}", "spot": "P1", "amount": 100}])
+        book.place_bets([{"account": f"u{rng.randrange(1000):05d}", "spot": spots[0], "amount": 100}])
         n += 1
     inproc_rate = n / (time.perf_counter() - start)
 
@@ -302,8 +313,20 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--http-seconds", type=float, default=5.0)
     parser.add_argument("--clients", type=int, default=8)
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="bench-settlement-") as tmp:
-        ok_round = bench_round(args.bets, args.baseline_bets, args.runs, Path(tmp))
+    ok = True
+    for name in GAMES:
+        round_of = game_tool(name, "settlement_bench_round")
+        title = get_game(name).title or name
+        if round_of is None:
+            print(f"{title}: no settlement benchmark round declared\n")
+            continue
+        piece = round_of()
+        print(f"{title}:")
+        with tempfile.TemporaryDirectory(prefix="bench-settlement-") as tmp:
+            ok_round = bench_round(name, piece, args.bets, args.baseline_bets, args.runs, Path(tmp))
+            print()
+            ok_http = bench_http(name, tuple(piece["intake_spots"]), args.http_seconds,
+                                 args.clients, Path(tmp))
+        ok = ok and ok_round and ok_http
         print()
-        ok_http = bench_http(args.http_seconds, args.clients, Path(tmp))
-    return 0 if ok_round and ok_http else 1
+    return 0 if ok else 1

@@ -36,20 +36,6 @@ TABLE_PREFIX = re.compile(r"""["'](PD|WZ|SZ|PG)-""")
 #: its package, or the file reads it from the contract)
 OFFENDERS: dict[str, tuple[str, frozenset[str]]] = {
     # the tools (#22 item 5: game tools in their packages)
-    # the benchmarks: each measures one game's piece, beside its baseline
-    "bench/bench_camera.py": ("a section per game's table: Pok Deng's, Pai Gow's, Si Zhi Dao's scenes",
-        frozenset(['pok deng', 'pokdeng', 'pai gow', 'paigow', 'sizhidao',
-                   "zone 'B'", "zone 'P1'", "zone 'P2'", "zone 'P3'", "zone 'P4'", "zone 'P5'"])),
-    "bench/camera_seats.py": ("the Si Zhi Dao 4K seat frame of the camera benchmark",
-        frozenset(['sizhidao'])),
-    "bench/bench_dice.py": ("Pai Gow's dice tray and doors as the benchmark's scene",
-        frozenset(['pai gow', 'paigow', "zone 'BANKER'", "zone 'CHU'", "zone 'DAO'", "zone 'SHUN'"])),
-    "bench/bench_rules.py": ("Pok Deng's rules as the benchmark's rules",
-        frozenset(['pok deng', 'pokdeng', "zone 'P1'"])),
-    "bench/bench_settlement.py": ("Pok Deng's spots and table as the benchmark's settlement",
-        frozenset(['pokdeng', 'table PD-', "zone 'B'", "zone 'P1'", "zone 'P2'", "zone 'P3'", "zone 'P4'", "zone 'P5'"])),
-    "bench/bench_sizhidao.py": ("Si Zhi Dao's table and seats as the benchmark's game",
-        frozenset(['si zhi dao', 'sizhidao', 'table SZ-', "zone 'S1'", "zone 'S3'", "zone 'S5'"])),
 }
 
 

@@ -35,6 +35,15 @@ TOOLS: dict[str, str] = {
                        "those `--faults` may ask for",
     "soak": "`station soak`: the parsed arguments -> the exit status, having run the rounds "
             "at accelerated time and written the report",
+    "rules_bench": "`bench rules`: (quick) -> None, its rules' speed printed beside baselines",
+    "camera_bench": "`bench camera`: (reps, kit) -> goals met, its recogniser's cost per frame "
+                    "printed beside kit's whole-frame baselines (bench/bench_camera.py Kit)",
+    "camera_table": "`bench dice`: () -> the CameraConfig of the game's reference table",
+    "settlement_bench_round": "`bench settlement`: () -> {'cards', 'spots', 'intake_spots'} "
+                              "of the round its bets are settled on",
+    "player_bench_table": "`bench players`: (TableStation) -> {'direct', 'http', 'actions'}, "
+                          "its players given wallets and seats",
+    "soak_pace": "`bench players`: (games, seed, crash, workdir) -> its soak's report",
 }
 
 

@@ -76,6 +76,9 @@ class PaiGow(Game):
         "demo_table": "station.games.paigow.tools.demo_table:demo_table",
         "demo": "station.sim.dealt_demo:run_dealt_table",
         "scripted_dealer": "station.games.paigow.tools.dealer:PaiGowDealer",
+        "camera_bench": "station.games.paigow.tools.camera_bench:camera_bench",
+        "camera_table": "station.games.paigow.tools.camera_table:camera_table",
+        "rules_bench": "station.games.paigow.tools.rules_bench:run",
     }
 
     @property

@@ -142,6 +142,10 @@ class PokDeng(Game):
         "demo_table": "station.games.pokdeng.tools.demo_table:demo_table",
         "demo": "station.sim.dealt_demo:run_dealt_table",
         "scripted_dealer": "station.sim.dealer:ScriptedDealer",
+        "rules_bench": "station.games.pokdeng.tools.rules_bench:run",
+        "camera_bench": "station.games.pokdeng.tools.camera_bench:camera_bench",
+        "camera_table": "station.games.pokdeng.tools.camera_table:camera_table",
+        "settlement_bench_round": "station.games.pokdeng.tools.settlement_bench:bench_round",
     }
 
     def check_bet(self, spot: str, amount: int, held: Sequence[tuple[str, int]] = ()) -> int:

@@ -34,7 +34,11 @@ class SiZhiDao(Game):
              "soak": "station.games.sizhidao.tools.soak:run_soak",
              "studio_session": "station.games.sizhidao.tools.studio_session:session",
              "studio_round": "station.games.sizhidao.tools.studio_round:game_round",
-             "demo": "station.games.sizhidao.tools.demo:demo_command"}
+             "demo": "station.games.sizhidao.tools.demo:demo_command",
+             "camera_bench": "station.games.sizhidao.tools.camera_bench:camera_bench",
+             "camera_table": "station.games.sizhidao.tools.camera_table:camera_table",
+             "player_bench_table": "station.games.sizhidao.tools.player_bench:seat_players",
+             "soak_pace": "station.games.sizhidao.tools.soak_pace:soak_pace"}
 
     def check_bet(self, spot: str, amount: Any, held: Sequence[tuple[str, int]] = ()) -> int:
         raise BetError("bad_spot", "a Si Zhi Dao table takes no bets: players act for a pot")

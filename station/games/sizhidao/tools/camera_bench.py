@@ -1,7 +1,7 @@
-"""The 4K seat table's figures for `./run.sh bench camera`: one 3840×2160 frame of seven seat
-zones (`config/camera_sizhidao_4k.toml`, calibrated from stills through `calibrate`), read
-by the recogniser on one core, beside a whole-frame zxing-cpp decode of the same frames
-measured in the same run.
+"""Si Zhi Dao's table in `./run.sh bench camera`, the 4K seat frame: one 3840×2160 frame of
+seven seat zones (tools/camera_table.py, calibrated from stills through `calibrate`), read by
+the recogniser on one core, beside a whole-frame zxing-cpp decode of the same frames measured
+in the same run (a third of the bench's repetitions, at least 5: a 4K frame costs more).
 
 * steady: seven seats dealt (rows and fans of four backs, two seats shown down), nothing
   moves but sensor noise. Goal: median ≤ 50 ms.
@@ -17,20 +17,17 @@ from __future__ import annotations
 import os
 import statistics
 import time
-from pathlib import Path
+from typing import Any
 
 import cv2
 
 from firmware_bridge.camera.calibration import calibrate
-from firmware_bridge.camera.config import load_camera_config
 from firmware_bridge.camera.recogniser import Recogniser
 from firmware_bridge.camera.scene import TableScene
 from firmware_bridge.camera.seat_accuracy import seat_stills
 from firmware_bridge.camera.synthetic import Perturbations, SyntheticCamera
 from firmware_bridge.cards import ALL_CARDS
-
-CONFIG = Path(__file__).resolve().parent.parent / "config" / "camera_sizhidao_4k.toml"
-
+from station.games.sizhidao.tools.camera_table import camera_table
 
 _CPU: list[float] = []  # the CPU time (this process) of each call _ms timed
 
@@ -50,7 +47,7 @@ def _cpu_of(fn, *a) -> float:
 
 
 def figures(reps: int) -> tuple[dict[str, list[float]], str]:
-    layout = load_camera_config(CONFIG).layout
+    layout = camera_table().layout
     zones = tuple(layout.zones)
     deck = [str(c) for c in ALL_CARDS]
     hands = {z: deck[4 * i : 4 * i + 4] for i, z in enumerate(zones)}
@@ -100,7 +97,9 @@ def figures(reps: int) -> tuple[dict[str, list[float]], str]:
     return out, f"{layout.width}x{layout.height}, {len(zones)} seat zones"
 
 
-def report(reps: int, row) -> bool:
+def camera_bench(reps: int, kit: Any) -> bool:
+    reps = max(5, reps // 3)
+    row = kit.row
     got, what = figures(reps)
     print(f"seat table at {what}, one core, {reps} frames each (ms)")
     row("baseline: zxing-cpp on the whole 4K frame", got["base_steady"], got["base_turned"], "every frame")
