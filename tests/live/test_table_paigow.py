@@ -11,8 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from contextlib import nullcontext
 from functools import partial
 from pathlib import Path
 
@@ -27,6 +25,7 @@ from station.live.camera_feed import camera_factory_for
 from station.live.config import load_config
 from station.live.journal_key import make_key_file
 from station.sim.demo_clock import ClockedFrames, VirtualClock
+from tests.live.clocked_view import wait_view
 from tests.waiting import retry_until, wait_for
 
 ROOT = Path(__file__).parents[2]
@@ -77,20 +76,6 @@ def test_station_run_starts_on_the_pai_gow_config_and_stops_cleanly(tmp_path) ->
         assert proc.returncode == 0 and "stopped cleanly" in out, out
 
 
-def _wait_view(station, cond, what: str, timeout: float = 60.0, clock=None) -> dict:
-    """The table's view once `cond` holds; the test (an actor on `clock`) waits on the table,
-    so the table's clock goes on meanwhile."""
-    end = time.monotonic() + timeout
-    version = -1
-    while time.monotonic() < end:
-        with clock.waiting() if clock is not None else nullcontext():
-            v = station.wait_view(version, 0.2)
-        version = v.get("version", version)
-        if cond(v):
-            return v
-    raise AssertionError(f"timed out waiting for {what}: {station.view}")
-
-
 @pytest.mark.slow
 def test_the_pai_gow_table_deals_a_round_from_its_config(tmp_path) -> None:
     from station.runtime import start_runtime
@@ -110,7 +95,7 @@ def test_the_pai_gow_table_deals_a_round_from_its_config(tmp_path) -> None:
         factory = camera_factory_for(cfg, scene, paced=lambda source: ClockedFrames(source, clock, 10))
         rt = start_runtime(cfg, camera_factory=factory, api_keys={KEY: "platform"}, clock=clock.now)
         clock.hold_while(lambda: rt.station.fatal is None and rt.station.inputs_in_flight() > 0)
-        _wait = partial(_wait_view, clock=clock)
+        _wait = partial(wait_view, clock=clock)
         try:
             st = rt.station
             http = httpx.Client(base_url=rt.bet_api_url, timeout=10,
