@@ -268,6 +268,10 @@ def _render(args: argparse.Namespace) -> int:
             scene.deal(zone, "2C")
     else:
         scene = random_table(random.Random(args.seed), args.seed)
+        if not set(scene.zones) <= set(cfg.layout.zone_names):
+            # the accuracy suite's random table is the embedded layout's: any other game's
+            # layout gets its random cards in its own card zones
+            scene = _random_cards(cfg.layout, args.seed)
     cam = SyntheticCamera(scene, cfg.layout, perturbations=args.perturbations, seed=args.seed, style=args.style)
     got = None
     while got is None:
@@ -277,6 +281,23 @@ def _render(args: argparse.Namespace) -> int:
         return 1
     print(json.dumps({"image": args.out, "zones": scene.snapshot(), "cut_card": scene.cut_card_visible}))
     return 0
+
+
+def _random_cards(layout, seed: int):
+    """A random table on `layout`: none to two cards in each of its card zones, face up or
+    down."""
+    import random
+
+    from firmware_bridge.camera.layout import CARDS
+    from firmware_bridge.camera.scene import TableScene
+    from station.cards import ALL_CARDS
+
+    rng = random.Random(seed)
+    scene = TableScene(layout.zone_names, seed=seed)
+    for zone in layout.zone_names:
+        for _ in range(rng.choice((0, 1, 2)) if layout.kind_of(zone) == CARDS else 0):
+            scene.deal(zone, str(rng.choice(ALL_CARDS)), face_up=rng.random() < 0.6)
+    return scene
 
 
 def _calibrate(args: argparse.Namespace) -> int:
