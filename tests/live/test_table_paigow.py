@@ -26,6 +26,7 @@ from station.live.config import load_config
 from station.live.journal_key import make_key_file
 from station.sim.demo_clock import ClockedFrames, VirtualClock
 from tests.live.clocked_view import wait_view
+from tests.live.table_config import table_config_for_test
 from tests.waiting import retry_until, wait_for
 
 ROOT = Path(__file__).parents[2]
@@ -40,22 +41,10 @@ def test_run_check_takes_the_pai_gow_table() -> None:
     assert "table WZ-SIM (paigow)" in p.stdout and "camera on" in p.stdout
 
 
-def _config_file(tmp_path: Path, shoe_url: str) -> Path:
-    text = CONFIG.read_text("utf-8")
-    text = text.replace('url = "socket://127.0.0.1:4002"', f'url = "{shoe_url}"')
-    text = text.replace('dir = "var/WZ-SIM"', f'dir = "{tmp_path / "var"}"')
-    text = text.replace('layout = "config/camera_paigow_1080p.toml"',
-                        f'layout = "{ROOT / "config" / "camera_paigow_1080p.toml"}"')
-    text = text.replace("port = 8620", "port = 0").replace("port = 8621", "port = 0")
-    p = tmp_path / "table_paigow.toml"
-    p.write_text(text, "utf-8")
-    return p
-
-
 @pytest.mark.slow
 def test_station_run_starts_on_the_pai_gow_config_and_stops_cleanly(tmp_path) -> None:
     with ShoeSimulator(deck=DECK_COUNTS, cut_at=None, seed=3) as shoe:
-        cfg = _config_file(tmp_path, shoe.serve_pty())
+        cfg = table_config_for_test(CONFIG, tmp_path, shoe.serve_pty())
         env = {**os.environ, "STATION_JOURNAL_KEY": "wz-sim-journal-key-0123456789abcdef"}
         proc = subprocess.Popen([sys.executable, "-m", "station", "run", "--config", str(cfg),
                                  "--log-level", "WARNING"], stdout=subprocess.PIPE,
@@ -88,7 +77,7 @@ def test_the_pai_gow_table_deals_a_round_from_its_config(tmp_path) -> None:
     clock = VirtualClock().start()
     clock.join()
     with ShoeSimulator(deck=DECK_COUNTS, cut_at=None, seed=5) as shoe:
-        cfg = load_config(_config_file(tmp_path, shoe.serve_pty()))
+        cfg = load_config(table_config_for_test(CONFIG, tmp_path, shoe.serve_pty()))
         cfg.table = dataclasses.replace(cfg.table, betting_seconds=4)
         cfg.signing_key_file = make_key_file(tmp_path / "keys" / "WZ-SIM.key")
         scene = TableScene(PaiGow.zones, seed=2)

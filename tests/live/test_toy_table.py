@@ -36,6 +36,7 @@ from tests.console.conftest import PASSWORDS
 from tests.console.console_page import as_shown, login
 from tests.core.toy_install import toy_game_installed
 from tests.live.clocked_view import wait_view
+from tests.live.table_config import table_config_for_test
 from tests.waiting import retry_until, wait_for
 
 ROOT = Path(__file__).parents[2]
@@ -51,17 +52,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser]
 def installed(tmp_path: Path) -> Iterator[None]:
     with toy_game_installed(tmp_path / "site"):
         yield
-
-
-def _config_file(tmp_path: Path, shoe_url: str) -> Path:
-    text = (TOY / "toy_table.toml").read_text("utf-8")
-    text = text.replace('url = "socket://127.0.0.1:4009"', f'url = "{shoe_url}"')
-    text = text.replace('dir = "var/HC-SIM"', f'dir = "{tmp_path / "var"}"')
-    text = text.replace('layout = "tests/core/', f'layout = "{TOY}/')
-    text = text.replace("port = 8690", "port = 0").replace("port = 8691", "port = 0")
-    p = tmp_path / "toy_table.toml"
-    p.write_text(text, "utf-8")
-    return p
 
 
 def _console_client(url: str, user: str) -> httpx.Client:
@@ -106,7 +96,7 @@ def test_a_whole_toy_table_deals_settles_and_replays(tmp_path: Path, installed: 
     clock.join()
     with ShoeSimulator(deck=[str(c) for c in ALL_CARDS], cut_at=None, seed=7) as shoe, \
             chromium() as browser:
-        cfg = load_config(_config_file(tmp_path, shoe.serve_pty()))
+        cfg = load_config(table_config_for_test(TOY / "toy_table.toml", tmp_path, shoe.serve_pty()))
         assert cfg.table.game == "highcard" and cfg.table.own.extend_max_seconds == 20
         cfg.table = dataclasses.replace(cfg.table, betting_seconds=5)
         cfg.signing_key_file = make_key_file(tmp_path / "keys" / f"{TABLE}.key")
