@@ -4,6 +4,13 @@ supervisor console, with nothing of the station changed for it."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import httpx
 import pytest
 
@@ -145,3 +152,61 @@ def test_an_action_of_its_own_through_the_kernel_and_replay(tmp_path):
     other.write_text("\n".join([lines[0].replace('"highcard"', '"pokdeng"'), *lines[1:]]) + "\n")
     with pytest.raises(TraceError, match="unknown dealer action 'extend_betting' at a pokdeng"):
         replay_records(other)
+
+
+TOY = Path(__file__).parent
+ROOT = TOY.parents[1]
+
+
+def test_the_toy_game_has_a_camera_layout_of_its_own(tmp_path, capsys):
+    """Its layout (tests/core/toy_camera_1080p.toml) is checked against the zones the game
+    declares, found through its entry point; `station camera render` lays cards in its zones
+    and `station camera read` reads them back off the rendered picture."""
+    from firmware_bridge.camera.layout import LayoutError, load_layout
+    from station.cli import main as station_main
+    from station.games.camera_zones import game_zones
+    from station.live.config import ConfigError, parse_config
+
+    layout = load_layout(TOY / "toy_camera_1080p.toml", game_zones)
+    assert (layout.game, list(layout.zones)) == ("highcard", ["LEFT", "RIGHT"])
+    one_zone = tmp_path / "one_zone.toml"
+    one_zone.write_text(re.sub(r"\[zones\.RIGHT\]\npolygon = .*\n", "",
+                               (TOY / "toy_camera_1080p.toml").read_text()))
+    with pytest.raises(LayoutError, match=r"a highcard layout .* needs zones RIGHT"):
+        load_layout(one_zone, game_zones)
+    with pytest.raises(ConfigError, match="missing LEFT, RIGHT"):
+        parse_config({"table": {"name": "HC-X", "game": "highcard"},
+                      "camera": {"enabled": True,
+                                 "layout": str(ROOT / "config" / "camera_pokdeng_1080p.toml")}})
+
+    picture, truth = tmp_path / "toy.png", {}
+    for seed in range(1, 40):  # a picture with a face-up card in each position
+        assert station_main(["camera", "render", "--config", str(TOY / "toy_camera_1080p.toml"),
+                             "--out", str(picture), "--seed", str(seed)]) == 0
+        truth = json.loads(capsys.readouterr().out)["zones"]
+        if all(any(c != "??" for c in truth[p]) for p in ("LEFT", "RIGHT")):
+            break
+    assert sorted(truth) == ["LEFT", "RIGHT"] and all(truth.values()), truth
+    assert station_main(["camera", "read", "--config", str(TOY / "toy_camera_1080p.toml"),
+                         str(picture)]) == 0
+    seen = json.loads(capsys.readouterr().out)["zones"]
+    assert {p: sorted(cs) for p, cs in seen.items()} == {p: sorted(cs) for p, cs in truth.items()}
+
+
+def test_station_run_checks_the_toy_tables_config(tmp_path):
+    """`station run --check` in a process of its own, where the game is found only through
+    the entry point of the distribution on its path: the table, its game's setting and its
+    camera layout are taken."""
+    site = tmp_path / "site"  # the autouse fixture's installation
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
+    p = subprocess.run([sys.executable, "-m", "station", "run", "--config",
+                        str(TOY / "toy_table.toml"), "--check"],
+                       capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert "table HC-SIM (highcard)" in p.stdout and "camera on" in p.stdout, p.stdout
+    # without the distribution on its path, the game is unknown and the config refused
+    env["PYTHONPATH"] = str(ROOT)
+    p = subprocess.run([sys.executable, "-m", "station", "run", "--config",
+                        str(TOY / "toy_table.toml"), "--check"],
+                       capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    assert p.returncode != 0 and "highcard" in p.stderr, (p.stdout, p.stderr)

@@ -190,11 +190,17 @@ class HighCardProcedure(Procedure):
     def on_load(self) -> None:
         self.shoe.loaded = True  # type: ignore[union-attr]
 
-    def confirm_shuffle(self) -> str | None:
+    def shuffle_refusal(self) -> str | None:
+        # the kernel refuses with it and the console offers the decision by it
         if self.table.phase != "shuffling" or self.shoe is None or self.shoe.confirmed:
             return "no new shoe is waiting for its shuffle check"
-        self.shoe.confirmed = True
         return None
+
+    def confirm_shuffle(self) -> str | None:
+        reason = self.shuffle_refusal()
+        if reason is None:
+            self.shoe.confirmed = True  # type: ignore[union-attr]
+        return reason
 
     def _new_shoe(self, inp: Input) -> None:
         t = self.table

@@ -16,20 +16,11 @@ import pytest
 from firmware_bridge.shoe.simulator import ShoeRefused, ShoeSimulator
 from station.live.config import load_config
 from station.live.journal_key import make_key_file
+from tests.live.table_config import table_config_for_test
 from tests.waiting import wait_for
 
 ROOT = Path(__file__).parents[2]
 CONFIG = ROOT / "config" / "table_no_camera.toml"
-
-
-def _config(tmp_path: Path, shoe_url: str) -> Path:
-    text = CONFIG.read_text("utf-8")
-    text = text.replace('url = "/dev/ttyUSB0"', f'url = "{shoe_url}"')
-    text = text.replace('dir = "var/PD-02"', f'dir = "{tmp_path / "var"}"')
-    text = text.replace("port = 8610", "port = 0").replace("port = 8611", "port = 0")
-    p = tmp_path / "table.toml"
-    p.write_text(text, "utf-8")
-    return p
 
 
 def _until(cond, what: str, timeout_s: float = 20.0):
@@ -52,7 +43,7 @@ def test_a_rebooted_shoe_gets_its_gate_locked_before_a_card_leaves_it(tmp_path) 
     from station.runtime import start_runtime
 
     with ShoeSimulator(cut_at=None, seed=11) as shoe:
-        cfg = load_config(_config(tmp_path, shoe.serve_pty()))
+        cfg = load_config(table_config_for_test(CONFIG, tmp_path, shoe.serve_pty()))
         cfg.signing_key_file = make_key_file(tmp_path / "keys" / "PD-02.key")
         rt = start_runtime(cfg, with_console=False, with_bet_api=False)
         try:

@@ -11,8 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from contextlib import nullcontext
 from functools import partial
 from pathlib import Path
 
@@ -27,6 +25,8 @@ from station.live.camera_feed import camera_factory_for
 from station.live.config import load_config
 from station.live.journal_key import make_key_file
 from station.sim.demo_clock import ClockedFrames, VirtualClock
+from tests.live.clocked_view import wait_view
+from tests.live.table_config import table_config_for_test
 from tests.waiting import retry_until, wait_for
 
 ROOT = Path(__file__).parents[2]
@@ -41,22 +41,10 @@ def test_run_check_takes_the_pai_gow_table() -> None:
     assert "table WZ-SIM (paigow)" in p.stdout and "camera on" in p.stdout
 
 
-def _config_file(tmp_path: Path, shoe_url: str) -> Path:
-    text = CONFIG.read_text("utf-8")
-    text = text.replace('url = "socket://127.0.0.1:4002"', f'url = "{shoe_url}"')
-    text = text.replace('dir = "var/WZ-SIM"', f'dir = "{tmp_path / "var"}"')
-    text = text.replace('layout = "config/camera_paigow_1080p.toml"',
-                        f'layout = "{ROOT / "config" / "camera_paigow_1080p.toml"}"')
-    text = text.replace("port = 8620", "port = 0").replace("port = 8621", "port = 0")
-    p = tmp_path / "table_paigow.toml"
-    p.write_text(text, "utf-8")
-    return p
-
-
 @pytest.mark.slow
 def test_station_run_starts_on_the_pai_gow_config_and_stops_cleanly(tmp_path) -> None:
     with ShoeSimulator(deck=DECK_COUNTS, cut_at=None, seed=3) as shoe:
-        cfg = _config_file(tmp_path, shoe.serve_pty())
+        cfg = table_config_for_test(CONFIG, tmp_path, shoe.serve_pty())
         env = {**os.environ, "STATION_JOURNAL_KEY": "wz-sim-journal-key-0123456789abcdef"}
         proc = subprocess.Popen([sys.executable, "-m", "station", "run", "--config", str(cfg),
                                  "--log-level", "WARNING"], stdout=subprocess.PIPE,
@@ -77,20 +65,6 @@ def test_station_run_starts_on_the_pai_gow_config_and_stops_cleanly(tmp_path) ->
         assert proc.returncode == 0 and "stopped cleanly" in out, out
 
 
-def _wait_view(station, cond, what: str, timeout: float = 60.0, clock=None) -> dict:
-    """The table's view once `cond` holds; the test (an actor on `clock`) waits on the table,
-    so the table's clock goes on meanwhile."""
-    end = time.monotonic() + timeout
-    version = -1
-    while time.monotonic() < end:
-        with clock.waiting() if clock is not None else nullcontext():
-            v = station.wait_view(version, 0.2)
-        version = v.get("version", version)
-        if cond(v):
-            return v
-    raise AssertionError(f"timed out waiting for {what}: {station.view}")
-
-
 @pytest.mark.slow
 def test_the_pai_gow_table_deals_a_round_from_its_config(tmp_path) -> None:
     from station.runtime import start_runtime
@@ -103,14 +77,14 @@ def test_the_pai_gow_table_deals_a_round_from_its_config(tmp_path) -> None:
     clock = VirtualClock().start()
     clock.join()
     with ShoeSimulator(deck=DECK_COUNTS, cut_at=None, seed=5) as shoe:
-        cfg = load_config(_config_file(tmp_path, shoe.serve_pty()))
+        cfg = load_config(table_config_for_test(CONFIG, tmp_path, shoe.serve_pty()))
         cfg.table = dataclasses.replace(cfg.table, betting_seconds=4)
         cfg.signing_key_file = make_key_file(tmp_path / "keys" / "WZ-SIM.key")
         scene = TableScene(PaiGow.zones, seed=2, zone_kinds=PaiGow.zone_kinds)
         factory = camera_factory_for(cfg, scene, paced=lambda source: ClockedFrames(source, clock, 10))
         rt = start_runtime(cfg, camera_factory=factory, api_keys={KEY: "platform"}, clock=clock.now)
         clock.hold_while(lambda: rt.station.fatal is None and rt.station.inputs_in_flight() > 0)
-        _wait = partial(_wait_view, clock=clock)
+        _wait = partial(wait_view, clock=clock)
         try:
             st = rt.station
             http = httpx.Client(base_url=rt.bet_api_url, timeout=10,
