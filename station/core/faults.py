@@ -41,6 +41,10 @@ FAULT_KINDS: dict[str, tuple[str, str]] = {
                        "resume, cancel"),
 }
 
+#: the kinds the kernel itself raises at every game's table (core/kernel.py: the shoe's link,
+#: its reboots and hardware faults, the camera going quiet): every game words each of them
+RAISED_BY_THE_KERNEL = ("link_lost", "shoe_rebooted", "device_fault", "camera_lost")
+
 #: the kernel's own kind, at every game's table: facts the procedure has no rule to follow
 #: (a defect of the station, not of the table). The table pauses instead of the station
 #: stopping; resume goes to wherever the facts stand, cancel voids the round as always.

@@ -13,9 +13,12 @@ the contract is refused with an error naming the game and the piece.
 from __future__ import annotations
 
 import importlib
+import logging
 from collections.abc import Iterator, MutableMapping
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
+
+_log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from station.games.base import Game
@@ -76,10 +79,16 @@ class GameRegistry(MutableMapping[str, "type[Game]"]):
         if self._found:
             return
         self._found = True
-        for ep in entry_points(group=ENTRY_POINT_GROUP):
-            self._specs.setdefault(ep.name, ep.value)
         for name, spec in BUILT_IN.items():
             self._specs.setdefault(name, spec)
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            if ep.name in BUILT_IN and ep.value != BUILT_IN[ep.name]:
+                # an installed package never replaces a game of the station's own: a table
+                # of that name keeps the rules the station was certified with
+                _log.warning("installed game %r (%s) ignored: the station has a game of that "
+                             "name (%s)", ep.name, ep.value, BUILT_IN[ep.name])
+                continue
+            self._specs.setdefault(ep.name, ep.value)
 
     def rescan(self) -> None:
         """Look for installed games again at the next lookup (a package installed or removed

@@ -8,6 +8,7 @@ The tools a game may have, and what each is called with:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -62,7 +63,18 @@ def game_tool(game: str, tool: str) -> Callable[..., Any] | None:
 
 
 def games_with(tool: str) -> tuple[str, ...]:
-    """The games that have `tool`, by name (their rules are loaded, not their tools)."""
-    from station.games import GAMES
+    """The games that have `tool`, by name (their rules are loaded, not their tools). An
+    installed game that cannot be loaded is left out with a warning: one broken package
+    does not take a tool away from every other game (asked for by name, it gives its error)."""
+    from station.games import GAMES, GameError
 
-    return tuple(name for name in GAMES if tool in getattr(GAMES[name], "tools", {}))
+    out = []
+    for name in GAMES:
+        try:
+            game = GAMES[name]
+        except GameError as e:
+            logging.getLogger(__name__).warning("%s", e)
+            continue
+        if tool in getattr(game, "tools", {}):
+            out.append(name)
+    return tuple(out)

@@ -124,6 +124,13 @@ def validate_procedure(name: str, proc: type, game: Any = None) -> None:
         if not (isinstance(words, tuple) and len(words) == 2 and all(
                 isinstance(w, str) and w for w in words)):
             _fail(name, f"fault kind {k!r} needs (meaning, the supervisor's options) in words")
+    from station.core.faults import RAISED_BY_THE_KERNEL
+
+    unworded = sorted(k for k in RAISED_BY_THE_KERNEL if k not in kinds)
+    if unworded:
+        _fail(name, f"{proc.__name__}.fault_kinds has no words for {unworded}, which the "
+                    "kernel raises at every table (the shoe's link, reboots and hardware, "
+                    "the camera)")
     for attr in ("cancel_only", "event_faults", "lasting_faults"):
         without = sorted(set(getattr(proc, attr)) - set(kinds))
         if without:
@@ -191,7 +198,10 @@ def _check_hooks(name: str, proc: type, base: type) -> None:
             _fail(name, f"{proc.__name__}.{attr} must be a method, not {mine!r:.60}")
         want, _ = _positional(fn)
         required, allowed = _positional(mine)
-        if required > want or (allowed is not None and allowed < want):
+        passed = set(inspect.signature(fn).parameters)
+        must = [p.name for p in inspect.signature(mine).parameters.values()
+                if p.kind is p.KEYWORD_ONLY and p.default is p.empty and p.name not in passed]
+        if required > want or (allowed is not None and allowed < want) or must:
             _fail(name, f"{proc.__name__}.{attr}{inspect.signature(mine)} does not take what "
                         f"the kernel passes: {attr}{inspect.signature(fn)}")
 

@@ -17,6 +17,10 @@ def test_pai_gow_words_its_extra_card_and_its_dice_clock_with_its_settings() -> 
                                   link_lost_seconds=2.0).with_overrides(
         {"dice_mismatch_seconds": 4.0}))
     assert "9th card" in k.fault_kinds["extra_card"][0]
+    # a 32-card deck has no ninth copy: its foreign card is one not of the 32, a second read
+    # within a shuffle, or the cut card (PROCEDURE.md, Pai Gow's faults)
+    assert "ninth copy" not in k.fault_kinds["foreign_card"][0]
+    assert "not one of the 32" in k.fault_kinds["foreign_card"][0]
     assert "7 s" in k.fault_kinds["placement_timeout"][0]
     assert "disagree for 4 s" in k.fault_kinds["dice_mismatch"][0]
     # a live fault: a new shoe whose link says nothing for 2 s, shown on the public view

@@ -43,6 +43,11 @@ def test_a_valid_game_registers_and_leaves():
     ({"timer_order": ("betting_close",)}, "timer_order must place the kernel's ['link', 'camera']"),
     ({"on_card": lambda self: None}, "on_card(self) does not take what the kernel passes"),
     ({"follow": {("dealing", "nowhere"): "lost"}}, "names states it does not declare: ['nowhere']"),
+    ({"cancel_round": lambda self, user, reason, *, must: None},
+     "cancel_round(self, user, reason, *, must) does not take what the kernel passes"),
+    ({"fault_kinds": {k: v for k, v in HighCardProcedure.fault_kinds.items() if k != "link_lost"},
+      "lasting_faults": frozenset()},
+     "has no words for ['link_lost'], which the kernel raises at every table"),
 ])
 def test_a_game_missing_a_piece_is_refused_with_its_name_and_the_piece(attrs, words):
     with pytest.raises(GameError) as e:
@@ -84,3 +89,31 @@ def test_a_game_installed_separately_is_found_through_its_entry_point(tmp_path, 
                                                           "sizhidao"]
     assert registry["highcard"] is HighCard
     assert str(tmp_path) in sys.path
+
+
+def _installed(tmp_path, monkeypatch, lines: str) -> None:
+    dist = tmp_path / "other_game-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: other-game\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[dealer_station.games]\n" + lines)
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+
+def test_an_installed_package_never_replaces_a_game_of_the_stations_own(tmp_path, monkeypatch,
+                                                                        caplog):
+    _installed(tmp_path, monkeypatch, "pokdeng = tests.core.toy_game:HighCard\n")
+    registry = GameRegistry()
+    assert registry["pokdeng"].__name__ == "PokDeng"
+    assert "installed game 'pokdeng' (tests.core.toy_game:HighCard) ignored" in caplog.text
+
+
+def test_one_installed_game_that_cannot_load_takes_no_tool_from_the_others(tmp_path, monkeypatch,
+                                                                         caplog):
+    from station.games import tools
+
+    _installed(tmp_path, monkeypatch, "baccarat = nowhere.baccarat:Baccarat\n")
+    monkeypatch.setattr("station.games.GAMES", GameRegistry())
+    assert tools.games_with("settle_round") == ("paigow", "pokdeng", "sizhidao")
+    assert "game 'baccarat': cannot load nowhere.baccarat:Baccarat" in caplog.text
+    with pytest.raises(GameError, match="game 'baccarat'"):
+        tools.game_tool("baccarat", "settle_round")

@@ -31,6 +31,8 @@ ROUNDS_PER_SHUFFLE = 2
 FAULTS = {k: v for k, v in FAULT_KINDS.items()
           if k not in ("burn_count", "cut_card_early", "premature_reveal")}
 FAULTS["extra_card"] = ("A 9th card was drawn in this round.", "cancel")
+FAULTS["foreign_card"] = ("A card that is not one of the 32, a second read of one card within "
+                          "a shuffle, or the cut card (this deck has none).", "cancel")
 FAULTS["dice_mismatch"] = ("the dealer's dice entry and the dice tray disagree for "
                            "{dice_mismatch_seconds:g} s",
                            "resume after correcting (enter the dice again, or the camera sees "
