@@ -160,6 +160,25 @@ def test_a_move_the_procedure_has_no_rule_for_pauses_on_station_error():
     assert [r["type"] for r in records] == ["resumed"]
 
 
+def test_a_rule_that_leads_nowhere_pauses_on_station_error_instead_of_giving_up_silently():
+    """A procedure whose rule for `ready → burning` fires a move that stays where it is: the
+    kernel tries no more than the game has states, then pauses on `station_error` saying
+    where it stood and where the facts were (it once stopped trying without a word, and the
+    table stood in the wrong phase with nobody told)."""
+    k = _kernel("pokdeng", camera=False)
+    k.machine.add_transition("stay", "ready", "ready")
+    k.proc.follow = {**k.proc.follow, ("ready", "burning"): "stay"}
+    k.apply(Input(0, "shoe", encode_frame(0, "HELLO", "1", "DS8", "SH-1", "2.1.0", "0A0A0A0A")))
+    k.apply(Input(1 * US, "dealer", "new_shoe"))
+    k.apply(Input(2 * US, "supervisor", "confirm_shuffle", user="sup1"))
+    k.apply(Input(3 * US, "shoe", encode_frame(1, "LOAD") + encode_frame(2, "CARD", "2D")))
+    records, _, _ = k.take_outputs()
+    faults = [r for r in records if r["type"] == "fault"]
+    assert [f["kind"] for f in faults] == ["station_error"]
+    assert "did not settle in a phase (last ready, the facts say burning)" in faults[0]["detail"]
+    assert k.state == "paused"
+
+
 def test_a_hello_of_the_same_boot_says_the_gate_again():
     """A HELLO repeated (the shoe did not hear the ACK of its first): the gate and the LED
     are said again, as after a new boot."""
