@@ -40,6 +40,7 @@ SETTLEMENT_LATENCY = "station_settlement_latency_seconds"
 INPUT_LATENCY = "station_input_latency_seconds"
 BET_INTAKE_LATENCY = "station_bet_intake_latency_seconds"
 SETTLEMENT_PENDING = "station_settlement_outbox_pending"
+SHOE_READER_RESTARTS = "station_shoe_reader_restarts_total"
 
 #: the latencies and their buckets (seconds)
 BUCKETS: dict[str, tuple[float, ...]] = {

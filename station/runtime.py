@@ -218,9 +218,14 @@ def _wire(rt: Runtime, camera_factory, users, api_keys, console_secret, with_con
 
     if config.shoe.url:
         def reader_failed(why: str) -> None:
-            # the port reads again by itself; the engineer must hear of it all the same
+            # the port reads again by itself; the engineer must hear of it all the same, in
+            # the log and on /metrics (a reader that keeps dying is a port or driver to fix)
+            from station.metrics import REGISTRY, SHOE_READER_RESTARTS
+
             log.error("table %s: the shoe reader at %s failed (%s); it reads again",
                       config.table.table, config.shoe.url, why)
+            REGISTRY.counter(SHOE_READER_RESTARTS, "times the shoe port's reader died and "
+                             "was started again").inc(table=config.table.table)
 
         rt.port = ShoePort(config.shoe.url, station.feed_shoe_bytes, baudrate=config.shoe.baudrate,
                            on_reader_died=reader_failed)
