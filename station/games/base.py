@@ -245,14 +245,6 @@ class Procedure(ABC):
         "new_shoe": Action("start a new shoe: the supervisor then confirms the shuffle"),
         "open_betting": Action("open the next round for bets"),
     }
-    #: the names of the dealer's actions (derived from `actions`)
-    dealer_actions: frozenset[str] = frozenset({"new_shoe", "open_betting"})
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "actions" in cls.__dict__:
-            cls.dealer_actions = frozenset(n for n, a in cls.actions.items() if a.role == "dealer")
-
     def __init__(self, table: TableKernel, game: Game) -> None:
         self.table = table
         self.game = game
