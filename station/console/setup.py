@@ -128,6 +128,12 @@ async def api_targets(request: Request) -> Response:
                          "tables": [n for n, t in targets.items() if t.feed is not None]})
 
 
+def _still_kinds(t: SetupTarget) -> list[str]:
+    """The stills this table's camera can use: a dice tray only where its layout has a zone
+    of kind dice (the game declares it), never at a card game's table."""
+    return [k for k in STILL_KINDS if k != "dice" or t.feed.layout.tray_zone is not None]
+
+
 def _layout_json(t: SetupTarget) -> dict[str, Any]:
     lay = t.feed.layout
     return {"table": t.table, "width": lay.width, "height": lay.height,
@@ -137,6 +143,7 @@ def _layout_json(t: SetupTarget) -> dict[str, Any]:
             "config_version": t.feed.config_version, "pending_reload": t.feed.pending_reload,
             "controls": t.feed.controls_applied, "status": t.feed.status,
             "stills": {k: len(v) for k, v in t.stills.items()},
+            "still_kinds": _still_kinds(t),
             "calibration": t.calibration.as_dict() if t.calibration is not None else None}
 
 
@@ -245,8 +252,8 @@ async def api_still(request: Request) -> Response:
     _no_round_in_play(request, t)
     body = await json_object(request)
     kind = body.get("kind")
-    if kind not in STILL_KINDS:
-        raise ApiError(400, f"kind: one of {', '.join(STILL_KINDS)}")
+    if kind not in _still_kinds(t):
+        raise ApiError(400, f"kind: one of {', '.join(_still_kinds(t))} at this table")
     frame = _frame(t).copy()
     with t.lock:
         if len(t.stills[kind]) >= MAX_STILLS:

@@ -29,6 +29,10 @@ def test_stills_calibrate_and_save_with_the_calibration(setup_table):
     with closing(c):
         info = c.get("/api/setup/PD-07").json()
         zones = info["zones"]
+        # a card table's layout has no zone of kind dice: no dice tray still is offered or taken
+        assert info["still_kinds"] == ["felt", "back"]
+        r = c.post("/api/setup/PD-07/stills", json={"kind": "dice"}, headers=h)
+        assert r.status_code == 400 and "felt, back at this table" in r.json()["error"], r.text
         scene.clear_all()
         wait_for(lambda: rt.camera.readings.get("P2") == (), 30, "the camera to see the empty felt")
         r = c.post("/api/setup/PD-07/calibrate", json={}, headers=h)

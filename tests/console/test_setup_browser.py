@@ -32,6 +32,9 @@ def test_a_technician_moves_a_zone_saves_and_the_station_reads_with_it(setup_tab
         p1 = page.locator('#zones tr[data-zone="P1"]')
         p1.locator("td.reading").filter(has_text="empty").wait_for()
         page.locator('#zones tr[data-zone="P2"] td.reading').filter(has_text="7H").wait_for()
+        # a card table: the felt and back stills, no dice tray (its layout has no dice zone)
+        page.locator('button[data-still="dice"]').wait_for(state="hidden")
+        assert page.locator('button[data-still="felt"]').is_visible()
         assert p1.locator("td.px").inner_text() == "3.49"
         assert p1.locator("td.seen").inner_text() == "–"  # no code in view to measure
         screenshot(page, "setup", "before")

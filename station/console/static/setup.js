@@ -127,7 +127,9 @@ function showCamera(c) {
   if (!ctl.length) rows.push(["controls", "none fixed ([controls] in the camera config)"]);
   for (const [k, v] of ctl) rows.push([k, `asked ${v.asked}, camera reports ${v.reported === null ? "nothing" : v.reported}${v.holds ? "" : " (not applied)"}`]);
   dl.replaceChildren(...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
-  $("stills").textContent = `stills: ${c.stills.felt} felt, ${c.stills.back} face-down, ${c.stills.dice} dice tray`;
+  const kinds = c.still_kinds || [];
+  for (const b of document.querySelectorAll("button[data-still]")) b.hidden = !kinds.includes(b.getAttribute("data-still"));
+  $("stills").textContent = `stills: ${c.stills.felt} felt, ${c.stills.back} face-down` + (kinds.includes("dice") ? `, ${c.stills.dice} dice tray` : "");
 }
 
 async function load() {
