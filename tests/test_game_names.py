@@ -2,11 +2,7 @@
 words, not its module path, not a zone that only one game has. The games declare what is
 theirs (station/games/base.py, station/games/presentation.py) and the rest of the station
 renders it. Registry data (`BUILT_IN` and `DEFAULT_GAME` in station/games/__init__.py) and
-docs/ are aside.
-
-`OFFENDERS` is the list of files that still name a game, each with the reason and the names
-it holds; it may only shrink: a file that names a game and is not on it fails, so does a
-file on it that names more than its set, or less (shrink the set), or none (take it off)."""
+docs/ are aside. There is no list of exceptions: a file that names a game fails."""
 
 from __future__ import annotations
 
@@ -31,13 +27,6 @@ ONE_GAMES_ZONES = ("P1", "P2", "P3", "P4", "P5", "B", "BANKER", "SHUN", "CHU", "
 ZONE_LITERAL = re.compile(r"""["'](""" + "|".join(ONE_GAMES_ZONES) + r""")["']""")
 #: a table name of one game, by its prefix, as a quoted string in code ("PD-01")
 TABLE_PREFIX = re.compile(r"""["'](PD|WZ|SZ|PG)-""")
-
-#: the files that still name a game, and why (to be emptied: each game's piece moves into
-#: its package, or the file reads it from the contract)
-OFFENDERS: dict[str, tuple[str, frozenset[str]]] = {
-    # the tools (#22 item 5: game tools in their packages)
-}
-
 
 def _is_a_games_own(rel: Path) -> bool:
     """A file in the package of a game of the station's (station/games/<name>/): only there
@@ -96,30 +85,10 @@ def offenders(root: Path = ROOT) -> dict[str, list[str]]:
     return out
 
 
-def unlisted(found: dict[str, list[str]]) -> dict[str, list[str]]:
-    """What each file names beyond what OFFENDERS allows it (a file not on the list: all)."""
-    out = {}
-    for f, names in found.items():
-        more = sorted(set(names) - (OFFENDERS[f][1] if f in OFFENDERS else frozenset()))
-        if more:
-            out[f] = more
-    return out
-
-
 def test_no_file_outside_a_games_package_names_a_game():
-    new = unlisted(offenders())
-    assert not new, "these files name a game (or one more of its words) than OFFENDERS " \
-        "allows; let the game declare it instead:\n" + "\n".join(
-            f"{f}: {', '.join(what)}" for f, what in sorted(new.items()))
-
-
-def test_the_list_of_offenders_only_shrinks():
     found = offenders()
-    gone = sorted(f for f in OFFENDERS if f not in found)
-    assert not gone, f"these files no longer name a game: take them off OFFENDERS: {gone}"
-    fewer = {f: sorted(names - set(found[f])) for f, (_, names) in OFFENDERS.items()
-             if f in found and names - set(found[f])}
-    assert not fewer, f"these files name less than OFFENDERS says: shrink their sets: {fewer}"
+    assert not found, "these files name a game; let the game declare it instead:\n" + \
+        "\n".join(f"{f}: {', '.join(what)}" for f, what in sorted(found.items()))
 
 
 def test_the_console_and_the_player_api_name_no_game():
@@ -127,7 +96,6 @@ def test_the_console_and_the_player_api_name_no_game():
     for path in renderers:
         rel = path.relative_to(ROOT)
         if path.suffix in SUFFIXES and "__pycache__" not in rel.parts:
-            assert rel.as_posix() not in OFFENDERS
             assert names_a_game(rel) == [], rel
 
 
@@ -147,7 +115,7 @@ def test_the_scan_sees_a_game_named():
     assert not names_in("a pot game's seats, zone \"BURN\", table \"T-01\", CPD-1, 'APD-'")
 
 
-def test_the_scan_finds_a_seeded_offender_in_a_tree(tmp_path: Path, monkeypatch) -> None:
+def test_the_scan_finds_a_seeded_offender_in_a_tree(tmp_path: Path) -> None:
     """offenders() on a tree of its own: a game named in the kernel, a bench and a script is
     found; a game's own package and the registry's table are not; a package of a name that
     is no game of the station's is scanned like the rest."""
@@ -176,9 +144,3 @@ def test_the_scan_finds_a_seeded_offender_in_a_tree(tmp_path: Path, monkeypatch)
         '"""Games: Pai Gow among them."""\nBUILT_IN = {"pokdeng": "x:Y",\n    "paigow": "a:B"}\n'
         'DEFAULT_GAME: str = "pokdeng"\nFALLBACK = "sizhidao"\n', encoding="utf-8")
     assert offenders(tmp_path)["station/games/__init__.py"] == ["pai gow", "sizhidao"]
-    # a listed file that names one more word than its set is caught
-    monkeypatch.setitem(OFFENDERS, "station/core/seeded.py",
-                        ("a seeded offender", frozenset(["zone 'DICE'"])))
-    assert unlisted({"station/core/seeded.py": ["zone 'DICE'", "pokdeng"]}) == {
-        "station/core/seeded.py": ["pokdeng"]}
-    assert unlisted({"station/core/seeded.py": ["zone 'DICE'"]}) == {}
