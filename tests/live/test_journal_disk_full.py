@@ -286,4 +286,4 @@ def test_the_fault_says_since_when_the_journal_first_failed_to_write(tmp_path):
                 StationStopped, 10, "the table to take its input once the journal writes again")
     st.stop()
     [(_, t, fault)] = _station_faults(path)
-    assert fault["since"] == pytest.approx(failed_at, abs=1e-6) and t > failed_at + 20
+    assert fault["since"] == pytest.approx(failed_at, abs=1e-6) and t > failed_at + 20 - 1e-6
