@@ -83,7 +83,11 @@ def test_station_studio_runs_every_game_to_a_clean_ledger_and_shows_every_table(
         wait_for(lambda: any("every table has played its rounds" in line for line in rest), 180,
                  lambda: f"the studio to finish its rounds (printed: {rest[-5:]})", poll_s=0.2)
         proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=180)
+        try:
+            proc.wait(timeout=180)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("the studio did not end within 180 s of Ctrl-C; it printed "
+                                 f"{rest[-8:]}") from None
         for reader in readers:
             reader.join(10)
         out, err = "".join(rest), "".join(errs)
