@@ -134,18 +134,24 @@ def test_any_order_of_inputs_keeps_the_table_running(game, camera, seed):
     _consistent(k)
 
 
+def _faults_at_the_burn_card(k) -> list[dict]:
+    """A shoe that says HELLO, a new shoe confirmed, the shoe loaded and its first card (the
+    one that names the burn) read: the faults the table raised on the way."""
+    k.apply(Input(0, "shoe", encode_frame(0, "HELLO", "1", "DS8", "SH-1", "2.1.0", "0A0A0A0A")))
+    k.apply(Input(1 * US, "dealer", "new_shoe"))
+    k.apply(Input(2 * US, "supervisor", "confirm_shuffle", user="sup1"))
+    k.apply(Input(3 * US, "shoe", encode_frame(1, "LOAD") + encode_frame(2, "CARD", "2D")))
+    records, _, _ = k.take_outputs()
+    return [r for r in records if r["type"] == "fault"]
+
+
 def test_a_move_the_procedure_has_no_rule_for_pauses_on_station_error():
     """A procedure missing a rule (here: Pok Deng without `ready → burning`): the table pauses
     on `station_error` with the phases in its detail, the supervisor resumes it to where the
     facts stand, and the shoe goes on."""
     k = _kernel("pokdeng", camera=False)
     k.proc.follow = {key: v for key, v in k.proc.follow.items() if key != ("ready", "burning")}
-    k.apply(Input(0, "shoe", encode_frame(0, "HELLO", "1", "DS8", "SH-1", "2.1.0", "0A0A0A0A")))
-    k.apply(Input(1 * US, "dealer", "new_shoe"))
-    k.apply(Input(2 * US, "supervisor", "confirm_shuffle", user="sup1"))
-    k.apply(Input(3 * US, "shoe", encode_frame(1, "LOAD") + encode_frame(2, "CARD", "2D")))
-    records, _, _ = k.take_outputs()
-    faults = [r for r in records if r["type"] == "fault"]
+    faults = _faults_at_the_burn_card(k)
     assert [f["kind"] for f in faults] == ["station_error"]
     assert "from ready to burning" in faults[0]["detail"]
     assert k.state == "paused"
@@ -168,12 +174,7 @@ def test_a_rule_that_leads_nowhere_pauses_on_station_error_instead_of_giving_up_
     k = _kernel("pokdeng", camera=False)
     k.machine.add_transition("stay", "ready", "ready")
     k.proc.follow = {**k.proc.follow, ("ready", "burning"): "stay"}
-    k.apply(Input(0, "shoe", encode_frame(0, "HELLO", "1", "DS8", "SH-1", "2.1.0", "0A0A0A0A")))
-    k.apply(Input(1 * US, "dealer", "new_shoe"))
-    k.apply(Input(2 * US, "supervisor", "confirm_shuffle", user="sup1"))
-    k.apply(Input(3 * US, "shoe", encode_frame(1, "LOAD") + encode_frame(2, "CARD", "2D")))
-    records, _, _ = k.take_outputs()
-    faults = [r for r in records if r["type"] == "fault"]
+    faults = _faults_at_the_burn_card(k)
     assert [f["kind"] for f in faults] == ["station_error"]
     assert "did not settle in a phase (last ready, the facts say burning)" in faults[0]["detail"]
     assert k.state == "paused"
