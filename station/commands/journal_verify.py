@@ -63,11 +63,13 @@ def key_beside_journal(journal: Path, key_file: Path) -> str | None:
     return None
 
 
-def ledger_checkpoints(ledger: str, table: str, journal_id: str) -> list[LedgerCheckpoint]:
+def ledger_checkpoints(ledger: str, table: str, journal_id: str,
+                       others: list[str] | None = None) -> list[LedgerCheckpoint]:
     """Every checkpoint the ledger holds of this journal, read only; those that came at or
     below the newest it already held (a journal restored and played on) are named on
-    standard error."""
-    from station.settlement.checkpoints import every_one
+    standard error. `others`, when given, receives the table's other journal ids the
+    ledger holds checkpoints of."""
+    from station.settlement.checkpoints import every_one, journals_of
     from station.settlement.ledger import open_store
     from station.settlement.ledger.store import is_postgres_url
 
@@ -79,6 +81,8 @@ def ledger_checkpoints(ledger: str, table: str, journal_id: str) -> list[LedgerC
         raise Unreadable(f"cannot read the ledger {ledger}: {e}") from None
     try:
         rows = every_one(store, table, journal_id)
+        if others is not None:
+            others[:] = [j for j in journals_of(store, table) if j != journal_id]
     finally:
         store.close()
     late = [r["seq"] for r in rows if r["conflict"]]
@@ -98,17 +102,29 @@ def run_verify(args: argparse.Namespace) -> int:
         try:
             found = journal_key(path, args.key_env, getattr(args, "key_file", None))
             ledger = None
+            unvouched = None
             if args.ledger:
                 row = conn.execute("SELECT value FROM meta WHERE key='journal_id'").fetchone()
                 header = conn.execute("SELECT value FROM meta WHERE key='header'").fetchone()
                 table = json.loads(header[0]).get("table", "") if header else ""
                 jid = row[0] if row else ""
+                others: list[str] = []
+                if not isinstance(jid, str):
+                    unvouched = (f"the journal's id {jid!r} is not text, as the station writes "
+                                 "it: the journal was rewritten")
+                    jid = str(jid)
                 # a journal from before journal ids books under the ledger's default table
-                ledger = ledger_checkpoints(args.ledger, table if jid else "", jid)
-                if not ledger:
-                    print(f"station journal verify: the ledger holds no checkpoint of this "
-                          f"journal ({table}, journal {jid or 'without id'})", file=sys.stderr)
+                ledger = ledger_checkpoints(args.ledger, table if jid else "", jid, others)
+                if not ledger and unvouched is None:
+                    # the books are asked to vouch: a journal they never heard of is not the
+                    # table's (a rewrite under a new id, or another table's ledger given)
+                    unvouched = (f"the ledger holds no checkpoint of this journal ({table}, "
+                                 f"journal {jid or 'without id'})" + (
+                                     f"; it holds this table's journal(s) {', '.join(others)}"
+                                     if others else "; it holds none of this table"))
             verdict = verify(conn, found.key, ledger)
+            if unvouched is not None:
+                verdict.bad(0, unvouched)
         finally:
             conn.close()
     except (Unreadable, chain.ChainKeyError) as e:

@@ -122,6 +122,19 @@ def newest(store: Any, table: str, journal_id: str) -> dict[str, Any] | None:
     return {"seq": int(row[0]), "head": row[1], "sig": row[2], "t": row[3]}
 
 
+def journals_of(store: Any, table: str) -> list[str]:
+    """The journal ids of the table the ledger holds checkpoints of, read only."""
+    exists = ("SELECT to_regclass('journal_checkpoints') IS NOT NULL"
+              if store.dialect == "postgresql" else
+              "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'"
+              " AND name = 'journal_checkpoints'")
+    with store.transaction(read_only=True) as tx:
+        if not tx.one(exists)[0]:
+            return []
+        return sorted(str(r[0]) for r in tx.execute(
+            "SELECT DISTINCT journal_id FROM journal_checkpoints WHERE table_id = ?", (table,)))
+
+
 def every_one(store: Any, table: str, journal_id: str) -> list[dict[str, Any]]:
     """Every checkpoint on record for the journal, by entry, read only: each with `seq`,
     `head`, `sig`, `t` and `conflict`. A ledger from before the log holds only the newest."""

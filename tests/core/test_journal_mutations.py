@@ -407,3 +407,33 @@ def test_a_tail_cut_says_how_many_entries_the_last_checkpoint_vouches_for(journa
         assert not got.ok and got.first_bad["seq"] == k, got.line()
         assert "cut short" in got.first_bad["why"], got.first_bad
         assert f"vouches for {vouched} entries" in got.first_bad["why"], got.first_bad
+
+
+def test_a_journal_rewritten_under_a_new_id_is_not_vouched_for_by_the_ledger(journals, tmp_path):
+    """Whoever holds the key rewrites the journal and gives it a new journal id, so that the
+    ledger's checkpoints (kept per journal id) seem to be of another journal: the books
+    vouch for no journal they never heard of, and `verify --ledger` says so."""
+    path = journals["pokdeng"]
+    (old_id,), = sqlite3.connect(path).execute(
+        "SELECT value FROM meta WHERE key='journal_id'").fetchall()
+    c = _copy(path)
+    c.execute("UPDATE meta SET value='0000aaaa1111' WHERE key='journal_id'")
+    _change_a_card(random.Random(9), c)
+    _recompute_from(c, 1)
+    for seq, in c.execute("SELECT seq FROM checkpoints").fetchall():
+        head = genesis_of(c) if seq == 0 else bytes(
+            c.execute("SELECT hash FROM chain WHERE seq=?", (seq,)).fetchone()[0])
+        resign(c, KEY, seq, head)
+    assert verify(c, KEY).ok  # on the table PC alone it looks whole
+    bad = tmp_path / "journal.sqlite"
+    out = sqlite3.connect(bad)
+    c.backup(out)
+    out.close()
+    p = subprocess.run([sys.executable, "-m", "station", "journal", "verify", str(bad),
+                        "--ledger", str(path.parent / "ledger.sqlite")], capture_output=True,
+                       text=True, env={"STATION_JOURNAL_KEY": KEY.decode(), "PATH": "/usr/bin:/bin"},
+                       timeout=60)
+    line = json.loads(p.stdout)
+    assert p.returncode == 1 and line["ok"] is False and line["first_bad"]["seq"] == 0, p.stdout
+    assert "holds no checkpoint of this journal" in line["first_bad"]["why"]
+    assert f"it holds this table's journal(s) {old_id}" in line["first_bad"]["why"]
