@@ -16,6 +16,7 @@ import argparse
 import json
 import secrets
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -117,6 +118,11 @@ def run(args: argparse.Namespace) -> int:
             while not all(t.finished.is_set() for t in tables):
                 time.sleep(0.2)
             if args.hold:
+                # Ctrl-C (or a service manager's SIGTERM) ends the hold even where the studio
+                # was started with SIGINT ignored, as a shell's background job or a test
+                # runner's worker starts its children: Python then installs no handler of its own
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+                signal.signal(signal.SIGTERM, signal.default_int_handler)
                 print("studio: every table has played its rounds; the console stays up until "
                       "Ctrl-C", flush=True)
                 while True:
