@@ -154,6 +154,40 @@ def _consumer_process(ledger: str, bus: str, batch: int, out: str, ready: Any, s
                                      "figures": report.figures}))
 
 
+def _tables_process(root: str, label: str, bus: str, group: list[tuple[str, list[dict[str, Any]],
+                     float | None, float | None]], ready: Any, go: Any, start_at: Any) -> None:
+    """A group of tables in a process of its own (in a studio each table is its own PC; on
+    one machine a process per group keeps one group's journaling and publishing from holding
+    another's interpreter lock). Each table is (name, messages, speedup or None for all at
+    once, its opening offset in seconds): connected to the bus, then dealt from `start_at`
+    once `go` is set; returns when every table's outbox is on the bus."""
+    from station.settlement.bus import NatsTransport
+
+    workers, transports, threads = {}, {}, []
+    for table, _, _, _ in group:
+        transports[table] = NatsTransport(bus, table)
+        transports[table].connect()  # a table's station is on the bus before it deals
+        workers[table] = DeliveryWorker(Path(root) / f"{label}-{table}.db", transports[table],
+                                        poll_interval=0.5, max_backoff=0.5)
+        workers[table].start()
+    ready.set()
+    go.wait()
+    start = start_at.value
+    for table, messages, speedup, offset in group:
+        threads.append(threading.Thread(target=play_table, args=(
+            Path(root) / f"{label}-{table}.db", messages, workers[table], start + offset,
+            speedup)))
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    for worker in workers.values():
+        worker.drain(300)
+    for table in workers:
+        workers[table].stop()
+        transports[table].close()
+
+
 def figures(latencies_ms: list[float], hands: int, bets: int, seconds: float) -> dict[str, Any]:
     lat = sorted(latencies_ms)
 
@@ -167,11 +201,14 @@ def figures(latencies_ms: list[float], hands: int, bets: int, seconds: float) ->
 
 def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, root: Path,
                pg: Any, batch: int, label: str, stagger_s: float = 0.0, consumers: int = 1,
-               flood_beside: dict[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+               flood_beside: dict[str, list[dict[str, Any]]] | None = None,
+               table_processes: int = 4, journals: Path | None = None) -> dict[str, Any]:
     """`tables` at `speedup` (None: all at once), through `consumers` settlement processes
     (one: the single durable; more: partitions by hash); with `flood_beside`, those tables
-    journal their whole shoes at once meanwhile (the figures are of `tables` alone)."""
-    from station.settlement.bus import NatsTransport
+    journal their whole shoes at once meanwhile (the figures are of `tables` alone). The
+    tables deal from `table_processes` processes (and the flood beside from as many more),
+    their journals in `journals` (default `root`)."""
+    journals = journals or root
     from station.studio.servers import LocalNats
 
     ledger = pg.create_database(f"bench_{label}")
@@ -189,31 +226,31 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
             proc.start()
         for event in ready:
             event.wait(60)
-        workers, transports, threads = {}, {}, []
-        for table in [*tables, *flood_beside]:
-            transports[table] = NatsTransport(bus.url, table)
-            transports[table].connect()  # a table's station is on the bus before it deals
-            workers[table] = DeliveryWorker(root / f"{label}-{table}.db", transports[table],
-                                            poll_interval=0.5, max_backoff=0.5)
-            workers[table].start()
-        total = sum(len(m) for m in [*tables.values(), *flood_beside.values()])
-        start = time.time() + 0.5
+        # the tables in groups, each group a process (tables of one load share a group;
+        # the flooding tables beside are groups of their own, as they are other PCs)
+        plan = []
         for n, (table, messages) in enumerate(tables.items()):
             # tables of a studio do not open in the same second: spread over `stagger_s`
-            offset = stagger_s * n / len(tables) if speedup else 0.0
-            threads.append(threading.Thread(target=play_table, args=(
-                root / f"{label}-{table}.db", messages, workers[table], start + offset, speedup)))
-        for table, messages in flood_beside.items():
-            # the flood starts with the paced tables' first round, a third of the way in
-            threads.append(threading.Thread(target=play_table, args=(
-                root / f"{label}-{table}.db", messages, workers[table],
-                start + stagger_s / 3, None)))
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join()
-        for worker in workers.values():
-            worker.drain(120)
+            plan.append((table, messages, speedup, stagger_s * n / len(tables) if speedup else 0.0))
+        groups = [plan[k::table_processes] for k in range(min(table_processes, len(plan)))]
+        # the flood beside starts with the paced tables' first round, a third of the way in
+        beside = [(table, messages, None, stagger_s / 3) for table, messages in flood_beside.items()]
+        groups += [beside[k::table_processes] for k in range(min(table_processes, len(beside)))]
+        go = ctx.Event()
+        start_at = ctx.Value("d", 0.0)
+        table_ready = [ctx.Event() for _ in groups]
+        dealers = [ctx.Process(target=_tables_process, args=(str(journals), label, bus.url, group,
+                                                             table_ready[k], go, start_at))
+                   for k, group in enumerate(groups)]
+        for proc in dealers:
+            proc.start()
+        for event in table_ready:
+            event.wait(120)
+        start_at.value = time.time() + 0.5
+        go.set()
+        for proc in dealers:
+            proc.join(900)
+        total = sum(len(m) for m in [*tables.values(), *flood_beside.values()])
         # wait for the ledger: the consumer writes its commits when stopped, so poll the books
         import psycopg
 
@@ -228,9 +265,6 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
         stop.set()
         for proc in procs:
             proc.join(120)
-        for table in [*tables, *flood_beside]:
-            workers[table].stop()
-            transports[table].close()
     parts = [json.loads(out.read_text()) for out in outs]
     result = {"commits": [c for part in parts for c in part["commits"]],
               # each process checks the whole books at its end: clean only if all say so
@@ -240,7 +274,7 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
     result["commits"] = [c for c in result["commits"] if c[0] in tables]
     table_commit: dict[tuple[str, str], float] = {}
     for table in tables:
-        for key, t in committed_at_table(root / f"{label}-{table}.db").items():
+        for key, t in committed_at_table(journals / f"{label}-{table}.db").items():
             table_commit[(table, key)] = t
     first_commit: dict[tuple[str, str], float] = {}
     for table, key, t in result["commits"]:  # a redelivered copy answers again, later
@@ -248,7 +282,7 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
     latencies = [(t - table_commit[k]) * 1000 for k, t in first_commit.items() if k in table_commit]
     on_bus: dict[tuple[str, str], float] = {}
     for table in tables:
-        for key, t in published_at(root / f"{label}-{table}.db").items():
+        for key, t in published_at(journals / f"{label}-{table}.db").items():
             on_bus[(table, key)] = t
     to_bus = sorted((on_bus[k] - table_commit[k]) * 1000 for k in first_commit
                     if k in table_commit and on_bus.get(k))
@@ -267,7 +301,7 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
     last = max(t for _, _, t in result["commits"])
     fig = figures(latencies, kinds["hand"] + kinds["round_cancelled"], kinds["bet"], last - first)
     # where the time went: the bus had everything at `published_s`, the ledger at `seconds`
-    fig["published_s"] = max(last_published(root / f"{label}-{t}.db") for t in tables) - first
+    fig["published_s"] = max(last_published(journals / f"{label}-{t}.db") for t in tables) - first
     fig["books_clean"] = result["ok"]
     # where the latency goes: table commit -> the stream's acknowledgement (the rest is the
     # consumer's fetch, the ledger's transaction and its commit)
@@ -352,6 +386,12 @@ def main(argv: list[str]) -> int:
                         help="flood: settlement processes to run it with, comma-separated")
     parser.add_argument("--beside", type=int, default=20,
                         help="beside: how many tables flood beside the paced ones")
+    parser.add_argument("--table-disk", choices=("own", "shared"), default="own",
+                        help="own: the tables' journals on a memory disk (each table a PC with"
+                             " its disk); shared: on the ledger's disk")
+    parser.add_argument("--table-processes", type=int, default=4,
+                        help="processes the tables deal from (and as many for the flood beside):"
+                             " a studio's tables are PCs of their own")
     args = parser.parse_args(argv)
     loads = {x.strip() for x in args.loads.split(",") if x.strip()}
     if not loads or loads - {"paced", "flood", "beside"}:
@@ -369,8 +409,14 @@ def main(argv: list[str]) -> int:
           f" {kinds['round_cancelled']} cancelled rounds, {kinds['bet']} bets,"
           f" {kinds['wallet']} wallet sets", flush=True)
     rc = 0
-    with tempfile.TemporaryDirectory(prefix="bench-studio-") as tmp:
+    # the studio's tables are PCs with disks of their own: their journals' fsyncs do not queue
+    # at the ledger's disk, as on one machine they would (--table-disk=shared puts them there)
+    own_disks = args.table_disk == "own" and Path("/dev/shm").is_dir()
+    with tempfile.TemporaryDirectory(prefix="bench-studio-") as tmp, \
+            tempfile.TemporaryDirectory(prefix="bench-studio-tables-",
+                                        dir="/dev/shm" if own_disks else None) as tables_tmp:
         root = Path(tmp)
+        journals = Path(tables_tmp)
         one = for_table(shoes["clean_shoe"], "S001")
         paced_tables = {t: first_rounds(m, args.seconds) for t, m in tables.items()}
         paced_kinds = Counter(m["kind"] for ms in paced_tables.values() for m in ms)
@@ -380,7 +426,9 @@ def main(argv: list[str]) -> int:
                 base = run_single(first_rounds(one, args.seconds), args.speedup, root,
                                   "single-paced")
                 results["paced"] = (run_studio(paced_tables, args.speedup, root, pg,
-                                               args.batch, "paced", stagger_s=args.stagger), base)
+                                               args.batch, "paced", stagger_s=args.stagger,
+                                               table_processes=args.table_processes,
+                                               journals=journals), base)
             if "beside" in loads:
                 flooders = {f"F{i:03d}": for_table(shoes[names[i % len(names)]], f"F{i:03d}")
                             for i in range(args.beside)}
@@ -389,12 +437,15 @@ def main(argv: list[str]) -> int:
                 results["beside"] = (run_studio(
                     paced_tables, args.speedup, root, pg, args.batch, "beside",
                     stagger_s=args.stagger, consumers=max(consumer_counts),
-                    flood_beside=flooders), base)
+                    flood_beside=flooders, table_processes=args.table_processes,
+                                               journals=journals), base)
             if "flood" in loads:
                 base = run_single(one, None, root, "single-flood")
                 for n in consumer_counts:
                     results[f"flood{n}"] = (run_studio(tables, None, root, pg, args.batch,
-                                                       f"flood{n}", consumers=n), base)
+                                                       f"flood{n}", consumers=n,
+                                                       table_processes=args.table_processes,
+                                               journals=journals), base)
         if "paced" in results:
             paced, base_paced = results["paced"]
             print(f"paced: the rounds of each shoe's first {args.seconds:g} s ({paced_kinds['hand']}"

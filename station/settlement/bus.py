@@ -76,14 +76,27 @@ OUTBOX_SEQ_HEADER = "Studio-Outbox-Seq"
 REFUSED_HEADER = "Studio-Refused"
 #: request/reply: a station asks how far the ledger has applied its outbox (reconciliation)
 APPLIED_PREFIX = "studio.applied."
-#: the fewest messages one durable's fetch takes when a round's `batch` is shared out
-MIN_SHARE = 16
+#: a station says it is on the bus (when it connects, before it deals): the settlement process
+#: whose partition the table hashes to takes its durable then, not at its first message
+HELLO_PREFIX = "studio.hello."
+#: the fewest messages one durable's fetch takes when a round's budget is shared out
+MIN_SHARE = 4
+#: how long a round of fetches (one transaction) is meant to take, seconds: every table's next
+#: message waits for the round before it, so a flood's rounds are cut to this (by the time a
+#: message has been taking to apply lately) and a paced table's message is never long behind
+ROUND_TARGET_S = 0.03
+#: a durable with fewer messages waiting than this has them all in the next round
+BURST = 32
+#: what a message is taken to cost to apply before any round was timed, seconds (a slow
+#: ledger's: a consumer started into a flood does not begin with a round of `batch`)
+FIRST_GUESS_PER_MESSAGE_S = 0.002
 #: how long a settlement process's lease on a durable lasts without renewal, seconds
 LEASE_S = 10.0
 #: how long a message after a gap waits before it is offered again, seconds
 GAP_WAIT_S = 1.0
-#: after the first message of a fetch, how long the consumer waits for more, seconds
-FOLLOW_UP_S = 0.001
+#: after the first message of a fetch, how long the consumer waits for the ones the stream said
+#: were waiting behind it (they are there: the pull ends as they come, well before), seconds
+FOLLOW_UP_S = 0.5
 _TABLE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -195,6 +208,10 @@ class NatsTransport:
             self._nc = await _connect(self.url, f"station-{self.table}")
             self._js = self._nc.jetstream(timeout=self.publish_timeout_s)
             await ensure_streams(self._js)
+            # the settlement process of our partition takes our durable before the first
+            # message (a table's first messages, its players' wallets, wait for nobody)
+            with contextlib.suppress(Exception):
+                await self._nc.publish(HELLO_PREFIX + self.table, b"")
         if not self._nc.is_connected:
             raise TransportError(f"the studio bus at {self.url} is not reachable (reconnecting)")
         return self._js
@@ -527,6 +544,13 @@ class BusConsumer:
         self._next_seq: dict[str, int] = {}
         #: gaps seen per table, not yet counted in the ledger's table_progress
         self._gap_counts: Counter = Counter()
+        #: tables that said they are on the bus (HELLO_PREFIX) and may have sent nothing yet
+        self._announced: set[str] = set()
+        self._hello: asyncio.Event | None = None
+        #: seconds a message has taken to apply lately (a first guess until rounds are timed)
+        self._per_message_s = FIRST_GUESS_PER_MESSAGE_S
+        #: durables that brought messages to the last round
+        self._active = 1
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
@@ -576,6 +600,9 @@ class BusConsumer:
                 await nc.subscribe(RESERVE_PREFIX + "*", queue=RESERVE_QUEUE, cb=self._reserve)
             # a station asks how far the ledger is with its table (reconciliation)
             await nc.subscribe(APPLIED_PREFIX + "*", queue=RESERVE_QUEUE, cb=self._applied)
+            self._hello = asyncio.Event()
+            if self.partition is not None:  # every process hears every hello: no queue group
+                await nc.subscribe(HELLO_PREFIX + "*", cb=self._on_hello)
             await self._ensure_streams(js)
             next_upkeep = 0.0
             while not self._stopping.is_set():
@@ -595,7 +622,8 @@ class BusConsumer:
                         self._reconnected.set()
                         await asyncio.sleep(0.5)
                         continue
-                if time.monotonic() >= next_upkeep:
+                if time.monotonic() >= next_upkeep or self._hello.is_set():
+                    self._hello.clear()
                     await self._upkeep(js, fetches)
                     next_upkeep = time.monotonic() + min(2.0, self.lease_s / 4)
                 for durable, sub in self._subs.items():
@@ -604,15 +632,22 @@ class BusConsumer:
                 if not fetches:
                     await asyncio.sleep(0.2)  # a standby, or no table of ours on the bus yet
                     continue
-                done, _ = await asyncio.wait(fetches.values(), timeout=0.5,
+                hello = asyncio.ensure_future(self._hello.wait())
+                done, _ = await asyncio.wait([*fetches.values(), hello], timeout=0.5,
                                              return_when=asyncio.FIRST_COMPLETED)
-                if not done:
+                hello.cancel()
+                if not any(task.done() for task in fetches.values()):
                     continue
                 items: list[_Item] = []
-                for durable in [d for d, task in fetches.items() if task.done()]:
+                ready = [d for d, task in fetches.items() if task.done()]
+                self._active = max(1, sum(1 for d in ready if fetches[d].result()))
+                for durable in ready:
                     msgs = fetches.pop(durable).result()
                     items += [_Item(m.subject[len(SETTLE_PREFIX):], m.data or b"", m, m.headers,
                                     m.metadata.sequence.stream) for m in msgs]
+                    # the durable's next messages come while these are applied (they are
+                    # applied in a later round, after this one's commit: the order holds)
+                    fetches[durable] = asyncio.ensure_future(self._fetch(self._subs[durable]))
                 if items:
                     try:
                         await self._apply(js, items)
@@ -662,7 +697,8 @@ class BusConsumer:
         else:
             info = await js.stream_info(SETTLE_STREAM, subjects_filter=SETTLE_PREFIX + "*")
             names = [s[len(SETTLE_PREFIX):] for s in (info.state.subjects or {})]
-            names = [t for t in names if _TABLE_NAME.match(t) and self.partition.owns(t)]
+            names = [t for t in {*names, *self._announced}
+                     if _TABLE_NAME.match(t) and self.partition.owns(t)]
         return {f"{self.durable}-{t}": (SETTLE_PREFIX + t, t) for t in sorted(names)}
 
     async def _upkeep(self, js: Any, fetches: dict[str, asyncio.Task]) -> None:
@@ -704,6 +740,14 @@ class BusConsumer:
             except Exception as exc:  # noqa: BLE001 - the bus is away: next time
                 log.warning("settlement: cannot take %s: %s", durable, exc)
                 self._drop(fetches, [durable])
+
+    async def _on_hello(self, msg: Any) -> None:
+        table = msg.subject[len(HELLO_PREFIX):]
+        if not _TABLE_NAME.match(table) or table in self._announced:
+            return
+        self._announced.add(table)  # all of them: a re-drawn partition may make it ours later
+        if self.partition is not None and self.partition.owns(table) and self._hello is not None:
+            self._hello.set()  # take its durable now
 
     async def _subscribe(self, js: Any, durable: str, subject: str) -> Any:
         from nats.js import api
@@ -789,12 +833,13 @@ class BusConsumer:
     async def _fetch(self, sub: Any) -> list[Any]:
         from nats.errors import TimeoutError as NatsTimeout
 
-        # A long poll for one message returns the moment it arrives; then whatever else is
-        # there (a pull for many messages at once would linger until its whole batch is
-        # there or its time is up: latency for nothing). nats-py asks for the rest with a
-        # no-wait pull first, answered at once; only when that finds nothing does it linger,
-        # for what is left of FOLLOW_UP_S (the studio benchmark measured 5 ms of it in every
-        # commit's latency at 5 ms).
+        # A long poll for one message returns the moment it arrives. The message says how
+        # many more of its durable are waiting (`num_pending`): none, and the round goes
+        # with it at once (a paced table's message pays no wait for company); some, and
+        # exactly those are asked for, which the stream has, so the pull ends when they have
+        # come rather than on a timer (a pull for more than is there would linger for the
+        # rest, and one cut short by a short timer would take a few dozen of a backlog of
+        # thousands per round: a commit every few dozen messages in a flood).
         try:
             msgs = await sub.fetch(1, timeout=0.5)
         except (TimeoutError, NatsTimeout):
@@ -805,13 +850,20 @@ class BusConsumer:
             log.debug("settlement: fetch failed: %s", exc)
             await asyncio.sleep(0.2)
             return []
+        try:
+            waiting = int(msgs[-1].metadata.num_pending)
+        except Exception:  # noqa: BLE001 - no metadata (not from a stream): nothing more asked
+            waiting = 0
         # A round of fetches is one transaction, and every table's next message waits for
         # it: with many durables each takes its share of `batch`, so a flooding table cannot
         # make the round (and the paced tables' messages in it) long.
-        share = max(MIN_SHARE, self.batch // max(1, len(self._subs)))
-        if share > 1:
+        share = max(MIN_SHARE, self._round_budget() // max(1, self._active))
+        # a table's burst (its players' wallets at opening, a round's bets and its hand) goes
+        # whole; a backlog (a flood, a table catching up) takes its share of the round
+        more = waiting if waiting < BURST else min(share - 1, waiting)
+        if more > 0:
             try:
-                msgs += await sub.fetch(share - 1, timeout=FOLLOW_UP_S)
+                msgs += await sub.fetch(more, timeout=FOLLOW_UP_S)
             except (TimeoutError, NatsTimeout):
                 pass
             except asyncio.CancelledError:
@@ -819,6 +871,11 @@ class BusConsumer:
             except Exception as exc:  # noqa: BLE001 - the first one is still ours to apply
                 log.debug("settlement: fetch failed: %s", exc)
         return msgs
+
+    def _round_budget(self) -> int:
+        """How many messages a round may take: what applies in ROUND_TARGET_S at the pace
+        messages have been applied lately, within `batch`."""
+        return max(MIN_SHARE, min(self.batch, int(ROUND_TARGET_S / self._per_message_s)))
 
     def _load_next_seqs(self, tables: list[str]) -> None:
         """The next outbox sequence each table's messages must carry, from the ledger."""
@@ -899,8 +956,11 @@ class BusConsumer:
         while start < len(messages):
             try:
                 # the ledger's transactions are synchronous (psycopg): off the bus's loop
+                began = time.monotonic()
                 outcome, committed_at = await loop.run_in_executor(
                     None, self._apply_sync, messages[start:], tables[start:], items[start:])
+                took = (time.monotonic() - began) / max(1, len(messages) - start)
+                self._per_message_s = 0.7 * self._per_message_s + 0.3 * took
             except self._progress.LeaseLost:
                 raise
             except Exception as exc:  # noqa: BLE001 - the ledger is away: keep the batch
