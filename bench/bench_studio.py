@@ -188,6 +188,32 @@ def _tables_process(root: str, label: str, bus: str, group: list[tuple[str, list
         transports[table].close()
 
 
+def _stations_process(folder: str, bus: str, group: list[tuple[str, str, int]], rounds: int,
+                      pace_s: float, ready: Any, go: Any, out: str) -> None:
+    """A group of real stations (station/studio/tables.py: the table kernel with its game's
+    procedure, its journal and outbox, its delivery to the bus, its player API where players
+    act) in a process of their own, each (name, game, seed) dealing `rounds` of its game's
+    studio session, a round every `pace_s` wall seconds."""
+    from station.studio.tables import StudioTable
+
+    tables = [StudioTable(name, game, seed=seed, rounds=rounds, pace_s=pace_s, bus_url=bus,
+                          folder=Path(folder), journal_sync="full") for name, game, seed in group]
+    for table in tables:
+        table.transport.connect()  # on the bus before it deals, as a station starts
+    ready.set()
+    go.wait()
+    for table in tables:
+        table.start()
+    for table in tables:
+        table.finished.wait()
+    done = {table.name: {"delivered": table.drain(300), "rounds": table.rounds_done,
+                         "failed": repr(table.failed) if table.failed else None,
+                         "errors": table.errors[-3:]} for table in tables}
+    for table in tables:
+        table.close()
+    Path(out).write_text(json.dumps(done))
+
+
 def figures(latencies_ms: list[float], hands: int, bets: int, seconds: float) -> dict[str, Any]:
     lat = sorted(latencies_ms)
 
@@ -202,13 +228,27 @@ def figures(latencies_ms: list[float], hands: int, bets: int, seconds: float) ->
 def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, root: Path,
                pg: Any, batch: int, label: str, stagger_s: float = 0.0, consumers: int = 1,
                flood_beside: dict[str, list[dict[str, Any]]] | None = None,
-               table_processes: int = 4, journals: Path | None = None) -> dict[str, Any]:
+               table_processes: int = 4, journals: Path | None = None,
+               stations: list[tuple[str, str, int]] | None = None, station_rounds: int = 0,
+               station_pace_s: float = 0.0) -> dict[str, Any]:
     """`tables` at `speedup` (None: all at once), through `consumers` settlement processes
     (one: the single durable; more: partitions by hash); with `flood_beside`, those tables
     journal their whole shoes at once meanwhile (the figures are of `tables` alone). The
     tables deal from `table_processes` processes (and the flood beside from as many more),
-    their journals in `journals` (default `root`)."""
+    their journals in `journals` (default `root`). With `stations`, real stations deal
+    instead (`_stations_process`), `station_rounds` rounds each, and `tables` is what their
+    outboxes sent."""
+    from station.studio.tables import outbox_messages
+
     journals = journals or root
+    if stations:
+        (journals / label).mkdir(exist_ok=True)
+
+    def journal_of(table: str) -> Path:
+        if stations:
+            return journals / label / f"{table}.journal.sqlite"
+        return journals / f"{label}-{table}.db"
+
     from station.studio.servers import LocalNats
 
     ledger = pg.create_database(f"bench_{label}")
@@ -238,8 +278,16 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
         groups += [beside[k::table_processes] for k in range(min(table_processes, len(beside)))]
         go = ctx.Event()
         start_at = ctx.Value("d", 0.0)
+        if stations:
+            groups = [stations[k::table_processes] for k in range(min(table_processes,
+                                                                      len(stations)))]
         table_ready = [ctx.Event() for _ in groups]
-        dealers = [ctx.Process(target=_tables_process, args=(str(journals), label, bus.url, group,
+        station_outs = [root / f"{label}-stations-{k}.json" for k in range(len(groups))]
+        dealers = [ctx.Process(target=_stations_process, args=(
+                       str(journals / label), bus.url, group, station_rounds, station_pace_s,
+                       table_ready[k], go, str(station_outs[k])))
+                   if stations else
+                   ctx.Process(target=_tables_process, args=(str(journals), label, bus.url, group,
                                                              table_ready[k], go, start_at))
                    for k, group in enumerate(groups)]
         for proc in dealers:
@@ -250,6 +298,11 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
         go.set()
         for proc in dealers:
             proc.join(900)
+        if stations:  # what the stations sent is in their outboxes
+            tables = {name: outbox_messages(journal_of(name)) for name, _, _ in stations}
+            dealt = {}
+            for out in station_outs:
+                dealt.update(json.loads(out.read_text()) if out.exists() else {})
         total = sum(len(m) for m in [*tables.values(), *flood_beside.values()])
         # wait for the ledger: the consumer writes its commits when stopped, so poll the books
         import psycopg
@@ -274,7 +327,7 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
     result["commits"] = [c for c in result["commits"] if c[0] in tables]
     table_commit: dict[tuple[str, str], float] = {}
     for table in tables:
-        for key, t in committed_at_table(journals / f"{label}-{table}.db").items():
+        for key, t in committed_at_table(journal_of(table)).items():
             table_commit[(table, key)] = t
     first_commit: dict[tuple[str, str], float] = {}
     for table, key, t in result["commits"]:  # a redelivered copy answers again, later
@@ -282,7 +335,7 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
     latencies = [(t - table_commit[k]) * 1000 for k, t in first_commit.items() if k in table_commit]
     on_bus: dict[tuple[str, str], float] = {}
     for table in tables:
-        for key, t in published_at(journals / f"{label}-{table}.db").items():
+        for key, t in published_at(journal_of(table)).items():
             on_bus[(table, key)] = t
     to_bus = sorted((on_bus[k] - table_commit[k]) * 1000 for k in first_commit
                     if k in table_commit and on_bus.get(k))
@@ -301,7 +354,7 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
     last = max(t for _, _, t in result["commits"])
     fig = figures(latencies, kinds["hand"] + kinds["round_cancelled"], kinds["bet"], last - first)
     # where the time went: the bus had everything at `published_s`, the ledger at `seconds`
-    fig["published_s"] = max(last_published(journals / f"{label}-{t}.db") for t in tables) - first
+    fig["published_s"] = max(last_published(journal_of(t)) for t in tables) - first
     fig["books_clean"] = result["ok"]
     # where the latency goes: table commit -> the stream's acknowledgement (the rest is the
     # consumer's fetch, the ledger's transaction and its commit)
@@ -316,6 +369,11 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
     fig["answered_again"] = len(result["commits"]) - len(first_commit)
     fig["expected"] = sum(len(m) for m in tables.values())
     fig["consumers"] = consumers
+    if stations:
+        fig["stations"] = dealt
+        fig["rounds"] = sum(d["rounds"] for d in dealt.values())
+        fig["problems"] += [f"{name}: {d}" for name, d in dealt.items()
+                            if not d["delivered"] or d["failed"] or d["rounds"] < station_rounds]
     return fig
 
 
@@ -379,13 +437,20 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--stagger", type=float, default=36.0,
                         help="paced load: tables open spread over this many seconds (one round)")
     parser.add_argument("--batch", type=int, default=256, help="consumer fetch size")
-    parser.add_argument("--loads", default="paced,flood,beside",
-                        help="which loads to run: paced, flood, beside (paced with a flood"
-                             " beside it), comma-separated")
+    parser.add_argument("--loads", default="paced,beside,stations,flood",
+                        help="which loads to run: paced, beside (paced with a flood beside it),"
+                             " stations (real stations dealing), flood; comma-separated")
     parser.add_argument("--consumers", default="1,2,4",
                         help="flood: settlement processes to run it with, comma-separated")
     parser.add_argument("--beside", type=int, default=20,
                         help="beside: how many tables flood beside the paced ones")
+    parser.add_argument("--stations", type=int, default=24,
+                        help="stations: how many real stations deal (every game's in turn)")
+    parser.add_argument("--station-rounds", type=int, default=20,
+                        help="stations: rounds each deals")
+    parser.add_argument("--station-pace", type=float, default=2.0,
+                        help="stations: wall seconds per round (a table deals one about every"
+                             " 36 s)")
     parser.add_argument("--table-disk", choices=("own", "shared"), default="own",
                         help="own: the tables' journals on a memory disk (each table a PC with"
                              " its disk); shared: on the ledger's disk")
@@ -394,8 +459,8 @@ def main(argv: list[str]) -> int:
                              " a studio's tables are PCs of their own")
     args = parser.parse_args(argv)
     loads = {x.strip() for x in args.loads.split(",") if x.strip()}
-    if not loads or loads - {"paced", "flood", "beside"}:
-        parser.error("--loads: paced, flood, beside, comma-separated")
+    if not loads or loads - {"paced", "flood", "beside", "stations"}:
+        parser.error("--loads: paced, flood, beside, stations, comma-separated")
     consumer_counts = [int(x) for x in args.consumers.split(",") if x.strip()]
 
     from station.studio.servers import LocalPostgres
@@ -439,6 +504,19 @@ def main(argv: list[str]) -> int:
                     stagger_s=args.stagger, consumers=max(consumer_counts),
                     flood_beside=flooders, table_processes=args.table_processes,
                                                journals=journals), base)
+            if "stations" in loads:
+                from station.games.tools import games_with
+
+                games = games_with("studio_session")
+                stations = [(f"S{i:03d}", games[i % len(games)], 100 + i)
+                            for i in range(args.stations)]
+                base = run_single(first_rounds(one, args.seconds), args.speedup, root,
+                                  "single-stations")
+                results["stations"] = (run_studio(
+                    {}, None, root, pg, args.batch, "stations",
+                    consumers=max(consumer_counts), table_processes=args.table_processes,
+                    journals=journals, stations=stations, station_rounds=args.station_rounds,
+                    station_pace_s=args.station_pace), base)
             if "flood" in loads:
                 base = run_single(one, None, root, "single-flood")
                 for n in consumer_counts:
@@ -459,6 +537,15 @@ def main(argv: list[str]) -> int:
                   f" them, {beside['consumers']} consumers (latency of the paced tables):")
             show(f"studio: {args.tables} tables, bus, PostgreSQL", beside)
             show("baseline: 1 table, in-process, SQLite", base_beside)
+        if "stations" in results:
+            st, base_st = results["stations"]
+            games = sorted({g for _, g, _ in stations})
+            print(f"stations: {args.stations} real stations (the table kernel, journal, outbox,"
+                  f" bus; {', '.join(games)} in turn), {args.station_rounds} rounds each, one"
+                  f" every {args.station_pace:g} s, {st['consumers']} consumers"
+                  f" ({st['rounds']} rounds dealt; latency = outbox commit to ledger commit):")
+            show(f"studio: {args.stations} stations, bus, PostgreSQL", st)
+            show("baseline: 1 table, in-process, SQLite, paced", base_st)
         floods = [k for k in results if k.startswith("flood")]
         if floods:
             print("flood, every shoe journaled at once (capacity):")
@@ -475,7 +562,7 @@ def main(argv: list[str]) -> int:
             if not f["books_clean"] or f["applied"] < f["expected"]:
                 print(f"  {name}: {f['applied']} of {f['expected']} applied; problems {f['problems']}")
                 rc = 1
-        for name in ("paced", "beside"):
+        for name in ("paced", "beside", "stations"):
             if name in results:
                 p99 = results[name][0]["p99_ms"]
                 print(f"goal p99 < 100 ms at {args.tables} tables ({name}): "

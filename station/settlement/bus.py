@@ -85,6 +85,11 @@ MIN_SHARE = 4
 #: message waits for the round before it, so a flood's rounds are cut to this (by the time a
 #: message has been taking to apply lately) and a paced table's message is never long behind
 ROUND_TARGET_S = 0.03
+#: the same while no table with only a burst to apply has come for LIGHT_MEMORY_S: nobody is
+#: waiting behind a backlog but the backlog itself, which goes faster in longer rounds
+#: (longer runs of a table's bets, fewer commits)
+BACKLOG_ROUND_TARGET_S = 0.25
+LIGHT_MEMORY_S = 2.0
 #: a durable with fewer messages waiting than this has them all in the next round
 BURST = 32
 #: what a message is taken to cost to apply before any round was timed, seconds (a slow
@@ -551,6 +556,8 @@ class BusConsumer:
         self._per_message_s = FIRST_GUESS_PER_MESSAGE_S
         #: durables that brought messages to the last round
         self._active = 1
+        #: when a durable last brought a burst, not a backlog (time.monotonic())
+        self._light_at = -LIGHT_MEMORY_S
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
@@ -722,19 +729,32 @@ class BusConsumer:
         except Exception as exc:  # noqa: BLE001 - the ledger is away: nothing is applied
             log.warning("settlement: the ledger is not reachable for the leases: %s", exc)
             return
+        new: list[str] = []
         for durable, (subject, table) in wanted.items():
             if durable not in leased:
                 if durable in self._subs:
                     log.warning("settlement: the lease of %s is another process's now", durable)
                     self._drop(fetches, [durable])
                 continue
-            if durable in self._subs:
+            if durable not in self._subs:
+                self._durables[durable] = (subject, table)
+                new.append(durable)
+        # the new durables' subscriptions and states asked for at once (a studio opening is a
+        # hundred tables; one after the other they would hold up the rounds for a while)
+        subs = await asyncio.gather(*(self._subscribe(js, d, self._durables[d][0]) for d in new),
+                                    return_exceptions=True)
+        infos = await asyncio.gather(*(js.consumer_info(SETTLE_STREAM, d) for d in new),
+                                     return_exceptions=True)
+        for durable, sub, info in zip(new, subs, infos, strict=True):
+            failed = sub if isinstance(sub, BaseException) else info
+            if isinstance(failed, BaseException):  # the bus is away: next time
+                log.warning("settlement: cannot take %s: %s", durable, failed)
+                self._drop(fetches, [durable])
                 continue
-            self._durables[durable] = (subject, table)
+            self._subs[durable] = sub
             try:
-                self._subs[durable] = await self._subscribe(js, durable, subject)
                 # what the previous owner was given and did not acknowledge, first
-                await self._recover_pending(js, durable)
+                await self._recover_pending(js, durable, info)
             except self._progress.LeaseLost:
                 self._drop(fetches, [durable])
             except Exception as exc:  # noqa: BLE001 - the bus is away: next time
@@ -795,7 +815,7 @@ class BusConsumer:
                 await msg.respond(json.dumps({"table": table,
                                               "outbox_seq": up_to.get(table)}).encode())
 
-    async def _recover_pending(self, js: Any, durable: str) -> None:
+    async def _recover_pending(self, js: Any, durable: str, info: Any = None) -> None:
         """Apply, in stream order, what a previous consumer process was given and did not
         acknowledge (it died, or it handed the table over), or what was in flight to this one
         when its connection dropped, before anything newer.
@@ -809,7 +829,8 @@ class BusConsumer:
         from nats.js.errors import NotFoundError
 
         subject, _ = self._durables[durable]
-        info = await js.consumer_info(SETTLE_STREAM, durable)
+        if info is None:
+            info = await js.consumer_info(SETTLE_STREAM, durable)
         first, last = info.ack_floor.stream_seq + 1, info.delivered.stream_seq
         if last < first:
             return
@@ -860,7 +881,11 @@ class BusConsumer:
         share = max(MIN_SHARE, self._round_budget() // max(1, self._active))
         # a table's burst (its players' wallets at opening, a round's bets and its hand) goes
         # whole; a backlog (a flood, a table catching up) takes its share of the round
-        more = waiting if waiting < BURST else min(share - 1, waiting)
+        if waiting < BURST:
+            more = waiting
+            self._light_at = time.monotonic()
+        else:
+            more = min(share - 1, waiting)
         if more > 0:
             try:
                 msgs += await sub.fetch(more, timeout=FOLLOW_UP_S)
@@ -873,9 +898,12 @@ class BusConsumer:
         return msgs
 
     def _round_budget(self) -> int:
-        """How many messages a round may take: what applies in ROUND_TARGET_S at the pace
-        messages have been applied lately, within `batch`."""
-        return max(MIN_SHARE, min(self.batch, int(ROUND_TARGET_S / self._per_message_s)))
+        """How many messages a round may take: what applies in ROUND_TARGET_S (in
+        BACKLOG_ROUND_TARGET_S while only backlogs are being applied) at the pace messages
+        have been applied lately, within `batch`."""
+        light = time.monotonic() - self._light_at < LIGHT_MEMORY_S
+        target_s = ROUND_TARGET_S if light else BACKLOG_ROUND_TARGET_S
+        return max(MIN_SHARE, min(self.batch, int(target_s / self._per_message_s)))
 
     def _load_next_seqs(self, tables: list[str]) -> None:
         """The next outbox sequence each table's messages must carry, from the ledger."""
