@@ -48,7 +48,8 @@ PLAYERS = "studio"  # every table seats studio.u01…: one wallet bets at all th
 #: plays only at the house-banked tables) runs short, so the ledger refuses some of its bets
 FUNDING = {**{a: 40_000 for a in player_names(PLAYERS, 7)}, player_names(PLAYERS)[7]: 1_500}
 CUT_S = 10.0
-#: the two partitions at first; then WZ-02 is handed from the first to the second
+#: the two partitions at first (each process's --partition-file); then WZ-02 is handed from
+#: the first to the second
 FIRST = {"a": "PD-01,WZ-02", "b": "SZ-03"}
 THEN = {"a": "PD-01", "b": "SZ-03,WZ-02"}
 RESERVE = ("--reserve", "--reserve-timeout", "0.3", "--players", PLAYERS)
@@ -71,8 +72,12 @@ def test_reserving_tables_deal_through_partitions_crashes_and_a_cut_bus(tmp_path
     started: list[subprocess.Popen] = []  # every process, to be sure none outlives the drill
     log = tmp_path / "consumers.log"
 
-    def consumer(name: str, owned: str) -> None:
-        consumers[name] = start_consumer(ledger, bus, log, "--tables", owned, "--lease", "2")
+    def partition_file(name: str) -> Path:
+        return tmp_path / f"consumer-{name}.partition"
+
+    def consumer(name: str) -> None:
+        consumers[name] = start_consumer(ledger, bus, log, "--partition-file",
+                                         str(partition_file(name)), "--lease", "2")
         started.append(consumers[name])
 
     def table(name: str) -> None:
@@ -85,26 +90,32 @@ def test_reserving_tables_deal_through_partitions_crashes_and_a_cut_bus(tmp_path
         with SettlementCore(ledger) as cage:
             fund(cage, FUNDING)
         for name, owned in FIRST.items():
-            consumer(name, owned)
+            partition_file(name).write_text(owned)
+            consumer(name)
         for name in TABLES:
             table(name)
         pace(rng.uniform(2.0, 3.0))
         # 1. the owner of a partition is SIGKILLed mid-batch; its replacement takes over once
         # the lease runs out, first applying what the dead one left unacknowledged
         kill(consumers["a"])
-        consumer("a", FIRST["a"])
+        consumer("a")
         pace(rng.uniform(2.5, 3.5))
-        # 2. the partitions re-drawn: WZ-02 goes from a to b, as an engineer rolls the
-        # consumers to a new map: the new processes start (standbys), the old stop cleanly
-        # and release their leases, the new take over
-        old = dict(consumers)
-        consumer("a", THEN["a"])
-        consumer("b", THEN["b"])
-        old["a"].send_signal(signal.SIGTERM)
-        assert old["a"].wait(30) == 0
-        old["b"].send_signal(signal.SIGTERM)
-        assert old["b"].wait(30) == 0
-        pace(rng.uniform(1.5, 2.5))
+        # 2. the partitions re-drawn while both processes run, as an engineer does it: the
+        # map edited, the processes told (SIGHUP); a releases WZ-02, b takes it and first
+        # applies what a left unacknowledged
+        for name, owned in THEN.items():
+            partition_file(name).write_text(owned)
+            consumers[name].send_signal(signal.SIGHUP)
+        with SettlementCore(ledger, pool_size=1) as watch:
+            def handed_over() -> bool:
+                leases = owners(watch)
+                b = leases.get("settlement-SZ-03")
+                return b is not None and leases.get("settlement-WZ-02") == b
+
+            wait_for(handed_over, 30, lambda: f"WZ-02 handed from a to b: {owners(watch)}",
+                     poll_s=0.1)
+        assert tables["WZ-02"].poll() is None  # mid-flow: the table still deals
+        pace(rng.uniform(1.0, 2.0))
         # 3. PostgreSQL crashes and comes back
         pg.restart(immediate=True)
         pace(rng.uniform(1.0, 2.0))
