@@ -41,6 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     part.add_argument("--tables", help="only these tables (comma-separated): one partition")
     part.add_argument("--partition", metavar="K/N",
                       help="the tables whose name hashes to K of N partitions (e.g. 0/4)")
+    part.add_argument("--partition-file", metavar="FILE",
+                      help="the partition in a file (K/N, or the tables, comma- or space-"
+                           "separated), read again on SIGHUP: the partitions re-drawn while"
+                           " the process runs")
     consume.add_argument("--lease", type=float, default=10.0,
                          help="seconds a standby waits for a silent owner before taking over")
     consume.add_argument("--batch", type=int, default=256, help="messages fetched at a time")
@@ -58,7 +62,7 @@ def _consume(args: argparse.Namespace) -> int:
     import logging
     import signal
 
-    from station.settlement.bus import BusConsumer
+    from station.settlement.bus import BusConsumer, check_table_name
     from station.settlement.core import SettlementCore
     from station.settlement.ledger import LedgerError
 
@@ -73,18 +77,38 @@ def _consume(args: argparse.Namespace) -> int:
     except LedgerError as exc:
         print(f"station settlement consume: {exc}", file=sys.stderr)
         return 2
-    tables = [t for t in (args.tables or "").split(",") if t] or None
-    from station.settlement.partitions import Partition
+    from station.settlement.partitions import Partition, read_partition_file
 
+    tables = [t for t in (args.tables or "").split(",") if t] or None
     try:
         partition = Partition.parse(args.partition) if args.partition else None
-    except ValueError as exc:
-        print(f"station settlement consume: --partition: {exc}", file=sys.stderr)
+        if args.partition_file:
+            tables, partition = read_partition_file(args.partition_file)
+        for table in tables or []:
+            check_table_name(table)
+    except (OSError, ValueError) as exc:
+        print(f"station settlement consume: {exc}", file=sys.stderr)
+        core.close()
         return 2
     consumer = BusConsumer(core, args.bus, durable=args.durable, tables=tables, batch=args.batch,
                            ack_wait_s=args.ack_wait, partition=partition, lease_s=args.lease)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: consumer.stop())
+    if args.partition_file:
+        log = logging.getLogger("station.settlement")
+
+        def redraw(*_: object) -> None:
+            """SIGHUP: the partition file again (an engineer re-drew the partitions)."""
+            try:
+                tables_, partition_ = read_partition_file(args.partition_file)
+                consumer.reassign(tables=tables_, partition=partition_)
+            except (OSError, ValueError) as exc:  # the partition it has stays
+                log.error("settlement: %s: not re-drawn: %s", args.partition_file, exc)
+            else:
+                log.warning("settlement: partition re-drawn from %s: %s", args.partition_file,
+                            partition_ or ",".join(tables_ or []))
+
+        signal.signal(signal.SIGHUP, redraw)
     print(f"settlement consumer {args.durable}: ledger {core.ledger_path}, bus {args.bus}",
           flush=True)
     try:

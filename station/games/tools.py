@@ -22,7 +22,8 @@ TOOLS: dict[str, str] = {
     "shoe_dealer": "`station sim-shoe`: (simulator, stop event, every=, pause=, start_after=, "
                    "rounds=, say=) draws as the game's dealer does",
     "studio_session": "`station studio`: (random.Random, table, rounds, account names, "
-                      "cancel_every) -> the Session of trace lines a studio table is fed",
+                      "cancel_every, shared_wallets=) -> the Session of trace lines a studio "
+                      "table is fed (shared_wallets: the studio ledger's, none set)",
     "studio_round": "`station studio`: (the table's public view) -> the round in play as the "
                     "studio console lists it, {\"round\": id, \"game_round\": the game's own "
                     "part}, or None: the view's `round` is",

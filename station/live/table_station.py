@@ -630,7 +630,13 @@ class TableStation:
         the studio ledger under a key of its own (the draw's key and a fresh attempt), and the
         answers are journaled just before the action, which then takes only what was
         reserved. An answer the table never journals leaves a reservation its game did not
-        take: the ledger releases it when the game closes."""
+        take: the ledger releases it when the game closes.
+
+        An action's draws are all taken or none while the ledger does not answer: if it did
+        not answer one of them (the others after it are then not asked), those it reserved
+        are journaled as not answered too, so a game never opens without a player whose ante
+        merely went unanswered; the dealer opens it again once the ledger answers (the same
+        game, whose close releases what was reserved and not taken)."""
         import secrets
 
         proc = self.core.proc
@@ -639,6 +645,7 @@ class TableStation:
         messages = self._probe(t_us, [Input(t_us, kind, value, user,
                                             dict(extra) if extra else {})])
         down: dict[str, Any] | None = None
+        values: list[dict[str, Any]] = []
         for m in messages:
             if m.get("kind") not in proc.wallet_draws:
                 continue
@@ -649,13 +656,19 @@ class TableStation:
             if down is not None:
                 # the ledger did not answer this action's last draw: the others of the same
                 # action are not asked (each would wait out its own timeout)
-                self._journal_answer(t_us, {**answer, "answer": down["answer"],
-                                            "detail": "not asked: " + str(down.get("detail"))[:280]},
-                                     done)
+                values.append({**answer, "answer": down["answer"],
+                               "detail": "not asked: " + str(down.get("detail"))[:280]})
                 continue
-            value_ = self._ask_ledger(t_us, request, answer, done)
-            if value_["answer"] in DOWN_ANSWERS:
-                down = value_
+            values.append(self._ledger_answer(request, answer))
+            if values[-1]["answer"] in DOWN_ANSWERS:
+                down = values[-1]
+        for v in values:
+            if down is not None and v["answer"] == "reserved":
+                v = {k: x for k, x in v.items() if k != "balance"}
+                v.update(answer=down["answer"],
+                         detail="reserved, not taken: another draw of the action was not"
+                                " answered (released when its game closes)")
+            self._journal_answer(t_us, v, done)
 
     def _ask_ledger(self, t_us: int, request: dict[str, Any], answer: dict[str, Any],
                     done: list[tuple[Any, ...]], on_down: Callable[..., dict[str, Any]] | None = None,
@@ -663,6 +676,13 @@ class TableStation:
         """Reserve `request` in the studio ledger and journal its answer (`answer` with the
         ledger's word; `on_down(request, value)` may turn no answer into the table's own) as
         an input; returns the journaled answer."""
+        value = self._ledger_answer(request, answer, on_down)
+        self._journal_answer(t_us, value, done)
+        return value
+
+    def _ledger_answer(self, request: dict[str, Any], answer: dict[str, Any],
+                       on_down: Callable[..., dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Ask the studio ledger to reserve `request`: the answer to journal."""
         assert self.reserve_bet is not None
         try:
             reply = self.reserve_bet(request)
@@ -681,7 +701,6 @@ class TableStation:
             value["detail"] = str(reply["detail"])[:300]
         if value["answer"] in DOWN_ANSWERS and on_down is not None:
             value = on_down(request, value)
-        self._journal_answer(t_us, value, done)
         return value
 
     def _journal_answer(self, t_us: int, value: dict[str, Any],

@@ -48,6 +48,9 @@ MESSAGE_KINDS = ("wallet", "bet", "hand", "round_cancelled", *POT_KINDS, "checkp
 RESERVABLE = ("bet", "pot_in")
 #: balances moved by one statement at most (its parameters stay far below either engine's limit)
 MOVE_CHUNK = 2000
+#: PostgreSQL's advisory locks of rounds (two-key form: this class, a hash of table/round),
+#: apart from the one-key locks of schema creation and leases
+ROUND_LOCK_CLASS = 25_001
 #: at most this many bets are applied together by the fast path for runs of bets
 BET_RUN_MAX = 500
 #: the largest message time ``t`` accepted, in seconds (table clock or epoch)
@@ -672,6 +675,16 @@ class SettlementCore:
 
     @staticmethod
     def _round_status(tx: Tx, table: str, round_id: str) -> str | None:
+        """Whether the round is closed, its status. On PostgreSQL the round is held first,
+        until this transaction ends: a reservation (applied as it comes, by any settlement
+        process) and the message that closes its round (applied in the table's order by the
+        round's owner) are then one before the other. Without it a reservation that found
+        the round open could commit after the hand that closed it had looked for the
+        round's bets: held in play for a round already closed (the studio drill's bus cut,
+        a reservation's request held in the network while the table went on)."""
+        if tx.lock:
+            tx.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))",
+                       (ROUND_LOCK_CLASS, f"{table}/{round_id}"))
         row = tx.one("SELECT status FROM rounds WHERE table_id = ? AND round_id = ?",
                      (table, round_id))
         return None if row is None else row[0]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import zlib
 from dataclasses import dataclass
+from pathlib import Path
 
 _SPEC = re.compile(r"^(\d+)/(\d+)$")
 
@@ -44,3 +45,17 @@ class Partition:
 def partition_of(table: str, count: int) -> int:
     """The partition of `table` among `count` (the same on every machine and Python)."""
     return zlib.crc32(table.encode()) % count
+
+
+def read_partition_file(path: str | Path) -> tuple[list[str] | None, Partition | None]:
+    """A process's partition from a file (`station settlement consume --partition-file`):
+    `K/N` (by hash), or the tables it owns, separated by commas, spaces or lines. Returns
+    (tables, None) or (None, partition); ValueError says what is wrong (the names are the
+    consumer's to check)."""
+    text = Path(path).read_text(encoding="utf-8").strip()
+    if _SPEC.match(text):
+        return None, Partition.parse(text)
+    tables = [t for t in re.split(r"[\s,]+", text) if t]
+    if not tables:
+        raise ValueError(f"{path}: no tables and no K/N")
+    return tables, None

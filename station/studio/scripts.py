@@ -40,9 +40,13 @@ class Session:
 
 
 def build_session(game: str, table: str, *, seed: int, rounds: int, accounts: int = 8,
-                  cancel_every: int = 7) -> Session:
+                  cancel_every: int = 7, players: str | None = None,
+                  shared_wallets: bool = False) -> Session:
     """A session of `rounds` rounds (a pot game: games) of `game` at `table`, written by the
-    game's `studio_session` tool (station/games/tools.py)."""
+    game's `studio_session` tool (station/games/tools.py). Its players are `<players>.u01`…
+    (`players` defaults to the table's name: players of its own; tables given the same
+    `players` seat the same accounts). `shared_wallets`: the wallets are the studio ledger's
+    (a table that reserves), so the session sets none."""
     from station.games.tools import game_tool, games_with
 
     write = game_tool(game, "studio_session")
@@ -50,8 +54,13 @@ def build_session(game: str, table: str, *, seed: int, rounds: int, accounts: in
         raise ValueError(f"no studio session for the game {game!r} (games with one: "
                          f"{', '.join(games_with('studio_session'))})")
     rng = random.Random(f"{table}:{game}:{seed}")
-    names = [f"{table}.u{i + 1:02d}" for i in range(accounts)]
-    return write(rng, table, rounds, names, cancel_every)
+    names = player_names(players or table, accounts)
+    return write(rng, table, rounds, names, cancel_every, shared_wallets=shared_wallets)
+
+
+def player_names(players: str, accounts: int = 8) -> list[str]:
+    """The accounts of a studio table's players: `<players>.u01`…"""
+    return [f"{players}.u{i + 1:02d}" for i in range(accounts)]
 
 
 def wallets(s: TraceScript, rng: random.Random, names: Sequence[str]) -> None:

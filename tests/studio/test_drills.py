@@ -31,23 +31,47 @@ def journal_of(tmp_path: Path, table: str) -> Path:
     return tmp_path / f"{table}.journal.sqlite"
 
 
-def start_table(tmp_path: Path, table: str, seed: int, bus: str) -> subprocess.Popen:
+def start_table(tmp_path: Path, table: str, seed: int, bus: str, *extra: str,
+                game: str | None = None, rounds: int = ROUNDS,
+                pace_s: float = PACE_S) -> subprocess.Popen:
+    """A studio table as its own process (`python -m station.studio.tables`); `extra`: more of
+    its arguments (e.g. --reserve)."""
     return subprocess.Popen(
         [sys.executable, "-m", "station.studio.tables", "--journal", str(journal_of(tmp_path, table)),
-         "--seed", str(seed), "--rounds", str(ROUNDS), "--pace", str(PACE_S), "--bus", bus,
-         "--table", table, "--game", TABLES[table], "--max-backoff", "0.5"],
+         "--seed", str(seed), "--rounds", str(rounds), "--pace", str(pace_s), "--bus", bus,
+         "--table", table, "--game", game or TABLES[table], "--max-backoff", "0.5", *extra],
         cwd=REPO, env=env_with_secret(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def start_consumer(ledger: str, bus: str, log: Path) -> subprocess.Popen:
+def table_done(table: str, proc: subprocess.Popen, timeout_s: float = 180) -> dict:
+    """The JSON line a table process prints once it has dealt its session and delivered its
+    outbox; the process must have ended well."""
+    out, err = proc.communicate(timeout=timeout_s)
+    assert proc.returncode == 0, (table, err.decode()[-3000:])
+    return json.loads(out.decode().splitlines()[-1])
+
+
+def start_consumer(ledger: str, bus: str, log: Path, *extra: str,
+                   wait_started: bool = True) -> subprocess.Popen:
+    """`station settlement consume` as its own process; `extra`: more of its arguments (e.g.
+    --tables A,B --lease 2)."""
     with open(log, "ab") as err:  # what the consumer says, for the assertion messages
         proc = subprocess.Popen(
             [sys.executable, "-m", "station", "settlement", "consume", "--ledger", ledger,
-             "--bus", bus, "--ack-wait", "5", "--batch", "64"],
+             "--bus", bus, "--ack-wait", "5", "--batch", "64", *extra],
             cwd=REPO, env=env_with_secret(), stdout=subprocess.PIPE, stderr=err)
-    line = proc.stdout.readline().decode()
-    assert "settlement consumer" in line, log.read_text()[-2000:]
+    if wait_started:
+        line = proc.stdout.readline().decode()
+        assert "settlement consumer" in line, log.read_text()[-2000:]
     return proc
+
+
+def ledger_check_all_closed(ledger: str) -> None:
+    """`station ledger check --all-closed` as the floor runs it, as its own process: clean."""
+    done = subprocess.run(
+        [sys.executable, "-m", "station", "ledger", "check", "--ledger", ledger, "--all-closed"],
+        cwd=REPO, env=env_with_secret(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def journal_books(journal: Path) -> tuple[dict[str, int], list[str], int]:
@@ -88,9 +112,7 @@ def test_tables_deal_through_consumer_kills_and_postgres_and_bus_restarts(tmp_pa
         kill(consumer)
         consumer = start_consumer(ledger, bus.url, consumer_log)
         for table, proc in tables.items():
-            out, err = proc.communicate(timeout=180)
-            assert proc.returncode == 0, (table, err.decode()[-3000:])
-            done = json.loads(out.decode().splitlines()[-1])
+            done = table_done(table, proc)
             assert done["delivered"] is True and done["rounds"] == ROUNDS, done
 
         expected: dict[str, int] = {}
@@ -119,10 +141,7 @@ def test_tables_deal_through_consumer_kills_and_postgres_and_bus_restarts(tmp_pa
                         "SELECT key FROM entries WHERE table_id = ? ORDER BY id", (table,))]
                     # every message of the table applied once, in the table's order
                     assert applied == keys[table]
-        done = subprocess.run(
-            [sys.executable, "-m", "station", "ledger", "check", "--ledger", ledger, "--all-closed"],
-            cwd=REPO, env=env_with_secret(), capture_output=True, text=True, timeout=60)
-        assert done.returncode == 0, done.stdout + done.stderr
+        ledger_check_all_closed(ledger)
     finally:
         if consumer is not None:
             kill(consumer)

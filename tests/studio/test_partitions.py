@@ -13,6 +13,7 @@ import sys
 import threading
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from station.metrics import Registry
@@ -324,3 +325,63 @@ def test_a_partition_handed_to_another_process_mid_flow_is_applied_once_in_order
     assert report.figures["refused"] == 0
     for c in cores:
         c.close()
+
+
+def test_a_running_process_re_draws_its_partition_from_its_file_on_sighup(
+        tmp_path, local_nats, studio_ledger):
+    """`--partition-file`: the engineer edits a process's map and sends SIGHUP; the process
+    releases what it no longer names and the other takes it. A map it cannot read leaves the
+    partition as it was."""
+    plans = {name: plan_session(seed, 8, table=name, account_prefix=f"{name}.")
+             for seed, name in enumerate(["PD-81", "PD-82"], 1)}
+    halves = {name: len(p.messages) // 2 for name, p in plans.items()}
+    maps = {"a": tmp_path / "a.partition", "b": tmp_path / "b.partition"}
+    maps["a"].write_text("PD-81, PD-82\n")
+    maps["b"].write_text("PD-82")  # a standby for PD-82 while a holds it
+    core = SettlementCore(studio_ledger, pool_size=2)
+    procs: dict[str, subprocess.Popen] = {}
+
+    def start(k: str) -> None:
+        procs[k] = consume_process(studio_ledger, local_nats.url, "--partition-file",
+                                   str(maps[k]), "--lease", "30")
+        line = procs[k].stdout.readline()  # its map read, its SIGHUP handled from here on
+        assert "settlement consumer" in line, line + procs[k].stdout.read()
+
+    def leases() -> dict[str, str]:
+        return {r["name"]: r["owner"] for r in progress_rows(core.store)["leases"]}
+
+    def applied() -> dict[str, int] | None:
+        try:
+            return applied_up_to(core.store)
+        except psycopg.errors.UndefinedTable:
+            return None  # the consumers make the table as they start
+
+    try:
+        start("a")
+        for name, plan in plans.items():
+            publish(tmp_path, local_nats.url, name, plan.messages[:halves[name]])
+        wait_for(lambda: applied() == halves, 60, lambda: f"the first halves applied: {applied()}")
+        first = leases()
+        assert first["settlement-PD-81"] == first["settlement-PD-82"]  # a holds both
+        start("b")
+        maps["b"].write_text("PD-82 ?!")  # not a table: b keeps what it had
+        procs["b"].send_signal(signal.SIGHUP)
+        maps["a"].write_text("PD-81")
+        procs["a"].send_signal(signal.SIGHUP)
+        wait_for(lambda: leases().get("settlement-PD-82") not in (None, first["settlement-PD-82"]),
+                 30, lambda: f"PD-82 taken by b: {leases()}", poll_s=0.1)
+        assert leases()["settlement-PD-81"] == first["settlement-PD-81"]
+        for name, plan in plans.items():  # the same stations go on with their second halves
+            publish(tmp_path, local_nats.url, name, plan.messages)
+        wait_for(lambda: applied() == {n: len(p.messages) for n, p in plans.items()}, 60,
+                 lambda: f"everything applied: {applied()}")
+    finally:
+        for proc in procs.values():
+            proc.send_signal(signal.SIGTERM)
+        outs = {k: proc.communicate(timeout=30)[0] for k, proc in procs.items()}
+    assert "not re-drawn" in outs["b"] and "partition re-drawn" in outs["a"], outs
+    for name, plan in plans.items():
+        assert entries_in_order(core, name) == [m["key"] for m in plan.messages]
+    report = core.check(require_closed=True)
+    assert report.ok, report.problems
+    core.close()

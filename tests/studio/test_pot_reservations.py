@@ -329,3 +329,58 @@ def test_a_pot_games_draws_are_refused_while_the_ledger_does_not_answer(
     assert [a["answer"] for a in answers[:3]] == ["unavailable"] * 3
     assert [a["answer"] for a in answers[-3:]] == ["reserved"] * 3
     core.close()
+
+
+def test_a_games_antes_are_taken_all_or_none_while_the_ledger_does_not_answer(
+        tmp_path, local_nats, studio_ledger):
+    """The ledger reserves the first ante, but its answer to the second is lost: the game does
+    not open without that player — every ante is refused, the reserved one included (held in
+    the ledger) —; the dealer opens it again, the same game, whose close releases the held
+    ante back to its wallet."""
+    core = SettlementCore(studio_ledger)
+    fund(core, {"a": 1_000, "b": 1_000, "c": 1_000})
+    consumer = RunningConsumer(core, local_nats.url)
+    asked: list[dict[str, Any]] = []
+
+    def reserve(reserver: Reserver, request: dict[str, Any]) -> dict[str, Any]:
+        asked.append(request)
+        if len(asked) == 2:  # b's ante: the answer is lost on the way
+            return {"answer": "unavailable", "detail": "no answer within the timeout"}
+        return reserver.reserve(request, timeout_s=5)
+
+    sz = SzTable("SZ-73", tmp_path, local_nats.url, reserve=reserve)
+    try:
+        consumer.wait_subscribed()
+        s = sz.follow(SzTraceScript(table="SZ-73"))
+        for account, seat in (("a", "S1"), ("b", "S2"), ("c", "S3")):
+            s.player(account, "sit", seat=seat).wait(0.5)
+        s.wait(1).dealer("open_betting").wait(1)
+        assert not any(r["type"] == "game_open" for r in sz.records)
+        assert [(r["account"], r["reason"]) for r in sz.records if r["type"] == "bet_rejected"
+                ] == [("a", "insufficient_funds"), ("b", "insufficient_funds"),
+                      ("c", "insufficient_funds")]
+        assert len(asked) == 2  # c's was not asked once b's went unanswered
+        s.dealer("open_betting").wait(1).shuffle()
+        opened = [r for r in sz.records if r["type"] == "game_open"]
+        assert len(opened) == 1 and set(opened[0]["players"].values()) == {"a", "b", "c"}
+        s.deal({"S1": ACES, "S2": LOW, "S3": MID}, leader="S1")
+        assert sz.act("a", "bet", amount=300)[0]["type"] == "player_action"
+        sz.act("b", "fold")
+        sz.act("c", "fold")
+        wait_for(lambda: any(r["type"] == "game_settled" for r in sz.records), 10,
+                 "the Si Zhi Dao game to settle")
+        assert sz.worker.drain(30)
+        consumer.wait_caught_up()
+    finally:
+        consumer.stop()
+        sz.close()
+    report = core.check(require_closed=True)
+    assert report.ok, report.problems
+    assert (report.figures["pot_draws_taken"], report.figures["pot_draws_released"]) == (4, 1)
+    # a's first ante, reserved and never taken, went back: a won the three antes and its bet
+    assert {k: v for k, v in core.balances().items() if k in "abc"} == {
+        "a": 1_000 + 200, "b": 900, "c": 900}
+    answers = replays_to_its_records(sz.journal)
+    assert [a["answer"] for a in answers[:3]] == ["unavailable"] * 3
+    assert answers[0]["detail"].startswith("reserved, not taken")
+    core.close()

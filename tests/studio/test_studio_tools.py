@@ -86,3 +86,18 @@ def test_a_spot_of_another_game_is_refused_by_the_rules_the_demo_tables_are_chec
     game = next(iter(TABLES))
     with pytest.raises(BetError):
         get_game(game).check_bet("NO_SUCH_SPOT", 10)
+
+
+def test_sessions_on_the_studios_wallets_set_none_and_seat_the_same_players():
+    """Tables that reserve (`--reserve --players P`): the wallets are the studio ledger's, so
+    no session sets one, and every table given the same players seats the same accounts."""
+    seated = {}
+    for game in games_with("studio_session"):
+        table = f"{get_game(game).table_prefix}08"
+        session = build_session(game, table, seed=4, rounds=2, players="studio",
+                                shared_wallets=True)
+        assert not any("wallet" in line for line in session.lines)
+        seated[game] = {line[kind]["account"] for line in session.lines
+                        for kind in ("bet", "player") if kind in line}
+        assert seated[game] and all(a.startswith("studio.u") for a in seated[game])
+    assert len(set.intersection(*seated.values())) >= 2  # one wallet, several tables

@@ -46,6 +46,7 @@ class SimTable:
         players: int = 5,
         wallet: int = 20_000,
         cancel_rate: float = 0.0,
+        short_stacks: bool = True,
     ) -> None:
         self.rng = random.Random(seed)
         #: chance per deal that the floor supervisor cancels the game once it is dealt
@@ -59,6 +60,9 @@ class SimTable:
         self.profiles: dict[str, Profile] = {}
         self.accounts = [f"bot{i + 1}" for i in range(players + 2)]
         self.wallet = wallet
+        #: some players start short (all-ins and side pots happen); without, every player's
+        #: wallet is `wallet`, and a bot goes all in only when its bets outgrow it
+        self.short_stacks = short_stacks
         self.report = SimReport()
 
     # the kernel in lockstep with the trace
@@ -83,7 +87,8 @@ class SimTable:
         s = self.script
         seats = self.rng.sample(SEATS, len(self.accounts) - 2)
         # some short stacks, so that all-ins and side layers happen
-        self.stacks = {a: self.rng.choice([300, 600, 1500, self.wallet]) for a in self.accounts}
+        self.stacks = {a: self.rng.choice([300, 600, 1500, self.wallet]) if self.short_stacks
+                       else self.wallet for a in self.accounts}
         for acc in self.accounts:
             s.wallet(acc, self.stacks[acc]).wait(0.1)
         for acc, seat in zip(self.accounts, seats, strict=False):

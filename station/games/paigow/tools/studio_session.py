@@ -53,13 +53,15 @@ class _PaiGowScript(TraceScript):
 
 
 def session(rng: random.Random, table: str, rounds: int, names: list[str],
-            cancel_every: int) -> Session:
+            cancel_every: int, *, shared_wallets: bool = False) -> Session:
     """`rounds` rounds at `table`; about one in `cancel_every` ends in a dice_mismatch the
-    supervisor answers by cancelling the round (0: none)."""
+    supervisor answers by cancelling the round (0: none). `shared_wallets`: the players' wallets
+    are the studio ledger's (a table with `reserve`), so the session sets none."""
     game = PaiGow()
     spots = sorted(game.spots)
     s = _PaiGowScript(table, f"{rng.getrandbits(32):08X}")
-    wallets(s, rng, names)
+    if not shared_wallets:  # else the wallets are the studio ledger's: the session sets none
+        wallets(s, rng, names)
     done = 0
     while done < rounds:
         deck = sorted(str(c) for c in game.deck.elements())

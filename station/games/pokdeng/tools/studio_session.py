@@ -13,14 +13,16 @@ from station.studio.scripts import BETTING_SECONDS, Session, bets, wallets
 
 
 def session(rng: random.Random, table: str, rounds: int, names: list[str],
-            cancel_every: int) -> Session:
+            cancel_every: int, *, shared_wallets: bool = False) -> Session:
     """`rounds` rounds at `table`; about one in `cancel_every` ends in a card_mismatch the
-    supervisor answers by cancelling the round (0: none)."""
+    supervisor answers by cancelling the round (0: none). `shared_wallets`: the players' wallets
+    are the studio ledger's (a table with `reserve`), so the session sets none."""
     game = PokDeng()
     spots = sorted(game.spots)
     s = TraceScript(game, table=table, settings={"betting_seconds": BETTING_SECONDS},
                     note=f"studio table {table}", boot_id=f"{rng.getrandbits(32):08X}")
-    wallets(s, rng, names)
+    if not shared_wallets:  # else the wallets are the studio ledger's: the session sets none
+        wallets(s, rng, names)
     done = 0
     while done < rounds:
         deck = sorted(str(c) for c in game.deck.elements())
