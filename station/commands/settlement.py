@@ -47,7 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                            " the process runs")
     consume.add_argument("--lease", type=float, default=10.0,
                          help="seconds a standby waits for a silent owner before taking over")
-    consume.add_argument("--batch", type=int, default=256, help="messages fetched at a time")
+    consume.add_argument("--batch", type=int, default=1024,
+                         help="the most messages one round (one transaction) takes; rounds are"
+                              " cut shorter by time (docs/studio.md)")
     consume.add_argument("--ack-wait", type=float, default=30.0,
                          help="seconds before the bus redelivers a message not acknowledged")
 

@@ -506,7 +506,7 @@ class BusConsumer:
     """
 
     def __init__(self, core: SettlementCore, url: str, *, durable: str = DEFAULT_DURABLE,
-                 tables: Sequence[str] | None = None, batch: int = 256,
+                 tables: Sequence[str] | None = None, batch: int = 1024,
                  ack_wait_s: float = 30.0, on_commit: CommitHandler | None = None,
                  on_refused: Callable[[str, SettlementRefused], None] | None = None,
                  serve_reservations: bool = True, partition: Partition | None = None,
