@@ -751,6 +751,12 @@ class BusConsumer:
                 log.warning("settlement: cannot take %s: %s", durable, failed)
                 self._drop(fetches, [durable])
                 continue
+            table = self._durables[durable][1]
+            if table is not None:
+                # its accounts before its first message (a commit of their own, which would
+                # otherwise sit in the first round with it)
+                with contextlib.suppress(Exception):  # the ledger is away: the first round makes them
+                    await loop.run_in_executor(None, self.core.prepare_table, table)
             self._subs[durable] = sub
             try:
                 # what the previous owner was given and did not acknowledge, first
@@ -988,7 +994,8 @@ class BusConsumer:
                 outcome, committed_at = await loop.run_in_executor(
                     None, self._apply_sync, messages[start:], tables[start:], items[start:])
                 took = (time.monotonic() - began) / max(1, len(messages) - start)
-                self._per_message_s = 0.7 * self._per_message_s + 0.3 * took
+                # up at once, down slowly: a round that ran slow cuts the next ones now
+                self._per_message_s = max(took, 0.7 * self._per_message_s + 0.3 * took)
             except self._progress.LeaseLost:
                 raise
             except Exception as exc:  # noqa: BLE001 - the ledger is away: keep the batch

@@ -291,6 +291,12 @@ class SettlementCore:
         return [m["table"] if isinstance(m, Mapping) and isinstance(m.get("table"), str)
                 else self.table for m in messages]
 
+    def prepare_table(self, table: str) -> None:
+        """Make the table's own accounts (cashier, in play, house) now, in a commit of their
+        own, so its first message does not wait for them (a settlement process does this when
+        it takes a table's durable, before the table deals)."""
+        self._system_accounts(table)
+
     def _system_accounts(self, table: str) -> dict[str, int]:
         ids = self._system.get(table)
         if ids is None:
