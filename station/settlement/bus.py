@@ -462,6 +462,11 @@ class Reserver:
 CommitHandler = Callable[[list[tuple[str, dict[str, Any]]], float], None]
 
 
+async def _quietly(coro: Any) -> None:
+    with contextlib.suppress(Exception):
+        await coro
+
+
 def _header_int(headers: Any, name: str) -> int | None:
     value = (headers or {}).get(name)
     try:
@@ -688,7 +693,12 @@ class BusConsumer:
             task = fetches.pop(durable, None)
             if task is not None:
                 task.cancel()
-            self._subs.pop(durable, None)
+            sub = self._subs.pop(durable, None)
+            if sub is not None:
+                # its pull request stays on the server until it expires: a message delivered
+                # to it after the next owner read the durable's state would wait out its ack
+                # wait (the table's settlement held behind it); no interest, no delivery
+                asyncio.ensure_future(_quietly(sub.unsubscribe()))
             _, table = self._durables.get(durable, ("", None))
             if table is not None:
                 self._next_seq.pop(table, None)
@@ -925,7 +935,10 @@ class BusConsumer:
         wait: list[_Item] = []
         expected = dict(self._next_seq)
         blocked: set[str] = set()
-        for item in items:
+        # by outbox sequence (stable: unnumbered ones first, in stream order): messages held
+        # after a gap come back each on its own delay, in any order, mixed with newer ones; the
+        # one the ledger waits for must not be held because a later one came before it
+        for item in sorted(items, key=lambda i: -1 if i.outbox_seq is None else i.outbox_seq):
             seq, table = item.outbox_seq, item.table
             if seq is None:  # a station that does not number its messages: stream order
                 take.append(item)
