@@ -755,18 +755,16 @@ class BusConsumer:
                                     return_exceptions=True)
         infos = await asyncio.gather(*(js.consumer_info(SETTLE_STREAM, d) for d in new),
                                      return_exceptions=True)
+        # the new tables' own accounts before their first messages (a commit each, which would
+        # otherwise sit in a table's first round with it), in one trip off the loop
+        await loop.run_in_executor(None, self._prepare_tables,
+                                   [self._durables[d][1] for d in new if self._durables[d][1]])
         for durable, sub, info in zip(new, subs, infos, strict=True):
             failed = sub if isinstance(sub, BaseException) else info
             if isinstance(failed, BaseException):  # the bus is away: next time
                 log.warning("settlement: cannot take %s: %s", durable, failed)
                 self._drop(fetches, [durable])
                 continue
-            table = self._durables[durable][1]
-            if table is not None:
-                # its accounts before its first message (a commit of their own, which would
-                # otherwise sit in the first round with it)
-                with contextlib.suppress(Exception):  # the ledger is away: the first round makes them
-                    await loop.run_in_executor(None, self.core.prepare_table, table)
             self._subs[durable] = sub
             try:
                 # what the previous owner was given and did not acknowledge, first
@@ -776,6 +774,14 @@ class BusConsumer:
             except Exception as exc:  # noqa: BLE001 - the bus is away: next time
                 log.warning("settlement: cannot take %s: %s", durable, exc)
                 self._drop(fetches, [durable])
+
+    def _prepare_tables(self, tables: list[str]) -> None:
+        for table in tables:
+            try:
+                self.core.prepare_table(table)
+            except Exception as exc:  # noqa: BLE001 - the ledger is away: the first round makes them
+                log.debug("settlement: accounts of %s not made ahead: %s", table, exc)
+                return
 
     async def _on_hello(self, msg: Any) -> None:
         table = msg.subject[len(HELLO_PREFIX):]
@@ -892,8 +898,8 @@ class BusConsumer:
         except Exception:  # noqa: BLE001 - no metadata (not from a stream): nothing more asked
             waiting = 0
         # A round of fetches is one transaction, and every table's next message waits for
-        # it: with many durables each takes its share of `batch`, so a flooding table cannot
-        # make the round (and the paced tables' messages in it) long.
+        # it: the durables that bring messages share the round's budget, so a flooding table
+        # cannot make the round (and the paced tables' messages in it) long.
         share = max(MIN_SHARE, self._round_budget() // max(1, self._active))
         # a table's burst (its players' wallets at opening, a round's bets and its hand) goes
         # whole; a backlog (a flood, a table catching up) takes its share of the round
