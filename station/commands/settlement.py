@@ -52,6 +52,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                               " cut shorter by time (docs/studio.md)")
     consume.add_argument("--ack-wait", type=float, default=30.0,
                          help="seconds before the bus redelivers a message not acknowledged")
+    consume.add_argument("--metrics-port", type=int, metavar="PORT",
+                         help="serve /metrics (Prometheus text) on this port: what this process"
+                              " applied, its durables' lag, and how far the ledger is with each"
+                              " of its tables (0: a free port, printed)")
+    consume.add_argument("--metrics-host", default="127.0.0.1",
+                         help="the address /metrics is served on (127.0.0.1)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -111,11 +117,26 @@ def _consume(args: argparse.Namespace) -> int:
                             partition_ or ",".join(tables_ or []))
 
         signal.signal(signal.SIGHUP, redraw)
-    print(f"settlement consumer {args.durable}: ledger {core.ledger_path}, bus {args.bus}",
+    metrics = None
+    if args.metrics_port is not None:
+        from station.studio.consumer_metrics import MetricsServer
+
+        try:
+            metrics = MetricsServer(consumer, core, args.bus, args.metrics_host,
+                                    args.metrics_port).start()
+        except OSError as exc:
+            print(f"station settlement consume: /metrics on {args.metrics_host}:"
+                  f"{args.metrics_port}: {exc}", file=sys.stderr)
+            core.close()
+            return 2
+    print(f"settlement consumer {args.durable}: ledger {core.ledger_path}, bus {args.bus}"
+          + (f", metrics http://{args.metrics_host}:{metrics.port}/metrics" if metrics else ""),
           flush=True)
     try:
         consumer.run()
     finally:
+        if metrics is not None:
+            metrics.stop()
         core.close()
     return 0
 

@@ -541,6 +541,8 @@ class BusConsumer:
         self.held = 0
         #: gaps seen: (table, expected outbox seq, seq that came)
         self.gaps: list[tuple[str, int, int]] = []
+        #: gaps seen since the process started (the list keeps only the last 100)
+        self.gaps_seen = 0
         #: when the last commit was (time.time()), for the status
         self.last_commit_at: float | None = None
         self._progress = progress
@@ -954,6 +956,7 @@ class BusConsumer:
                 if table not in blocked:
                     self.gaps.append((table, want, seq))
                     del self.gaps[:-100]
+                    self.gaps_seen += 1
                     log.warning("settlement: table %s sent outbox message %d, the ledger has it"
                                 " only up to %d: holding it until the station re-sends the rest",
                                 table, seq, want - 1)
@@ -1062,6 +1065,9 @@ class BusConsumer:
         progress = self._progress
 
         gaps = dict(self._gap_counts)
+        #: the tables whose progress (and gaps) the committed transaction recorded: in_tx runs
+        #: again if a transaction is retried, so the last call's are the ones committed
+        recorded: set[str] = set()
 
         def in_tx(tx: Any, answered: int) -> None:
             # the lease in the same commit: a process that lost it commits nothing more
@@ -1073,6 +1079,8 @@ class BusConsumer:
                     if item.outbox_seq > seq:
                         done[item.table] = (item.outbox_seq, item.stream_seq)
             progress.record_progress(tx, done, gaps)
+            recorded.clear()
+            recorded.update(done)
 
         first = messages[0] if messages else None
         if isinstance(first, dict) and "__refused_at_bus__" in first:
@@ -1081,8 +1089,9 @@ class BusConsumer:
             end = next((k for k, m in enumerate(messages)
                         if isinstance(m, dict) and "__refused_at_bus__" in m), len(messages))
             outcome = self.core.apply_batch(messages[:end], table=tables[:end], in_tx=in_tx)
-        # the gaps counted are on record only for tables whose progress moved in this commit
-        for table in {i.table for i in items if i.outbox_seq is not None}:
+        # the gaps counted are on record only for tables whose progress this commit recorded
+        # (a round the ledger answered only in part leaves the others' gaps to a later one)
+        for table in recorded:
             if table in gaps:
                 self._gap_counts[table] -= gaps[table]
                 if self._gap_counts[table] <= 0:

@@ -164,3 +164,50 @@ def test_bets_are_taken_on_the_tables_credit_within_its_limit_and_reconciled_whe
     assert report.figures["bets_on_credit"] == 1 and report.figures["credit_extended"] == 100
     assert report.figures["refused"] == 0 and report.figures["bets_settled"] == 2
     core.close()
+
+
+def test_a_call_of_many_bets_asks_the_silent_ledger_once(tmp_path, local_nats, studio_ledger):
+    """During a cut of the bus every reservation waits out its timeout on the table's input
+    thread. Once one goes unanswered, the other bets that arrived with it are not asked: the
+    call is decided in one timeout (40 timeouts of 0.5 s would outlast the 10 s its caller
+    waits, while the table went on deciding), each refused bet journaled `unavailable` with
+    why it was not asked, and the player told `unavailable`."""
+    table = "PD-63"
+    now = {"s": 0.0}
+    journal = tmp_path / "t.journal.sqlite"
+    station = TableStation(TableSettings(table=table, betting_seconds=10), journal,
+                           clock=lambda: now["s"], journal_sync="normal")
+    reserver = Reserver(local_nats.url, table)
+    asked: list[str] = []
+
+    def reserve(bet):
+        asked.append(bet["key"])
+        return reserver.reserve(bet, timeout_s=0.5)
+
+    station.reserve_bet = reserve
+    station.reservation_health = ReservationHealth(table)
+    station.start()
+    try:
+        before, _ = shoe(6)
+        for n, line in enumerate(before):
+            inp = parse_input(line, n + 2)
+            now["s"] = inp.t_us / US
+            station.submit(inp.kind, inp.value, inp.user, extra=inp.extra or None)
+        local_nats.stop()
+        bets = [{"account": f"A{i}", "spot": f"P{1 + i % 5}", "amount": 10} for i in range(40)]
+        decided = station.place_bets(bets)
+        assert len(asked) == 1, asked
+        assert [d["type"] for d in decided] == ["bet_rejected"] * 40
+        assert {d["ledger"] for d in decided} == {"unavailable"}
+        assert station.reservation_health.state()["refused_while_down"] == 40
+    finally:
+        station.stop()
+        reserver.close()
+    j = Journal(journal)
+    try:
+        answers = [inp.value for _, inp in j.inputs() if inp.kind == "reservation_answer"]
+    finally:
+        j.close()
+    assert [a["answer"] for a in answers] == ["unavailable"] * 40
+    assert not answers[0]["detail"].startswith("not asked")
+    assert all(a["detail"].startswith("not asked") for a in answers[1:])
