@@ -9,7 +9,9 @@ local nats-server (JetStream, file storage); settlement consumers (processes of 
 apply the bus to one PostgreSQL ledger (fsync on), acknowledging after each commit. The tables
 deal from `--table-processes` processes, their journals on a memory disk (`--table-disk`): in a
 studio each table is a PC with its own disk, and one interpreter or one disk for a hundred
-tables would measure the bench, not the path.
+tables would measure the bench, not the path. For the same reason the tables' processes run at
+`--table-nice` (10): on this one machine they yield the CPU to the studio's own servers (the
+consumers, PostgreSQL, nats-server), whose CPU the tables' PCs would not share.
 
 The loads, each on a fresh stream and database:
 
@@ -38,6 +40,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import os
 import tempfile
 import threading
 import time
@@ -167,7 +170,8 @@ def _consumer_process(ledger: str, bus: str, batch: int, out: str, ready: Any, s
 
 
 def _tables_process(root: str, label: str, bus: str, group: list[tuple[str, list[dict[str, Any]],
-                     float | None, float | None]], ready: Any, go: Any, start_at: Any) -> None:
+                     float | None, float | None]], ready: Any, go: Any, start_at: Any,
+                    nice: int = 0) -> None:
     """A group of tables in a process of its own (in a studio each table is its own PC; on
     one machine a process per group keeps one group's journaling and publishing from holding
     another's interpreter lock). Each table is (name, messages, speedup or None for all at
@@ -175,6 +179,7 @@ def _tables_process(root: str, label: str, bus: str, group: list[tuple[str, list
     once `go` is set; returns when every table's outbox is on the bus."""
     from station.settlement.bus import NatsTransport
 
+    os.nice(nice)  # another PC's CPU: the studio's servers here come first (see main)
     workers, transports, threads = {}, {}, []
     for table, _, _, _ in group:
         transports[table] = NatsTransport(bus, table)
@@ -202,7 +207,7 @@ def _tables_process(root: str, label: str, bus: str, group: list[tuple[str, list
 
 def _stations_process(folder: str, bus: str, group: list[tuple[str, str, int, float]],
                       rounds: int, pace_s: float, ready: Any, go: Any, start_at: Any,
-                      out: str) -> None:
+                      out: str, nice: int = 0) -> None:
     """A group of real stations (station/studio/tables.py: the table kernel with its game's
     procedure, its journal and outbox, its delivery to the bus, its player API where players
     act) in a process of their own, each (name, game, seed) dealing `rounds` of its game's
@@ -210,6 +215,7 @@ def _stations_process(folder: str, bus: str, group: list[tuple[str, str, int, fl
     `start_at` (a studio's tables do not deal in step)."""
     from station.studio.tables import StudioTable
 
+    os.nice(nice)  # another PC's CPU: the studio's servers here come first (see main)
     tables = [StudioTable(name, game, seed=seed, rounds=rounds, pace_s=pace_s, bus_url=bus,
                           folder=Path(folder), journal_sync="full")
               for name, game, seed, _ in group]
@@ -248,7 +254,7 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
                table_processes: int = 4, journals: Path | None = None,
                stations: list[tuple[str, str, int, float]] | None = None,
                station_rounds: int = 0,
-               station_pace_s: float = 0.0) -> dict[str, Any]:
+               station_pace_s: float = 0.0, table_nice: int = 0) -> dict[str, Any]:
     """`tables` at `speedup` (None: all at once), through `consumers` settlement processes
     (one: the single durable; more: partitions by hash); with `flood_beside`, those tables
     journal their whole shoes at once meanwhile (the figures are of `tables` alone). The
@@ -303,10 +309,11 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
         station_outs = [root / f"{label}-stations-{k}.json" for k in range(len(groups))]
         dealers = [ctx.Process(target=_stations_process, args=(
                        str(journals / label), bus.url, group, station_rounds, station_pace_s,
-                       table_ready[k], go, start_at, str(station_outs[k])))
+                       table_ready[k], go, start_at, str(station_outs[k]), table_nice))
                    if stations else
                    ctx.Process(target=_tables_process, args=(str(journals), label, bus.url, group,
-                                                             table_ready[k], go, start_at))
+                                                             table_ready[k], go, start_at,
+                                                             table_nice))
                    for k, group in enumerate(groups)]
         for proc in dealers:
             proc.start()
@@ -363,12 +370,16 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
     kind_of = {(t, m["key"]): m["kind"] for t, ms in tables.items() for m in ms}
     by_kind: dict[str, list[float]] = {}
     slow_at: Counter = Counter()
+    slow_split: list[tuple[float, float]] = []  # (table -> bus, bus -> ledger) of slow ones
     for k, t in first_commit.items():
         if k in table_commit:
             ms = (t - table_commit[k]) * 1000
             by_kind.setdefault(kind_of.get(k, "?"), []).append(ms)
             if ms > 100:
                 slow_at[int((table_commit[k] - first) // 10) * 10] += 1
+                if on_bus.get(k):
+                    slow_split.append(((on_bus[k] - table_commit[k]) * 1000,
+                                       (t - on_bus[k]) * 1000))
     last = max(t for _, _, t in result["commits"])
     fig = figures(latencies, kinds["hand"] + kinds["round_cancelled"], kinds["bet"], last - first)
     # where the time went: the bus had everything at `published_s`, the ledger at `seconds`
@@ -382,6 +393,9 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
     fig["by_kind"] = {kind: (len(v), sorted(v)[min(len(v) - 1, int(0.99 * len(v)))])
                       for kind, v in sorted(by_kind.items())}
     fig["slow_at"] = dict(sorted(slow_at.items()))
+    if slow_split:
+        fig["slow_split_ms"] = (sorted(a for a, _ in slow_split)[len(slow_split) // 2],
+                                sorted(b for _, b in slow_split)[len(slow_split) // 2])
     fig["problems"] = result["problems"]
     fig["applied"] = len(first_commit)
     fig["answered_again"] = len(result["commits"]) - len(first_commit)
@@ -440,6 +454,10 @@ def show(name: str, f: dict[str, Any]) -> None:
     if f.get("slow_at"):
         print(f"  {'':<44} messages over 100 ms by when they were committed at the table: "
               + ", ".join(f"{t}-{t + 10} s: {n}" for t, n in f["slow_at"].items()), flush=True)
+    if f.get("slow_split_ms"):
+        to_bus, to_ledger = f["slow_split_ms"]
+        print(f"  {'':<44} of those, median table commit -> stored by the bus {to_bus:.1f} ms,"
+              f" stored -> ledger commit {to_ledger:.1f} ms", flush=True)
     if "published_s" in f:
         print(f"  {'':<44} last message on the bus after {f['published_s']:.1f} s, in the ledger"
               f" after {f['seconds']:.1f} s", flush=True)
@@ -476,7 +494,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--table-processes", type=int, default=4,
                         help="processes the tables deal from (and as many for the flood beside):"
                              " a studio's tables are PCs of their own")
+    parser.add_argument("--table-nice", type=int, default=10,
+                        help="the niceness of the tables' processes (0 to 19): a studio's tables"
+                             " are PCs of their own, so on this one machine they yield the CPU"
+                             " to the studio's servers (consumers, PostgreSQL, nats-server);"
+                             " 0: they compete for it as equals")
     args = parser.parse_args(argv)
+    if not 0 <= args.table_nice <= 19:
+        parser.error("--table-nice: 0 to 19")
     loads = {x.strip() for x in args.loads.split(",") if x.strip()}
     if not loads or loads - {"paced", "flood", "beside", "stations"}:
         parser.error("--loads: paced, flood, beside, stations, comma-separated")
@@ -505,13 +530,15 @@ def main(argv: list[str]) -> int:
         paced_tables = {t: first_rounds(m, args.seconds) for t, m in tables.items()}
         paced_kinds = Counter(m["kind"] for ms in paced_tables.values() for m in ms)
         results: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+        # how the tables deal: from how many processes, at what niceness
+        dealing = {"table_processes": args.table_processes, "table_nice": args.table_nice}
         with LocalPostgres(fsync=True) as pg:  # its own folder: the server runs as postgres
             if "paced" in loads:
                 base = run_single(first_rounds(one, args.seconds), args.speedup, root,
                                   "single-paced")
                 results["paced"] = (run_studio(paced_tables, args.speedup, root, pg,
                                                args.batch, "paced", stagger_s=args.stagger,
-                                               table_processes=args.table_processes,
+                                               **dealing,
                                                journals=journals), base)
             if "beside" in loads:
                 flooders = {f"F{i:03d}": for_table(shoes[names[i % len(names)]], f"F{i:03d}")
@@ -521,7 +548,7 @@ def main(argv: list[str]) -> int:
                 results["beside"] = (run_studio(
                     paced_tables, args.speedup, root, pg, args.batch, "beside",
                     stagger_s=args.stagger, consumers=max(consumer_counts),
-                    flood_beside=flooders, table_processes=args.table_processes,
+                    flood_beside=flooders, **dealing,
                                                journals=journals), base)
             if "stations" in loads:
                 from station.games.tools import games_with
@@ -534,7 +561,7 @@ def main(argv: list[str]) -> int:
                                   "single-stations")
                 results["stations"] = (run_studio(
                     {}, None, root, pg, args.batch, "stations",
-                    consumers=max(consumer_counts), table_processes=args.table_processes,
+                    consumers=max(consumer_counts), **dealing,
                     journals=journals, stations=stations, station_rounds=args.station_rounds,
                     station_pace_s=args.station_pace), base)
             if "flood" in loads:
@@ -542,7 +569,7 @@ def main(argv: list[str]) -> int:
                 for n in consumer_counts:
                     results[f"flood{n}"] = (run_studio(tables, None, root, pg, args.batch,
                                                        f"flood{n}", consumers=n,
-                                                       table_processes=args.table_processes,
+                                                       **dealing,
                                                journals=journals), base)
         if "paced" in results:
             paced, base_paced = results["paced"]

@@ -12,6 +12,7 @@ own records, and `station ledger check --all-closed` clean."""
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import subprocess
@@ -25,10 +26,12 @@ from station.settlement.core import SettlementCore
 from station.settlement.ledger.progress import applied_up_to, progress_rows
 from station.studio.scripts import player_names
 from station.studio.servers import LocalNats, LocalPostgres
+from station.studio.status import bus_status
 from station.studio.tables import balances_from_outbox, outbox_messages
 from tests.ports import free_port
 from tests.settlement.helpers import kill
 from tests.studio.netcut import CuttableLink
+from tests.studio.test_consumer_metrics import scrape
 from tests.studio.test_drills import (
     journal_of,
     ledger_check_all_closed,
@@ -55,6 +58,12 @@ THEN = {"a": "PD-01", "b": "SZ-03,WZ-02"}
 RESERVE = ("--reserve", "--reserve-timeout", "0.3", "--players", PLAYERS)
 
 
+def unacked(url: str, durables: list[str]) -> int:
+    """Messages the bus delivered to these durables that were not acknowledged."""
+    consumers = bus_status(url)["consumers"]
+    return sum(consumers[d]["ack_pending"] for d in durables if d in consumers)
+
+
 def owners(ledger_core: SettlementCore) -> dict[str, str]:
     return {r["name"]: r["owner"] for r in progress_rows(ledger_core.store)["leases"]}
 
@@ -75,9 +84,9 @@ def test_reserving_tables_deal_through_partitions_crashes_and_a_cut_bus(tmp_path
     def partition_file(name: str) -> Path:
         return tmp_path / f"consumer-{name}.partition"
 
-    def consumer(name: str) -> None:
+    def consumer(name: str, *extra: str) -> None:
         consumers[name] = start_consumer(ledger, bus, log, "--partition-file",
-                                         str(partition_file(name)), "--lease", "2")
+                                         str(partition_file(name)), "--lease", "2", *extra)
         started.append(consumers[name])
 
     def table(name: str) -> None:
@@ -96,9 +105,20 @@ def test_reserving_tables_deal_through_partitions_crashes_and_a_cut_bus(tmp_path
             table(name)
         pace(rng.uniform(2.0, 3.0))
         # 1. the owner of a partition is SIGKILLed mid-batch; its replacement takes over once
-        # the lease runs out, first applying what the dead one left unacknowledged
+        # the lease runs out, first applying what the dead one left unacknowledged. Frozen
+        # first (SIGSTOP) until the bus has delivered it messages it never acknowledged (its
+        # pull requests stay open while it applies), so the kill always leaves some
+        os.kill(consumers["a"].pid, signal.SIGSTOP)
+        durables_a = [f"settlement-{t}" for t in FIRST["a"].split(",")]
+        left = wait_for(lambda: unacked(nats.url, durables_a), 60,
+                        "the frozen owner to hold messages it has not acknowledged")
         kill(consumers["a"])
-        consumer("a")
+        metrics_port = free_port()
+        consumer("a", "--metrics-port", str(metrics_port))
+        # ... and the new owner applied them: delivered again, each once (checked at the end)
+        wait_for(lambda: scrape(metrics_port).get(
+                     'station_settlement_consumer_redelivered{durable="settlement"}', 0) >= 1,
+                 60, lambda: f"the new owner to apply the {left} messages left unacknowledged")
         pace(rng.uniform(2.5, 3.5))
         # 2. the partitions re-drawn while both processes run, as an engineer does it: the
         # map edited, the processes told (SIGHUP); a releases WZ-02, b takes it and first
