@@ -93,7 +93,6 @@ def _suit_shape(img, suit: str, cx: float, cy: float, size: float, colour, flip:
     """A suit symbol drawn from circles and polygons, `size` pixels high."""
     s = size / 2
     sgn = -1 if flip else 1
-    c = (int(cx), int(cy))
     if suit == "D":
         pts = np.array([[cx, cy - s], [cx + 0.7 * s, cy], [cx, cy + s], [cx - 0.7 * s, cy]], np.int32)
         cv2.fillPoly(img, [pts], colour, cv2.LINE_AA)
@@ -118,7 +117,6 @@ def _suit_shape(img, suit: str, cx: float, cy: float, size: float, colour, flip:
     stem = np.array([[cx - 0.12 * s, cy + sgn * 0.2 * s], [cx + 0.12 * s, cy + sgn * 0.2 * s],
                      [cx + 0.35 * s, cy + sgn * s], [cx - 0.35 * s, cy + sgn * s]], np.int32)
     cv2.fillPoly(img, [stem], colour, cv2.LINE_AA)
-    del c
 
 
 def _qr_patch(matrix: np.ndarray, stock, ink, spread: int) -> np.ndarray:

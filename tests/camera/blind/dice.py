@@ -18,7 +18,8 @@ import numpy as np
 
 from .camera import Camera, rect_mm, rot2
 from .perturb import camera_pipeline
-from .scene import FELTS_BGR, LINE_BGR, SKINS_BGR, draw_hand, draw_outline, felt_layer, hand_polygons, light_field
+from .scene import (FELTS_BGR, LINE_BGR, SKINS_BGR, clip_box, draw_hand, draw_outline, felt_layer, hand_polygons,
+                    light_field, padded_box)
 
 FRAME = (1920, 1080)
 DIE_MM = 16.0
@@ -204,15 +205,16 @@ def _draw_shadow(canvas, t: DiceTable, d: Die):
     c = np.array([d.x, d.y, -DIE_MM / 2])
     pts = np.array([c + d.R @ (np.array(s) * DIE_MM / 2) for s in itertools.product((1, -1), repeat=3)])
     flat = pts - (pts[:, 2:3] / L[2]) * L  # along the light onto the floor
-    hull = cv2.convexHull(np.round(t.cam.project(flat) * 4).astype(np.int32))
-    m = np.zeros(canvas.shape[:2], np.float32)
+    shadow = t.cam.project(flat)
+    box = clip_box(padded_box(shadow, 12), canvas.shape)
+    if box is None:
+        return
+    x0, y0, x1, y1 = box
+    m = np.zeros((y1 - y0, x1 - x0), np.float32)
+    hull = cv2.convexHull(np.round((shadow - [x0, y0]) * 4).astype(np.int32))
     cv2.fillConvexPoly(m, hull, 1.0, cv2.LINE_AA, shift=2)
-    x, y, w, h = cv2.boundingRect(hull // 4)
-    x0, y0, x1, y1 = max(0, x - 12), max(0, y - 12), min(canvas.shape[1], x + w + 12), min(canvas.shape[0], y + h + 12)
-    if x1 > x0 and y1 > y0:
-        roi = m[y0:y1, x0:x1]
-        roi[:] = cv2.GaussianBlur(roi, (0, 0), 3.0)
-        canvas[y0:y1, x0:x1] *= (1 - 0.5 * roi)[..., None]
+    m = cv2.GaussianBlur(m, (0, 0), 3.0)
+    canvas[y0:y1, x0:x1] *= (1 - 0.5 * m)[..., None]
 
 
 def _draw_die(canvas, t: DiceTable, d: Die, ds: DiceSet, rng):
@@ -224,13 +226,11 @@ def _draw_die(canvas, t: DiceTable, d: Die, ds: DiceSet, rng):
     dirs = np.array([(np.cos(a) * np.sin(b), np.sin(a) * np.sin(b), np.cos(b))
                      for a in np.linspace(0, 2 * np.pi, 10, endpoint=False) for b in np.linspace(0, np.pi, 6)])
     pts = np.concatenate([c + d.R @ (np.array(s) * core) + r * dirs for s in itertools.product((1, -1), repeat=3)])
-    img = cam.project(pts)
-    H, W = canvas.shape[:2]
-    x0, y0 = np.floor(img.min(0)).astype(int) - 3
-    x1, y1 = np.ceil(img.max(0)).astype(int) + 3
-    cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
-    if cx1 <= cx0 or cy1 <= cy0:
+    x0, y0, x1, y1 = padded_box(cam.project(pts), 3)
+    box = clip_box((x0, y0, x1, y1), canvas.shape)
+    if box is None:
         return
+    cx0, cy0, cx1, cy1 = box
     pw, ph = (x1 - x0) * SS, (y1 - y0) * SS
     layer = np.zeros((ph, pw, 3), np.float32)
     alpha = np.zeros((ph, pw), np.float32)

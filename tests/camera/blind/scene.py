@@ -57,6 +57,22 @@ def light_field(width: int, height: int, rng: np.random.Generator) -> np.ndarray
     return cv2.resize(f, (width, height), interpolation=cv2.INTER_LINEAR)
 
 
+def padded_box(pts_px, pad: int) -> tuple[int, int, int, int]:
+    """(x0, y0, x1, y1): whole pixels round the points, `pad` more on each side."""
+    p = np.asarray(pts_px, float)
+    x0, y0 = np.floor(p.min(0)).astype(int) - pad
+    x1, y1 = np.ceil(p.max(0)).astype(int) + pad
+    return int(x0), int(y0), int(x1), int(y1)
+
+
+def clip_box(box, shape) -> tuple[int, int, int, int] | None:
+    """The box cut to the picture; None when nothing of it is inside."""
+    x0, y0, x1, y1 = box
+    h, w = shape[:2]
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    return (x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None
+
+
 def draw_outline(canvas: np.ndarray, cam: Camera, poly_mm: np.ndarray, colour, width_mm: float) -> None:
     pts = cam.project(np.column_stack([poly_mm, np.zeros(len(poly_mm))]))
     mmpp = float(cam.mm_per_px([poly_mm.mean(0)])[0])
@@ -79,13 +95,10 @@ def paste_flat(canvas: np.ndarray, cam: Camera, texture: np.ndarray, alpha: np.n
     with a faint contact shadow round it. Works in the picture's bounding box only."""
     H = cam.homography(z_mm) @ tex_to_table
     th, tw = alpha.shape
-    corners = apply_h(H, [[0, 0], [tw, 0], [tw, th], [0, th]])
-    h, w = canvas.shape[:2]
-    x0, y0 = np.floor(corners.min(0)).astype(int) - 4
-    x1, y1 = np.ceil(corners.max(0)).astype(int) + 4
-    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-    if x1 <= x0 or y1 <= y0:
+    box = clip_box(padded_box(apply_h(H, [[0, 0], [tw, 0], [tw, th], [0, th]]), 4), canvas.shape)
+    if box is None:
         return
+    x0, y0, x1, y1 = box
     T = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], float) @ H
     size = (x1 - x0, y1 - y0)
     a = cv2.warpPerspective(alpha, T, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
@@ -140,12 +153,11 @@ def draw_hand(canvas: np.ndarray, cam: Camera, pieces_mm: list[np.ndarray], z_mm
     h, w = canvas.shape[:2]
     H = cam.homography(z_mm)
     polys = [apply_h(H, p) for p in pieces_mm]
-    allp = np.concatenate(polys)
-    x0, y0 = np.clip(np.floor(allp.min(0)).astype(int) - 40, 0, [w, h])
-    x1, y1 = np.clip(np.ceil(allp.max(0)).astype(int) + 40, 0, [w, h])
     mask_full = np.zeros((h, w), bool)
-    if x1 <= x0 or y1 <= y0:
+    box = clip_box(padded_box(np.concatenate(polys), 40), canvas.shape)
+    if box is None:
         return mask_full
+    x0, y0, x1, y1 = box
     m = np.zeros((y1 - y0, x1 - x0), np.uint8)
     for p in polys:
         cv2.fillConvexPoly(m, np.round((p - [x0, y0]) * 4).astype(np.int32), 255, cv2.LINE_AA, shift=2)

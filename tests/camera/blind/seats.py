@@ -396,7 +396,7 @@ def _hand_for(t: SeatTable, seat: str, rng):
     Hz, H0inv = t.cam.homography(z), np.linalg.inv(t.cam.homography(0.0))
     for forearm in (220, 150, 90, 40):
         for _ in range(6):
-            c = np.array([x, y]) + rng.uniform(-25, 25, 2) - 30 * np.array([np.cos(toward), np.sin(toward)])
+            c = np.array([x, y]) + rng.uniform(-20, 20, 2)
             pieces = hand_polygons(c, toward + rng.uniform(-0.3, 0.3), rng.uniform(0.95, 1.1),
                                    rng.uniform(0.05, 0.2), forearm)
             seen = [apply_h(H0inv, apply_h(Hz, p)) for p in pieces]

@@ -5,6 +5,8 @@ face is where the truth says)."""
 
 from __future__ import annotations
 
+import json
+
 import cv2
 import numpy as np
 import pytest
@@ -55,13 +57,14 @@ def test_dice_are_deterministic_and_differ_by_seed():
     assert a.dtype == np.uint8 and a.ndim == 3 and a.shape[2] == 3
     assert np.array_equal(a, b) and ta == tb
     assert not np.array_equal(a, c)
+    assert json.loads(json.dumps(ta)) == ta  # the truth is plain data, written beside samples
 
 
 def test_dice_truth_matches_the_picture():
     seen_zero = seen_none = seen_empty = 0
     for table in range(4):
-        for name in list(DICE_SETS)[:3]:
-            for seed in range(6):
+        for name in list(DICE_SETS)[:2]:
+            for seed in range(5):
                 img, truth = render_dice_scene(name, seed, "sharp", table=table)
                 zone = truth["zones"]["DICE"]
                 exp = zone["expected"]
@@ -115,13 +118,14 @@ def test_seats_are_deterministic():
     b, tb = render_seats_frame(style, 5, "jpeg", table=0)
     assert a.shape == (2160, 3840, 3) and a.dtype == np.uint8
     assert np.array_equal(a, b) and ta == tb
+    assert json.loads(json.dumps(ta)) == ta
 
 
 @pytest.mark.parametrize("style", sorted(DECK_STYLES))
 def test_a_whole_code_decodes_where_the_truth_puts_it_and_is_clear_of_every_card(style):
     decoded = 0
     shown_seats = 0
-    for seed in range(6):
+    for seed in range(3):
         img, truth = render_seats_frame(style, seed, "sharp", table=seed % 2, phase="showdown")
         for s, z in truth["zones"].items():
             cards = z["cards"]
@@ -150,7 +154,7 @@ def test_a_whole_code_decodes_where_the_truth_puts_it_and_is_clear_of_every_card
 @pytest.mark.parametrize("style", sorted(DECK_STYLES)[:2])
 def test_dealt_cards_each_show_half_their_back(style):
     counts = set()
-    for seed in range(5):
+    for seed in range(3):
         _, truth = render_seats_frame(style, seed, "sharp", table=1, phase="dealing")
         for z in truth["zones"].values():
             if z["state"] == "dealt":
