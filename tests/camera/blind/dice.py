@@ -79,6 +79,7 @@ class DiceTable:
     cam: Camera
     tray_c: tuple  # tray centre, mm
     tray_in: tuple  # inner width, depth, mm
+    tray_shape: str  # "rect", "octagon" or "round"
     tray_angle: float
     rim_w: float
     rim_h: float
@@ -105,8 +106,15 @@ def dice_table(table: int) -> DiceTable:
     centre = np.array([side * np.cos(phi), side * np.sin(phi), -height])
     look = np.array([0.0, 0.0, 0.0])
     focal = float(np.linalg.norm(centre - look)) / mm_px
-    roll = float(rng.uniform(0, 2 * np.pi))
-    cam = Camera.looking_at(centre, look, focal, FRAME, roll)
+    tray_angle = float(rng.uniform(-0.3, 0.3))
+    for _ in range(40):
+        roll = float(rng.uniform(0, 2 * np.pi))
+        cam = Camera.looking_at(centre, look, focal, FRAME, roll)
+        # elsewhere the whole tray, rim and all, is in the picture
+        outer = rect_mm(*tray_c, tin[0] + 2 * rim_w, tin[1] + 2 * rim_w, tray_angle)
+        if off_edge or _inside_frame(cam.project(_at(outer, 0.0)), 12):
+            break
+        tin = (tin[0] * 0.97, max(100.0, tin[1] * 0.97))
     if off_edge:
         # the sensor sees the tray off centre: the picture's left edge runs across the tray,
         # about a third of the way in, so a die there can be partly outside the picture
@@ -118,19 +126,37 @@ def dice_table(table: int) -> DiceTable:
     L = np.array([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), -np.sin(el)])
     linings = ((0.10, 0.10, 0.10), (0.08, 0.22, 0.10), (0.10, 0.16, 0.30), (0.10, 0.08, 0.32), (0.30, 0.14, 0.06))
     rims = ((0.10, 0.22, 0.38), (0.08, 0.08, 0.09), (0.60, 0.60, 0.62), (0.18, 0.36, 0.55))
-    return DiceTable(cam=cam, tray_c=tray_c, tray_in=tin, tray_angle=float(rng.uniform(-0.3, 0.3)), rim_w=rim_w,
-                     rim_h=float(rng.uniform(8, 14)), zone_margin=float(rng.uniform(15, 35)),
+    # on one table in three the rim stands above the dice: it can hide the edge of a top face
+    rim_h = float(rng.uniform(18, 24)) if table % 3 == 2 else float(rng.uniform(8, 14))
+    shape = ("rect", "octagon", "round")[int(rng.integers(3))]
+    return DiceTable(cam=cam, tray_c=tray_c, tray_in=tin, tray_shape=shape, tray_angle=tray_angle,
+                     rim_w=rim_w, rim_h=rim_h, zone_margin=float(rng.uniform(15, 35)),
                      felt_bgr=FELTS_BGR[(table * 2) % len(FELTS_BGR)],
                      lining_bgr=linings[int(rng.integers(len(linings)))], rim_bgr=rims[int(rng.integers(len(rims)))],
                      light_dir=L, zone_printed=bool(rng.random() < 0.6))
 
 
+def _tray_poly(t: DiceTable, grow_mm: float) -> np.ndarray:
+    """The tray's outline on the table (convex), grown by grow_mm: a rectangle, an octagon
+    (the rectangle with its corners cut), or an ellipse."""
+    w, h = t.tray_in[0] / 2 + grow_mm, t.tray_in[1] / 2 + grow_mm
+    if t.tray_shape == "round":
+        a = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+        local = np.column_stack([w * np.cos(a), h * np.sin(a)])
+    elif t.tray_shape == "octagon":
+        c = 0.28 * min(t.tray_in) + grow_mm * 0.41  # the cut keeps the rim's width along the bevel
+        local = np.array([[-w + c, -h], [w - c, -h], [w, -h + c], [w, h - c], [w - c, h], [-w + c, h], [-w, h - c], [-w, -h + c]])
+    else:
+        local = np.array([[-w, -h], [w, -h], [w, h], [-w, h]])
+    return local @ rot2(t.tray_angle).T + np.asarray(t.tray_c)
+
+
 def _inner(t: DiceTable) -> np.ndarray:
-    return rect_mm(*t.tray_c, *t.tray_in, t.tray_angle)
+    return _tray_poly(t, 0.0)
 
 
 def _outer(t: DiceTable) -> np.ndarray:
-    return rect_mm(*t.tray_c, t.tray_in[0] + 2 * t.rim_w, t.tray_in[1] + 2 * t.rim_w, t.tray_angle)
+    return _tray_poly(t, t.rim_w)
 
 
 def _zone(t: DiceTable) -> np.ndarray:
@@ -151,19 +177,24 @@ def _shade(n: np.ndarray, L: np.ndarray, ambient: float = 0.42) -> float:
     return float(ambient + (1 - ambient) * max(0.0, float(n @ L)))
 
 
-def _tray_parts(canvas, t: DiceTable, near: bool):
-    """The tray's walls and rim; `near`: only the parts on the camera's side (they can hide the
-    lower sides of dice by them), else the floor and everything."""
+def _tray_parts(canvas, t: DiceTable, near: bool) -> list[np.ndarray]:
+    """The tray's walls and rim; `near`: only the parts on the camera's side, drawn over the
+    dice (they hide what of a die lies behind them), else the floor and everything. Returns the
+    picture polygons drawn."""
     cam, L = t.cam, t.light_dir
     inner, outer = _inner(t), _outer(t)
     cxy = cam.centre_mm[:2]
+    drawn = []
     if not near:
         _fill(canvas, cam, _at(inner, 0.0), np.array(t.lining_bgr) * _shade(np.array([0, 0, -1.0]), L))
-    for i in range(4):
-        j = (i + 1) % 4
+    n_side = len(inner)
+    for i in range(n_side):
+        j = (i + 1) % n_side
         mid = (outer[i] + outer[j]) / 2
-        out_n = mid - np.asarray(t.tray_c)
-        out_n /= np.linalg.norm(out_n)
+        edge = outer[j] - outer[i]
+        out_n = np.array([edge[1], -edge[0]]) / np.linalg.norm(edge)
+        if float(out_n @ (mid - np.asarray(t.tray_c))) < 0:
+            out_n = -out_n
         towards_cam = float(out_n @ (cxy - mid)) > 0
         n3 = np.array([out_n[0], out_n[1], 0.0])
         if not near and not towards_cam:
@@ -172,10 +203,13 @@ def _tray_parts(canvas, t: DiceTable, near: bool):
                   np.array(t.rim_bgr) * _shade(-n3, L))
         if towards_cam == near or not near:
             if towards_cam:
-                _fill(canvas, cam, np.array([[*outer[i], 0], [*outer[j], 0], [*outer[j], -t.rim_h], [*outer[i], -t.rim_h]]),
-                      np.array(t.rim_bgr) * _shade(n3, L))
+                wall = np.array([[*outer[i], 0], [*outer[j], 0], [*outer[j], -t.rim_h], [*outer[i], -t.rim_h]])
+                _fill(canvas, cam, wall, np.array(t.rim_bgr) * _shade(n3, L))
+                drawn.append(cam.project(wall))
             top = np.array([[*outer[i], -t.rim_h], [*outer[j], -t.rim_h], [*inner[j], -t.rim_h], [*inner[i], -t.rim_h]])
             _fill(canvas, cam, top, np.array(t.rim_bgr) * 1.1 * _shade(np.array([0, 0, -1.0]), L))
+            drawn.append(cam.project(top))
+    return drawn
 
 
 @dataclass
@@ -301,8 +335,9 @@ def _crosses_edge(t: DiceTable, d: Die) -> bool:
     return bool(inside.any() and not inside.all())
 
 
-def _inside_frame(p: np.ndarray) -> bool:
-    return bool((p >= 0).all() and (p[:, 0] <= FRAME[0] - 1).all() and (p[:, 1] <= FRAME[1] - 1).all())
+def _inside_frame(p: np.ndarray, margin_px: float = 0.0) -> bool:
+    return bool((p >= margin_px).all() and (p[:, 0] <= FRAME[0] - 1 - margin_px).all()
+                and (p[:, 1] <= FRAME[1] - 1 - margin_px).all())
 
 
 def _overlap(a, b) -> float:
@@ -335,21 +370,23 @@ def _place(t: DiceTable, rng, n: int, how: str) -> list[Die]:
                 dice.append(Die(face, d0.x + hi * u[0], d0.y + hi * u[1], R))
                 continue
             lx, ly = rng.uniform(-w / 2 + 14, w / 2 - 14), rng.uniform(-h / 2 + 14, h / 2 - 14)
-            if k == 0 and how in ("wall", "both"):
-                # slide towards one wall until the footprint meets it
-                side = int(rng.integers(4))
-                ax = np.array([[1, 0], [0, 1], [-1, 0], [0, -1]][side], float)
-                probe = Die(face, 0, 0, R)
-                ext = float(np.max(footprint(probe) @ (Rt @ ax)))
-                lim = (w if side % 2 == 0 else h) / 2 - ext
-                if side % 2 == 0:
-                    lx = lim * ax[0]
-                else:
-                    ly = lim * ax[1]
             p = Rt @ np.array([lx, ly]) + np.asarray(t.tray_c)
+            if k == 0 and how in ("wall", "both"):
+                # slide out from the middle in some direction until the footprint meets the wall
+                ang = rng.uniform(0, 2 * np.pi)
+                u = np.array([np.cos(ang), np.sin(ang)])
+                lo, hi = 0.0, max(w, h)
+                for _ in range(30):
+                    mid = (lo + hi) / 2
+                    q = np.asarray(t.tray_c) + mid * u
+                    if _overlap(footprint(Die(face, q[0], q[1], R)), inner) >= DIE_MM * DIE_MM * 0.9999:
+                        lo = mid
+                    else:
+                        hi = mid
+                p = np.asarray(t.tray_c) + lo * u
             dice.append(Die(face, float(p[0]), float(p[1]), R))
         polys = [footprint(d) for d in dice]
-        in_tray = all(_overlap(p, inner) >= 16 * 16 * 0.999 for p in polys)
+        in_tray = all(_overlap(p, inner) >= DIE_MM * DIE_MM * 0.999 for p in polys)
         apart = n < 2 or _overlap(polys[0], polys[1]) <= 0
         if how == "free" and n == 2 and apart:
             apart = np.hypot(dice[0].x - dice[1].x, dice[0].y - dice[1].y) > 26
@@ -366,13 +403,15 @@ def _base(t: DiceTable, table: int) -> np.ndarray:
     return canvas
 
 
-def _truth(t: DiceTable, table: int, dice: list[Die], ds_name: str, hand_mask, extra: dict) -> dict:
+def _truth(t: DiceTable, table: int, dice: list[Die], ds_name: str, hand_mask, rim_px: list, extra: dict) -> dict:
     ds = DICE_SETS[ds_name]
     zone = t.cam.project(_at(_zone(t), 0.0))
     per = []
     for d in dice:
         top = _top_face(t, d)
         full = _inside_frame(top)
+        rim_over = any(_overlap(top, r) > 0.25 for r in rim_px)  # a tall rim in front of the top face
+        full = full and not rim_over
         if full and hand_mask is not None:
             m = np.zeros(hand_mask.shape, np.uint8)
             cv2.fillConvexPoly(m, np.round(top).astype(np.int32), 1)
@@ -380,14 +419,16 @@ def _truth(t: DiceTable, table: int, dice: list[Die], ds_name: str, hand_mask, e
         mmpp = float(t.cam.mm_per_px([[d.x, d.y]])[0])
         per.append({"face": d.face, "in_full_view": full, "centre_px": t.cam.project([[d.x, d.y, -DIE_MM]])[0].round(2).tolist(),
                     "top_face_corners_px": top.round(2).tolist(), "pip_diameter_px": round(ds.pip_mm / mmpp, 2),
-                    "position_mm": [round(d.x, 2), round(d.y, 2)]})
+                    "position_mm": [round(d.x, 2), round(d.y, 2)], "rim_hides_top": rim_over})
     if hand_mask is not None:
         expected = None
     else:
         expected = sorted(p["face"] if p["in_full_view"] else 0 for p in per)
     return {"kind": "dice", "dice_set": ds_name, "table": table, "camera": t.cam.truth(),
             "zones": {"DICE": {"corners_px": zone.round(2).tolist(),
-                               "tray_inner_corners_px": t.cam.project(_at(_inner(t), 0.0)).round(2).tolist(),
+                               "tray_inner_corners_px": t.cam.project(_at(rect_mm(*t.tray_c, *t.tray_in, t.tray_angle), 0.0)).round(2).tolist(),
+                               "tray_inner_polygon_px": t.cam.project(_at(_inner(t), 0.0)).round(2).tolist(),
+                               "tray_shape": t.tray_shape, "rim_height_mm": round(t.rim_h, 1),
                                "expected": expected, "dice": per}},
             "dice": per, **extra}
 
@@ -403,14 +444,14 @@ def _render(set_name: str, table: int, dice: list[Die], hand, rng, perturbation:
     far_first = sorted(dice, key=lambda d: -np.hypot(d.x - t.cam.centre_mm[0], d.y - t.cam.centre_mm[1]))
     for d in far_first:
         _draw_die(canvas, t, d, ds, rng)
-    _tray_parts(canvas, t, near=True)
+    rim_px = _tray_parts(canvas, t, near=True)
     hand_mask = None
     if hand is not None:
         pieces, z, colour = hand
         hand_mask = draw_hand(canvas, t.cam, pieces, z, colour, rng)
     canvas *= light_field(FRAME[0], FRAME[1], rng)[..., None]
     img = camera_pipeline(canvas, perturbation, rng)
-    return img, _truth(t, table, dice, set_name, hand_mask, extra)
+    return img, _truth(t, table, dice, set_name, hand_mask, rim_px, extra)
 
 
 def render_dice_scene(set_name: str, seed: int, perturbation: str = "sharp", table: int = 0):
@@ -422,7 +463,7 @@ def render_dice_scene(set_name: str, seed: int, perturbation: str = "sharp", tab
     n = 0 if u < 0.06 else 1 if u < 0.18 else 2
     how = ["free", "touching", "wall", "both"][int(rng.integers(4))] if n == 2 else ["free", "wall"][int(rng.integers(2))]
     dice = _place(t, rng, n, how) if n else []
-    if n and table % 4 == 3 and rng.random() < 0.5:
+    if n and table % 4 == 3 and rng.random() < 0.35:
         for _ in range(60):  # a throw with a die across the picture's edge
             if any(_crosses_edge(t, d) for d in dice):
                 break

@@ -80,6 +80,18 @@ def draw_outline(canvas: np.ndarray, cam: Camera, poly_mm: np.ndarray, colour, w
     cv2.polylines(canvas, [np.round(pts * 4).astype(np.int32)], True, colour, t, cv2.LINE_AA, shift=2)
 
 
+def tint_poly(canvas: np.ndarray, cam: Camera, poly_mm: np.ndarray, factor: float) -> None:
+    """Print a zone as a panel: the felt under it a little lighter or darker."""
+    pts = cam.project(np.column_stack([poly_mm, np.zeros(len(poly_mm))]))
+    box = clip_box(padded_box(pts, 2), canvas.shape)
+    if box is None:
+        return
+    x0, y0, x1, y1 = box
+    m = np.zeros((y1 - y0, x1 - x0), np.float32)
+    cv2.fillPoly(m, [np.round((pts - [x0, y0]) * 4).astype(np.int32)], 1.0, cv2.LINE_AA, shift=2)
+    canvas[y0:y1, x0:x1] *= (1.0 + (factor - 1.0) * m)[..., None]
+
+
 def draw_label(canvas: np.ndarray, cam: Camera, text: str, at_mm, colour, height_mm: float) -> None:
     p = cam.project([[at_mm[0], at_mm[1], 0.0]])[0]
     mmpp = float(cam.mm_per_px([at_mm])[0])

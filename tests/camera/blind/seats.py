@@ -15,7 +15,7 @@ from .cards import (CARD_H_MM, CARD_W_MM, DECK_STYLES, PX_PER_MM, back_texture, 
                     qr_text)
 from .perturb import camera_pipeline
 from .scene import (FELTS_BGR, LINE_BGR, SKINS_BGR, card_to_table, draw_hand, draw_label, draw_outline,
-                    felt_layer, hand_polygons, light_field, paste_flat)
+                    felt_layer, hand_polygons, light_field, paste_flat, tint_poly)
 
 FRAME = (3840, 2160)
 SEATS = tuple(f"S{i}" for i in range(1, 8))
@@ -57,6 +57,7 @@ class SeatTable:
     line_bgr: tuple
     line_mm: float
     labelled: bool
+    zone_mark: str  # "outline", "double" (two lines) or "panel" (a tinted panel with a thin line)
 
 
 @lru_cache(maxsize=16)
@@ -117,7 +118,8 @@ def _try_seat_table(table: int, attempt: int) -> SeatTable | None:
         return None
     return SeatTable(cam=cam, zones=zones, zone_size_mm=(w, h), dealer_mm=(0.0, float(-mid[1] - 0.15 * b)),
                      felt_bgr=FELTS_BGR[(table * 3 + 1) % len(FELTS_BGR)], line_bgr=LINE_BGR[table % len(LINE_BGR)],
-                     line_mm=float(rng.uniform(2, 4)), labelled=bool(table % 3 != 2))
+                     line_mm=float(rng.uniform(2, 4)), labelled=bool(table % 3 != 2),
+                     zone_mark=("outline", "double", "panel")[table % 3])
 
 
 def zone_poly(t: SeatTable, seat: str, grow_mm: float = 0.0) -> np.ndarray:
@@ -308,7 +310,13 @@ def _base_canvas(t: SeatTable, table: int) -> np.ndarray:
     w, h = FRAME
     canvas = felt_layer(w, h, t.felt_bgr, 5000 + table).copy()
     for s in SEATS:
-        draw_outline(canvas, t.cam, zone_poly(t, s), t.line_bgr, t.line_mm)
+        if t.zone_mark == "panel":
+            tint_poly(canvas, t.cam, zone_poly(t, s), 1.18 if sum(t.felt_bgr) < 1.0 else 0.85)
+            draw_outline(canvas, t.cam, zone_poly(t, s), t.line_bgr, 1.2)
+        else:
+            draw_outline(canvas, t.cam, zone_poly(t, s), t.line_bgr, t.line_mm)
+        if t.zone_mark == "double":
+            draw_outline(canvas, t.cam, zone_poly(t, s, -3.0 - t.line_mm), t.line_bgr, 1.0)
         if t.labelled:
             x, y, a = t.zones[s]
             at = rot2(a) @ np.array([0, t.zone_size_mm[1] / 2 + 14]) + [x, y]
