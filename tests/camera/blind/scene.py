@@ -102,9 +102,10 @@ def draw_label(canvas: np.ndarray, cam: Camera, text: str, at_mm, colour, height
 
 
 def paste_flat(canvas: np.ndarray, cam: Camera, texture: np.ndarray, alpha: np.ndarray, tex_to_table: np.ndarray,
-               z_mm: float = 0.0, shadow: float = 0.22) -> None:
+               z_mm: float = 0.0, shadow: float = 0.22, coverage: np.ndarray | None = None) -> None:
     """Lay a texture (px) on the table through `tex_to_table` (3x3, texture px -> table mm),
-    with a faint contact shadow round it. Works in the picture's bounding box only."""
+    with a faint contact shadow round it. Works in the picture's bounding box only; `coverage`
+    (the picture's size) collects where the texture lies."""
     H = cam.homography(z_mm) @ tex_to_table
     th, tw = alpha.shape
     box = clip_box(padded_box(apply_h(H, [[0, 0], [tw, 0], [tw, th], [0, th]]), 4), canvas.shape)
@@ -121,6 +122,46 @@ def paste_flat(canvas: np.ndarray, cam: Camera, texture: np.ndarray, alpha: np.n
         s = np.roll(s, (2, 1), axis=(0, 1))
         roi *= (1.0 - shadow * s * (1.0 - a))[..., None]
     roi[:] = roi * (1 - a[..., None]) + col * a[..., None]
+    if coverage is not None:
+        cov = coverage[y0:y1, x0:x1]
+        np.maximum(cov, a, out=cov)
+
+
+def glare(coverage: np.ndarray, rng) -> np.ndarray:
+    """The lamp mirrored in the cards' gloss: a broad soft spot, only on card (the felt is matte),
+    faint enough that print stays legible under it. (h, w) light to add."""
+    h, w = coverage.shape
+    sh, sw = h // 16, w // 16
+    y, x = np.mgrid[0:sh, 0:sw].astype(np.float32)
+    cx, cy, r = rng.uniform(0.1, 0.9) * sw, rng.uniform(0.1, 0.9) * sh, rng.uniform(0.08, 0.2) * sw
+    spot = (np.exp(-((x - cx) ** 2 + (y - cy) ** 2) / (2 * r * r)) * rng.uniform(0.12, 0.25)).astype(np.float32)
+    return cv2.resize(spot, (w, h), interpolation=cv2.INTER_LINEAR) * coverage
+
+
+CHIP_BGR = ((0.15, 0.15, 0.75), (0.70, 0.35, 0.10), (0.12, 0.12, 0.12), (0.20, 0.60, 0.20), (0.85, 0.85, 0.85))
+
+
+def draw_chip_stack(canvas: np.ndarray, cam: Camera, centre_mm, chips: int, colour, rng) -> None:
+    """A stack of 39 mm chips seen from above: its top chip with the edge spots and inlay."""
+    z = -3.3 * chips
+    t = np.linspace(0, 2 * np.pi, 40, endpoint=False)
+    ring = np.column_stack([np.cos(t), np.sin(t)])
+    c = np.asarray(centre_mm, float)
+
+    def poly(r, dz=0.0):
+        return cam.project(np.column_stack([c + r * ring, np.full(len(ring), z + dz)]))
+
+    side = np.concatenate([poly(19.5, -z), poly(19.5)])
+    cv2.fillConvexPoly(canvas, cv2.convexHull(np.round(side * 4).astype(np.int32)), (np.array(colour) * 0.6).tolist(), cv2.LINE_AA, shift=2)
+    cv2.fillConvexPoly(canvas, np.round(poly(19.5) * 4).astype(np.int32), colour, cv2.LINE_AA, shift=2)
+    turn = rng.uniform(0, 2 * np.pi)
+    for k in range(6):
+        a0 = turn + k * np.pi / 3
+        arc = np.array([[np.cos(a), np.sin(a)] for a in np.linspace(a0, a0 + 0.3, 5)])
+        spot = np.concatenate([c + 19.3 * arc, c + 14.5 * arc[::-1]])
+        p = cam.project(np.column_stack([spot, np.full(len(spot), z)]))
+        cv2.fillConvexPoly(canvas, np.round(p * 4).astype(np.int32), (0.92, 0.92, 0.92), cv2.LINE_AA, shift=2)
+    cv2.fillConvexPoly(canvas, np.round(poly(11.0) * 4).astype(np.int32), (np.array(colour) * 0.8 + 0.15).tolist(), cv2.LINE_AA, shift=2)
 
 
 def card_to_table(cx: float, cy: float, theta: float, px_per_mm: float, w_mm: float, h_mm: float) -> np.ndarray:

@@ -14,8 +14,8 @@ from .camera import Camera, apply_h, rect_mm, rot2
 from .cards import (CARD_H_MM, CARD_W_MM, DECK_STYLES, PX_PER_MM, back_texture, face_texture, full_deck,
                     qr_text)
 from .perturb import camera_pipeline
-from .scene import (FELTS_BGR, LINE_BGR, SKINS_BGR, card_to_table, draw_hand, draw_label, draw_outline,
-                    felt_layer, hand_polygons, light_field, paste_flat, tint_poly)
+from .scene import (CHIP_BGR, FELTS_BGR, LINE_BGR, SKINS_BGR, card_to_table, draw_chip_stack, draw_hand, draw_label,
+                    draw_outline, felt_layer, glare, hand_polygons, light_field, paste_flat, tint_poly)
 
 FRAME = (3840, 2160)
 SEATS = tuple(f"S{i}" for i in range(1, 8))
@@ -335,16 +335,38 @@ def _zone_truth(t: SeatTable, s: str) -> dict:
             "max_mm_per_px": round(float(t.cam.mm_per_px(grid).max()), 4)}
 
 
+def _pot(t: SeatTable, rng) -> list[tuple]:
+    """Chip stacks in the pot, inside the arc and well clear of every seat zone."""
+    stacks = []
+    centres = np.array([t.zones[s][:2] for s in SEATS])
+    mid = centres.mean(0)
+    grown = [zone_poly(t, s, 45.0).astype(np.float32) for s in SEATS]
+    for _ in range(int(rng.integers(2, 7))):
+        for _ in range(20):
+            p = mid + rng.uniform(-220, 220, 2) * [1.0, 0.6]
+            if all(cv2.pointPolygonTest(g, (float(p[0]), float(p[1])), False) < 0 for g in grown) and \
+                    all(np.hypot(*(p - q[0])) > 42 for q in stacks):
+                stacks.append((p, int(rng.integers(1, 9)), CHIP_BGR[int(rng.integers(len(CHIP_BGR)))]))
+                break
+    return stacks
+
+
 def _compose(t: SeatTable, table: int, style: str, seat_cards: dict, hand, rng, perturbation: str, meta: dict):
     canvas = _base_canvas(t, table)
     w, h = FRAME
+    if meta.get("phase") in PHASES and rng.random() < 0.6:
+        pot = _pot(t, rng)
+        for p, n, colour in pot:
+            draw_chip_stack(canvas, t.cam, p, n, colour, rng)
+        meta = {**meta, "pot_stacks": len(pot)}
+    coverage = np.zeros((h, w), np.float32)
     for s in SEATS:
         for c in seat_cards.get(s, []):
             if c.face_up:
                 tex, alpha, _ = face_texture(style, c.card, c.serial, c.margins)
             else:
                 tex, alpha = back_texture(style)
-            paste_flat(canvas, t.cam, tex, alpha, c.to_table(), z_mm=0.0)
+            paste_flat(canvas, t.cam, tex, alpha, c.to_table(), z_mm=0.0, coverage=coverage)
     hand_mask, hand_seen_mm = None, []
     if hand is not None:
         pieces, z, colour = hand
@@ -352,6 +374,11 @@ def _compose(t: SeatTable, table: int, style: str, seat_cards: dict, hand, rng, 
         Hz, H0inv = t.cam.homography(z), np.linalg.inv(t.cam.homography(0.0))
         hand_seen_mm = [apply_h(H0inv, apply_h(Hz, p)) for p in pieces]
     canvas *= light_field(w, h, rng)[..., None]
+    if meta.get("phase") in PHASES and rng.random() < 0.4:
+        if hand_mask is not None:
+            coverage[hand_mask] = 0.0
+        canvas += glare(coverage, rng)[..., None]
+        meta = {**meta, "glare": True}
     img = camera_pipeline(canvas, perturbation, rng)
     truth = {"kind": "seats", "style": style, "table": table, "perturbation": perturbation,
              "camera": t.cam.truth(), "felt_bgr": list(t.felt_bgr), "zones": {}, **meta}
