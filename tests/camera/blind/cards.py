@@ -136,7 +136,9 @@ def _qr_patch(matrix: np.ndarray, stock, ink, spread: int) -> np.ndarray:
     return stock * (1 - dark[..., None]) + ink * dark[..., None]
 
 
-@lru_cache(maxsize=256)
+# a frame asks for each of its faces twice (drawing, then its codes' places); every card's
+# margins differ, so a longer memory would only hold megabytes of faces never asked for again
+@lru_cache(maxsize=64)
 def face_texture(style_name: str, card: str, serial: str | None, margin_mm: tuple[float, float, float, float]):
     """(BGR float texture, alpha, quiet-zone squares in card mm: [(x0, y0, side)] top-left
     code first) of one printed face; margin_mm = (x, y) of the top-left symbol and of the
