@@ -5,7 +5,9 @@ pixel; the renderer's tables are 0.24-0.33 at the tray) and `calibrate_dice` (wh
 camera calibrate --dice` runs) measures the die on two sharp throws of that table. Then throws
 are read under each perturbation of the renderer.
 
-    .venv/bin/python -m tests.camera.heldout_dice_figures --throws 4 [--sets a,b] [--tables 1]
+    .venv/bin/python -m tests.camera.heldout_dice_figures --throws 4 [--sets a,b] [--tables 1] [--renderer heldout|blind]
+
+`--renderer blind` holds it to tests/camera/blind instead, a second renderer from the same sheet.
 
 prints one JSON line per dice set and one for all; exit 1 if any face was wrong.
 """
@@ -22,8 +24,11 @@ import numpy as np
 from firmware_bridge.camera.calibration import CalibrationError
 from firmware_bridge.camera.dice import DiceReader
 from firmware_bridge.camera.dice_calibration import calibrate_dice
-from tests.camera.heldout import DICE_SETS, PERTURBATIONS, render_dice_scene
+import tests.camera.blind as blind
+import tests.camera.heldout as heldout
 
+# the renderers the reader can be held to, both written from the card-face sheet alone
+RENDERERS = {"heldout": heldout, "blind": blind}
 NOMINAL_MM_PER_PX = 0.30
 CALIBRATION_SEEDS = (900, 901)
 
@@ -46,13 +51,13 @@ def score(expected: list[int], seen: list[int]) -> tuple[int, int, int]:
     return sum(want.values()), named, wrong
 
 
-def run_set(dice_set: str, throws: int, tables: int = 1) -> dict:
+def run_set(dice_set: str, throws: int, tables: int = 1, renderer=heldout) -> dict:
     total = Counter()
-    per: dict[str, Counter] = {p: Counter() for p in PERTURBATIONS}
+    per: dict[str, Counter] = {p: Counter() for p in renderer.PERTURBATIONS}
     misses: list[str] = []
     cals = []
     for table in range(tables):
-        stills = [render_dice_scene(dice_set, s, "sharp", table=table) for s in CALIBRATION_SEEDS]
+        stills = [renderer.render_dice_scene(dice_set, s, "sharp", table=table) for s in CALIBRATION_SEEDS]
         crops = []
         for img, truth in stills:
             x0, y0, x1, y1 = _box(truth, img)
@@ -66,8 +71,8 @@ def run_set(dice_set: str, throws: int, tables: int = 1) -> dict:
             cals.append(f"calibration refused ({exc}); read at the rough scale, {die_px:.1f} px")
         reader = DiceReader(die_px=die_px)
         for seed in range(throws):
-            for p in PERTURBATIONS:
-                img, truth = render_dice_scene(dice_set, seed, p, table=table)
+            for p in renderer.PERTURBATIONS:
+                img, truth = renderer.render_dice_scene(dice_set, seed, p, table=table)
                 expected = truth["zones"]["DICE"]["expected"]
                 if expected is None:
                     continue  # the dealer's hand covers the tray
@@ -88,11 +93,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--throws", type=int, default=4, help="throws per table, each under every perturbation")
     ap.add_argument("--tables", type=int, default=1)
-    ap.add_argument("--sets", default=",".join(DICE_SETS))
+    ap.add_argument("--sets", default=None, help="comma-separated; default: all of the renderer's")
+    ap.add_argument("--renderer", choices=sorted(RENDERERS), default="heldout")
     args = ap.parse_args(argv)
+    renderer = RENDERERS[args.renderer]
     total = Counter()
-    for name in args.sets.split(","):
-        r = run_set(name, args.throws, args.tables)
+    for name in args.sets.split(",") if args.sets else list(renderer.DICE_SETS):
+        r = run_set(name, args.throws, args.tables, renderer)
         total.update({k: r[k] for k in ("full", "named", "wrong", "trays")})
         print(json.dumps(r), flush=True)
     print(json.dumps({"dice_set": "all", **total, "named_pct": round(100.0 * total["named"] / max(1, total["full"]), 2)}))

@@ -4,7 +4,9 @@ table is calibrated through `station camera calibrate` from its own stills (the 
 one face-down card per seat) with zones read off the still, then its frames are read by the
 recogniser the live camera builds. As a script, the figures per deck style and perturbation:
 
-    .venv/bin/python -m tests.camera.heldout_seats --seeds 4 --tables 2
+    .venv/bin/python -m tests.camera.heldout_seats --seeds 4 --tables 2 [--renderer heldout|blind]
+
+`--renderer blind` holds it to tests/camera/blind instead, a second renderer from the same sheet.
 """
 
 from __future__ import annotations
@@ -22,24 +24,22 @@ from firmware_bridge.camera.build import build_recogniser
 from firmware_bridge.camera.config import load_camera_config
 from station.cli import main as station_main
 from station.games.camera_zones import game_zones
-from tests.camera.heldout import (
-    DECK_STYLES,
-    PERTURBATIONS,
-    render_seats_calibration,
-    render_seats_frame,
-)
+import tests.camera.blind as blind
+import tests.camera.heldout as heldout
 from tests.camera.independent_seats import camera_config_text
 
 SEATS = tuple(f"S{i}" for i in range(1, 8))
+# the renderers the reader can be held to, both written from the card-face sheet alone
+RENDERERS = {"heldout": heldout, "blind": blind}
 
 
 def _zones(truth: dict) -> dict:
     return truth["zones"] if "zones" in truth else truth
 
 
-def calibrated(folder: Path, style: str, table: int):
+def calibrated(folder: Path, style: str, table: int, renderer=heldout):
     """The table's camera config, calibrated by the CLI from its stills; None when refused."""
-    stills = render_seats_calibration(style, table=table)
+    stills = renderer.render_seats_calibration(style, table=table)
     empty, backs = stills["empty_table"], stills["one_back_per_seat"]
     img = empty[0]
     h, w = img.shape[:2]
@@ -54,16 +54,16 @@ def calibrated(folder: Path, style: str, table: int):
     return load_camera_config(cfg, game_zones)
 
 
-def score(styles, tables, seeds, perturbations, folder: Path, log=print) -> dict:
+def score(styles, tables, seeds, perturbations, folder: Path, log=print, renderer=heldout) -> dict:
     per_style: dict[str, Counter] = defaultdict(Counter)
     per_pert: dict[str, Counter] = defaultdict(Counter)
     for style in styles:
         for table in tables:
-            cam = calibrated(folder, style, table)
+            cam = calibrated(folder, style, table, renderer)
             rec = build_recogniser(cam) if cam is not None else None
             for seed in seeds:
                 for pert in perturbations:
-                    img, truth = render_seats_frame(style, seed, perturbation=pert, table=table)
+                    img, truth = renderer.render_seats_frame(style, seed, perturbation=pert, table=table)
                     seen = rec.read_still(img)[0] if rec is not None else {}
                     for s in SEATS:
                         want = _zones(truth)[s]["expected"]
@@ -87,10 +87,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--tables", type=int, default=1)
-    ap.add_argument("--perturbations", default=",".join(PERTURBATIONS))
+    ap.add_argument("--perturbations", default=None, help="comma-separated; default: all of the renderer's")
+    ap.add_argument("--renderer", choices=sorted(RENDERERS), default="heldout")
     args = ap.parse_args(argv)
+    renderer = RENDERERS[args.renderer]
+    perts = args.perturbations.split(",") if args.perturbations else list(renderer.PERTURBATIONS)
     with tempfile.TemporaryDirectory() as d:
-        out = score(sorted(DECK_STYLES), range(args.tables), range(args.seeds), args.perturbations.split(","), Path(d))
+        out = score(sorted(renderer.DECK_STYLES), range(args.tables), range(args.seeds), perts, Path(d), renderer=renderer)
     for key in ("styles", "perturbations"):
         for name, c in sorted(out[key].items()):
             n = sum(v for k, v in c.items() if k != "held")
