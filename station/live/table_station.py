@@ -50,6 +50,9 @@ class StationStopped(RuntimeError):
 
 BETS = "__bets__"  # a queue item holding the bets of one bet-API call
 PLAYER = "__player__"  # a queue item holding one player action (its answer is the table's)
+#: reservations left unanswered within one group of inputs before the group stops asking
+#: (each waits out the reservation timeout on the table's input thread)
+SILENT_AFTER = 3
 
 
 class TableStation:
@@ -124,8 +127,10 @@ class TableStation:
         #: the policy `credit` while the ledger does not answer: what one account's bets may
         #: take on the table's credit until it answers again (None: such bets are refused)
         self.credit_limit_minor: int | None = None
-        #: within one group of inputs, the studio ledger's silence once a reservation of the
-        #: group went unanswered (its detail); the group's later reservations are not asked
+        #: within one group of inputs: reservations the studio ledger left unanswered, and
+        #: once SILENT_AFTER of them, its silence (the last one's detail): the group's later
+        #: reservations are not asked
+        self._unanswered = 0
         self._ledger_silent: str | None = None
 
     # ---------------------------------------------------------------- lifecycle
@@ -511,11 +516,13 @@ class TableStation:
         then let their effects out."""
         received = time.perf_counter_ns()
         done: list[tuple[Any, ...]] = []
-        # what the studio ledger left unanswered in this group: once one reservation goes
-        # unanswered, the group's others are not asked (each would wait out its timeout on
-        # this thread: a call of 40 bets during a cut of the bus took 40 timeouts, longer
-        # than its caller waits). Calls that queued meanwhile form the next group, which asks
-        # once again, so the table stalls one timeout per group however many bets come.
+        # what the studio ledger left unanswered in this group: once SILENT_AFTER
+        # reservations went unanswered, the group's others are not asked (each would wait out
+        # its timeout on this thread: a call of 40 bets during a cut of the bus took 40
+        # timeouts, longer than its caller waits). One slow answer (a wallet's row held by a
+        # round's commit) does not silence the rest. Calls that queued meanwhile form the next
+        # group, which asks again: the table stalls a few timeouts per group at most.
+        self._unanswered = 0
         self._ledger_silent = None
         try:
             # inside: a journal that cannot even begin a transaction refuses the batch too
@@ -547,10 +554,16 @@ class TableStation:
                     continue
                 if kind == PLAYER:
                     t_us = self._now_us()
-                    self._reserve_draws(t_us, "player", value, None, None, done)
+                    down = self._reserve_draws(t_us, "player", value, None, None, done)
                     inp = Input(t_us, "player", value)
                     records, messages, commands = self._apply_one(inp)
                     answer = list(getattr(self.core.proc, "last_answer", None) or [])
+                    if down is not None:
+                        # the record says insufficient_funds (TRACES.md); the player hears
+                        # what the studio ledger said, as a bet's caller does
+                        answer = [dict(r, ledger=down)
+                                  if r.get("type") in ("action_refused", "bet_rejected") else r
+                                  for r in answer]
                     done.append((inp, fut, records, messages, commands, answer))
                     continue
                 t_us = self._now_us()
@@ -632,7 +645,7 @@ class TableStation:
         return {**value, "answer": ON_CREDIT, "account": account, "amount": deducted}
 
     def _reserve_draws(self, t_us: int, kind: str, value: Any, user: str | None,
-                       extra: Any, done: list[tuple[Any, ...]]) -> None:
+                       extra: Any, done: list[tuple[Any, ...]]) -> str | None:
         """A studio table of a pot game (docs/studio.md, "Pot games in the studio"): an action
         that may take money from the players' wallets (the game says which) is tried first on
         a copy of the core; each draw the copy made (an ante, a bet, a buy-in) is reserved in
@@ -650,7 +663,7 @@ class TableStation:
 
         proc = self.core.proc
         if self.reserve_bet is None or not proc.wallet_draws or not proc.may_draw(kind, value):
-            return
+            return None
         messages = self._probe(t_us, [Input(t_us, kind, value, user,
                                             dict(extra) if extra else {})])
         down: dict[str, Any] | None = None
@@ -665,8 +678,10 @@ class TableStation:
             if down is not None:
                 # the ledger did not answer this action's last draw: the others of the same
                 # action are not asked (each would wait out its own timeout)
+                detail = str(down.get("detail"))
                 values.append({**answer, "answer": down["answer"],
-                               "detail": "not asked: " + str(down.get("detail"))[:280]})
+                               "detail": (detail if detail.startswith("not asked: ")
+                                          else "not asked: " + detail)[:300]})
                 continue
             values.append(self._ledger_answer(request, answer))
             if values[-1]["answer"] in DOWN_ANSWERS:
@@ -678,6 +693,7 @@ class TableStation:
                          detail="reserved, not taken: another draw of the action was not"
                                 " answered (released when its game closes)")
             self._journal_answer(t_us, v, done)
+        return None if down is None else str(down["answer"])
 
     def _ask_ledger(self, t_us: int, request: dict[str, Any], answer: dict[str, Any],
                     done: list[tuple[Any, ...]], on_down: Callable[..., dict[str, Any]] | None = None,
@@ -695,15 +711,18 @@ class TableStation:
         assert self.reserve_bet is not None
         if self._ledger_silent is not None:
             reply = {"answer": "unavailable",
-                     "detail": "not asked: the studio ledger left a reservation of the same"
-                               " moment unanswered: " + self._ledger_silent}
+                     "detail": f"not asked: the studio ledger left {self._unanswered}"
+                               " reservations of the same moment unanswered: "
+                               + self._ledger_silent}
         else:
             try:
                 reply = self.reserve_bet(request)
             except Exception as exc:  # noqa: BLE001 - no answer is an answer
                 reply = {"answer": "unavailable", "detail": repr(exc)}
             if str(reply.get("answer")) in DOWN_ANSWERS:
-                self._ledger_silent = str(reply.get("detail") or reply.get("answer"))[:200]
+                self._unanswered += 1
+                if self._unanswered >= SILENT_AFTER:
+                    self._ledger_silent = str(reply.get("detail") or reply.get("answer"))[:200]
         value: dict[str, Any] = {**answer, "answer": str(reply.get("answer"))}
         result = reply.get("result") if isinstance(reply.get("result"), dict) else {}
         if value["answer"] == "reserved":

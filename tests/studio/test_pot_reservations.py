@@ -172,6 +172,7 @@ def test_a_si_zhi_dao_table_reserves_its_pot_and_releases_what_it_never_took(
         assert [r["type"] for r in sz.act("a", "bet", amount=300)] == ["player_action"]
         refused = sz.act("b", "call")
         assert refused[0]["type"] == "action_refused" and refused[0]["reason"] == "insufficient_funds"
+        assert refused[0]["ledger"] == "unavailable"  # the player hears why, as a bettor does
         assert late and late[0]["answer"] == "reserved"  # the ledger did take it
         assert sz.act("b", "call")[0]["type"] == "player_action"
         # c's wallet holds 150 after the ante: all in for exactly that

@@ -192,3 +192,26 @@ def test_every_answer_but_reserved_is_a_traces_reason(tmp_path) -> None:
     assert got == ["bet_accepted"] + ["insufficient_funds"] * 4
     assert set(got[1:]) <= TRACES_REASONS
     ledger.core.close()
+
+
+def test_one_unanswered_reservation_does_not_silence_the_rest_of_its_call(tmp_path) -> None:
+    """A single reservation left unanswered (a slow moment of a live ledger) is refused alone:
+    the other bets of the same call are still asked and reserved. Only a few unanswered in a
+    row make the table stop asking for the rest of the call (the bus is away)."""
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    fund(ledger, A=10_000, B=10_000, C=10_000, D=10_000)
+    before, after = shoe(8)
+    table = Table(tmp_path / "t.journal.sqlite", ledger)
+    try:
+        table.feed(before)
+        ledger.late.add("A")
+        decided = table.station.place_bets(
+            [{"account": a, "spot": f"P{n + 1}", "amount": 100} for n, a in enumerate("ABCD")])
+        assert [d["type"] for d in decided] == ["bet_rejected"] + ["bet_accepted"] * 3
+        assert decided[0]["ledger"] == "unavailable"
+        assert len(ledger.asked) == 4
+        table.feed(after)
+    finally:
+        table.station.stop()
+    settle(tmp_path / "t.journal.sqlite", ledger)
+    replays_alone(tmp_path / "t.journal.sqlite")
