@@ -52,12 +52,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                               " cut shorter by time (docs/studio.md)")
     consume.add_argument("--ack-wait", type=float, default=30.0,
                          help="seconds before the bus redelivers a message not acknowledged")
-    consume.add_argument("--metrics-port", type=int, metavar="PORT",
+    consume.add_argument("--metrics-port", type=_port, metavar="PORT",
                          help="serve /metrics (Prometheus text) on this port: what this process"
                               " applied, its durables' lag, and how far the ledger is with each"
                               " of its tables (0: a free port, printed)")
     consume.add_argument("--metrics-host", default="127.0.0.1",
                          help="the address /metrics is served on (127.0.0.1)")
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (0 to 65535)")
+    return port
 
 
 def run(args: argparse.Namespace) -> int:
@@ -122,9 +132,9 @@ def _consume(args: argparse.Namespace) -> int:
         from station.studio.consumer_metrics import MetricsServer
 
         try:
-            metrics = MetricsServer(consumer, core, args.bus, args.metrics_host,
+            metrics = MetricsServer(consumer, ledger, args.bus, args.metrics_host,
                                     args.metrics_port).start()
-        except OSError as exc:
+        except (OSError, OverflowError) as exc:
             print(f"station settlement consume: /metrics on {args.metrics_host}:"
                   f"{args.metrics_port}: {exc}", file=sys.stderr)
             core.close()

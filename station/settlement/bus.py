@@ -537,6 +537,9 @@ class BusConsumer:
         self.applied = 0
         self.refused = 0
         self.redelivered = 0
+        #: messages read back from the stream that a previous owner (or this process before
+        #: its connection dropped) was given and did not acknowledge (`_recover_pending`)
+        self.recovered = 0
         #: messages held back because one before them (by outbox sequence) was missing
         self.held = 0
         #: gaps seen: (table, expected outbox seq, seq that came)
@@ -872,6 +875,7 @@ class BusConsumer:
             items.append(_Item(raw.subject[len(SETTLE_PREFIX):], raw.data or b"", None,
                                raw.headers, raw.seq))
             seq = raw.seq + 1
+        self.recovered += len(items)
         for i in range(0, len(items), self.batch):
             await self._apply(js, items[i:i + self.batch])
 
@@ -1065,7 +1069,7 @@ class BusConsumer:
         progress = self._progress
 
         gaps = dict(self._gap_counts)
-        #: the tables whose progress (and gaps) the committed transaction recorded: in_tx runs
+        #: the tables whose progress (and gaps) the committed transaction wrote: in_tx runs
         #: again if a transaction is retried, so the last call's are the ones committed
         recorded: set[str] = set()
 
@@ -1078,9 +1082,9 @@ class BusConsumer:
                     seq, _ = done.get(item.table, (-1, None))
                     if item.outbox_seq > seq:
                         done[item.table] = (item.outbox_seq, item.stream_seq)
-            progress.record_progress(tx, done, gaps)
+            written = progress.record_progress(tx, done, gaps)
             recorded.clear()
-            recorded.update(done)
+            recorded.update(written)
 
         first = messages[0] if messages else None
         if isinstance(first, dict) and "__refused_at_bus__" in first:

@@ -43,6 +43,9 @@ def test_a_partition_process_serves_its_tables_progress_and_lag(tmp_path, local_
     proc = consume_process(studio_ledger, local_nats.url, "--tables", ",".join(mine),
                            "--metrics-port", str(port))
     try:
+        # started once it says so (its progress tables made, its page served)
+        first = proc.stdout.readline()
+        assert f"metrics http://127.0.0.1:{port}/metrics" in first, first
         for name in [*mine, other]:
             publish(tmp_path, local_nats.url, name, plans[name].messages)
         want = {n: len(plans[n].messages) for n in mine}
@@ -57,7 +60,7 @@ def test_a_partition_process_serves_its_tables_progress_and_lag(tmp_path, local_
 
         samples = wait_for(page, 30, "the consumer's /metrics to answer")
         durable = '{durable="settlement"}'
-        assert samples[f"station_settlement_consumer_applied{durable}"] == sum(want.values())
+        assert samples[f"station_settlement_consumer_applied_total{durable}"] == sum(want.values())
         assert samples[f"station_settlement_consumer_durables{durable}"] == 2
         assert samples[f"station_settlement_consumer_ledger_up{durable}"] == 1
         for name in mine:
@@ -72,7 +75,6 @@ def test_a_partition_process_serves_its_tables_progress_and_lag(tmp_path, local_
         proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=30)
     assert proc.returncode == 0, out
-    assert f"metrics http://127.0.0.1:{port}/metrics" in out
     core.close()
 
 
@@ -87,3 +89,36 @@ def test_a_port_already_taken_is_a_clear_error(tmp_path, local_nats, studio_ledg
         out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 2, out
     assert f"/metrics on 127.0.0.1:{port}" in out
+
+
+def test_with_the_ledger_away_a_scrape_answers_at_once_and_says_so(tmp_path, local_nats):
+    """PostgreSQL stopped under a running consumer: the page still answers, well inside a
+    scraper's 10 s, with `ledger_up 0` and the process's own counters; and 1 again once the
+    database is back."""
+    import time
+
+    from station.studio.servers import LocalPostgres
+
+    pg = LocalPostgres(fsync=False, port=free_port()).start()
+    proc = None
+    try:
+        ledger = pg.create_database("metrics")
+        port = free_port()
+        proc = consume_process(ledger, local_nats.url, "--metrics-port", str(port))
+        first = proc.stdout.readline()
+        assert "metrics http://" in first, first
+        up = 'station_settlement_consumer_ledger_up{durable="settlement"}'
+        assert scrape(port)[up] == 1
+        pg.stop(immediate=True)
+        began = time.monotonic()
+        samples = scrape(port)
+        assert time.monotonic() - began < 8.0  # the page waits 2 s for the ledger, then says so
+        assert samples[up] == 0
+        assert 'station_settlement_consumer_applied_total{durable="settlement"}' in samples
+        pg.start()
+        wait_for(lambda: scrape(port)[up] == 1, 60, "the page to read the ledger again")
+    finally:
+        if proc is not None:
+            proc.send_signal(signal.SIGTERM)
+            proc.communicate(timeout=60)
+        pg.stop()

@@ -40,7 +40,7 @@ from tests.studio.test_drills import (
     table_done,
 )
 from tests.studio.test_pot_reservations import fund, replays_to_its_records
-from tests.waiting import pace, wait_for
+from tests.waiting import WaitTimeout, pace, retry_until, wait_for
 
 TABLES = {"PD-01": "pokdeng", "WZ-02": "paigow", "SZ-03": "sizhidao"}
 SEEDS = {"PD-01": 250, "WZ-02": 251, "SZ-03": 252}
@@ -106,19 +106,32 @@ def test_reserving_tables_deal_through_partitions_crashes_and_a_cut_bus(tmp_path
         pace(rng.uniform(2.0, 3.0))
         # 1. the owner of a partition is SIGKILLed mid-batch; its replacement takes over once
         # the lease runs out, first applying what the dead one left unacknowledged. Frozen
-        # first (SIGSTOP) until the bus has delivered it messages it never acknowledged (its
-        # pull requests stay open while it applies), so the kill always leaves some
-        os.kill(consumers["a"].pid, signal.SIGSTOP)
+        # first (SIGSTOP) until the bus holds messages delivered to it and not acknowledged,
+        # so the kill always leaves some: its pulls expire within half a second, so a freeze
+        # that caught none is thawed and tried again
         durables_a = [f"settlement-{t}" for t in FIRST["a"].split(",")]
-        left = wait_for(lambda: unacked(nats.url, durables_a), 60,
-                        "the frozen owner to hold messages it has not acknowledged")
+
+        def frozen_holding_unacked() -> int:
+            os.kill(consumers["a"].pid, signal.SIGSTOP)
+            try:
+                return wait_for(lambda: unacked(nats.url, durables_a), 2.0,
+                                "the frozen owner to hold unacknowledged messages", poll_s=0.1)
+            except WaitTimeout:
+                os.kill(consumers["a"].pid, signal.SIGCONT)
+                pace(0.5)
+                raise
+
+        left = retry_until(frozen_holding_unacked, WaitTimeout, 90,
+                           "a freeze of the owner that holds unacknowledged messages")
         kill(consumers["a"])
         metrics_port = free_port()
         consumer("a", "--metrics-port", str(metrics_port))
-        # ... and the new owner applied them: delivered again, each once (checked at the end)
+        # ... and the new owner read them back from the stream and applied them first (each
+        # once: checked at the end)
         wait_for(lambda: scrape(metrics_port).get(
-                     'station_settlement_consumer_redelivered{durable="settlement"}', 0) >= 1,
-                 60, lambda: f"the new owner to apply the {left} messages left unacknowledged")
+                     'station_settlement_consumer_recovered_total{durable="settlement"}', 0) >= 1,
+                 60, lambda: f"the new owner to apply the {left} messages left unacknowledged",
+                 poll_s=0.5)
         pace(rng.uniform(2.5, 3.5))
         # 2. the partitions re-drawn while both processes run, as an engineer does it: the
         # map edited, the processes told (SIGHUP); a releases WZ-02, b takes it and first

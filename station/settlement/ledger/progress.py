@@ -122,18 +122,23 @@ def release(store: Store, names: Iterable[str], owner: str) -> None:
         tx.execute(f"DELETE FROM consumer_leases WHERE owner = ? AND name{frag}", [owner, *params])
 
 
-def record_progress(tx: Tx, answered: dict[str, tuple[int, int | None]], gaps: dict[str, int]) -> None:
+def record_progress(tx: Tx, answered: dict[str, tuple[int, int | None]],
+                    gaps: dict[str, int]) -> set[str]:
     """Inside an apply transaction: each table's highest outbox sequence answered (and the
-    stream sequence that carried it), never moving back."""
+    stream sequence that carried it), never moving back; returns the tables whose progress
+    (and gaps) this wrote (a round of repeats moves nothing)."""
     now = _now(tx)
+    written: set[str] = set()
     for table, (outbox_seq, stream_seq) in sorted(answered.items()):
-        tx.execute(
+        rows = tx.execute(
             "INSERT INTO table_progress (table_id, outbox_seq, stream_seq, applied_at, gaps)"
             f" VALUES (?, ?, ?, {now}, ?) ON CONFLICT (table_id) DO UPDATE SET"
             " outbox_seq = excluded.outbox_seq, stream_seq = excluded.stream_seq,"
             " applied_at = excluded.applied_at, gaps = table_progress.gaps + excluded.gaps"
-            " WHERE excluded.outbox_seq > table_progress.outbox_seq",
+            " WHERE excluded.outbox_seq > table_progress.outbox_seq RETURNING table_id",
             (table, outbox_seq, stream_seq, gaps.get(table, 0)))
+        written.update(t for (t,) in rows)
+    return written
 
 
 def applied_up_to(store: Store, tables: Sequence[str] | None = None) -> dict[str, int]:
@@ -150,9 +155,10 @@ def applied_up_to(store: Store, tables: Sequence[str] | None = None) -> dict[str
     return {t: int(s) for t, s in rows}
 
 
-def progress_rows(store: Store) -> dict[str, Any]:
-    """For `station studio status`: every table's progress and the leases held now."""
-    with store.transaction(read_only=True) as tx:
+def progress_rows(store: Store, timeout_s: float | None = None) -> dict[str, Any]:
+    """For `station studio status`: every table's progress and the leases held now
+    (`timeout_s`: for a connection of the store's pool)."""
+    with store.transaction(read_only=True, timeout_s=timeout_s) as tx:
         now = tx.one(f"SELECT {_now(tx)}")[0]  # type: ignore[index]
         tables = [dict(table=t, outbox_seq=int(o), stream_seq=None if s is None else int(s),
                        applied_at=float(a), gaps=int(g))

@@ -140,7 +140,10 @@ class Store:
     #: errors that mean the engine is not reachable now (the caller retries later)
     unavailable: tuple[type[BaseException], ...] = ()
 
-    def transaction(self, *, read_only: bool = False) -> contextlib.AbstractContextManager[Tx]:
+    def transaction(self, *, read_only: bool = False, timeout_s: float | None = None,
+                    ) -> contextlib.AbstractContextManager[Tx]:
+        """One transaction; `timeout_s`: how long to wait for a connection of a pool (a
+        status page's read must not wait out the pool's 30 s while the database is away)."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -198,7 +201,8 @@ class SqliteStore(Store):
                 if version else f"{self.path} is an SQLite file but not a settlement ledger")
 
     @contextlib.contextmanager
-    def transaction(self, *, read_only: bool = False) -> Iterator[Tx]:
+    def transaction(self, *, read_only: bool = False, timeout_s: float | None = None,
+                    ) -> Iterator[Tx]:
         with self._lock:
             conn = self._conn
             # a reader's BEGIN gives one consistent snapshot; a writer takes the lock at once
@@ -282,8 +286,9 @@ class PostgresStore(Store):
                                       f"station reads format {SCHEMA_VERSION}")
 
     @contextlib.contextmanager
-    def transaction(self, *, read_only: bool = False) -> Iterator[Tx]:
-        with self._pool.connection() as conn:
+    def transaction(self, *, read_only: bool = False, timeout_s: float | None = None,
+                    ) -> Iterator[Tx]:
+        with self._pool.connection(timeout=timeout_s) as conn:
             with conn.transaction():
                 cur = conn.cursor()
                 if read_only:
