@@ -228,9 +228,11 @@ class DiceReader:
                 yield from self._raised(piece, ratio[by:by + bh, bx:bx + bw], x + bx, y + by, step + 1, s)
 
     def _holds_a_pip(self, region: np.ndarray, lo: np.ndarray) -> bool:
-        """Does the region hold a pip: a round spot of a pip's size, at most 60 % as bright as
-        the region's white and ringed by that white? (Sensor noise on a dark tray makes specks
-        of a few pixels; a coloured rim caught at a region's edge is not ringed by white.)"""
+        """Does the region hold a pip: a round spot of a pip's size, darker than the region's
+        white and ringed by it? Looked for at 60 % of the white (a sharp pip), then at 70 and
+        80 % (out of focus a pip's centre stays lighter), its ring halfway from there to the
+        white. (Sensor noise on a dark tray makes specks of a few pixels; a coloured rim caught
+        at a region's edge is not ringed by white.)"""
         level = _percentile_u8(lo[region], 90)
         return any(self._holds_a_pip_at(region, lo, level * d, level * (1 + d) / 2) for d in _PIP_DARK)
 
@@ -401,10 +403,12 @@ class DiceReader:
     def _pips(self, win: np.ndarray, lo: np.ndarray, white: np.ndarray, levels: tuple[float, float],
               least_ringed: float = 0.65) -> list[tuple[float, float, float, str]]:
         """Pips of the top face in the window: spots darker than `levels[0]`, of a pip's size,
-        mostly ringed by the face's own white (at least `levels[1]`; a side strip's pips are
+        mostly ringed by the face's own white (a side strip's pips are
         ringed by the strip's darker plastic or the floor, a pip near a rounded edge or corner
-        partly by the edge's shade). `white`: the face's white per channel, against which a
-        pip's colour is told. (x, y, area, colour) each, window pixels."""
+        partly by the edge's shade, so the ring is held to two thirds of the way from
+        `levels[0]` to `levels[1]`, on `least_ringed` of it). `white`: the face's white per
+        channel, against which a pip's colour is told. (x, y, area, colour) each, window
+        pixels."""
         dark = (lo < levels[0]).astype(np.uint8)
         count, labels, stats, cents = cv2.connectedComponentsWithStats(dark, connectivity=8)
         bright = lo >= (levels[0] + 2 * levels[1]) / 3
@@ -422,7 +426,7 @@ class DiceReader:
                 out.extend(self._pips_apart(win, lo, white, part & (lo[y0:y0 + h0, x0:x0 + w0] < deeper),
                                             (x0, y0), lo >= levels[0], least_ringed))
                 continue
-            if not _PIP_AREA[0] <= a:
+            if a < _PIP_AREA[0]:
                 continue
             m = 3
             wx0, wy0 = max(0, x0 - m), max(0, y0 - m)
@@ -446,7 +450,7 @@ class DiceReader:
         out = []
         for j in range(1, count):
             a = int(stats[j, cv2.CC_STAT_AREA])
-            sx, sy, w0, h0 = (int(v) for v in stats[j, :4])
+            _, _, w0, h0 = (int(v) for v in stats[j, :4])
             if not _PIP_AREA[0] <= a <= _PIP_AREA[1] or max(w0, h0) > 1.6 * min(w0, h0) + 1:
                 continue
             blob = np.zeros(lo.shape, np.uint8)
@@ -539,8 +543,9 @@ _EDGE_CLEAR = 9
 #: no pip within this many face widths of a face's centre but outside the face (see _judge)
 _GUARD = 0.64
 #: the pips' grid spacing (face widths): dice set their corner pips 0.25 to 0.30 of the edge
-#: from the centre; a row of three is a diagonal three 45 degrees round at 1/sqrt(2) of its
-#: spacing (0.18 to 0.21), below this
+#: from the centre. A row of three fits a diagonal three 45 degrees round at 1/sqrt(2) of its
+#: spacing (0.18 to 0.21), mostly below this; the pip beside the face (_GUARD) and the white
+#: all round the centre (_ROUND) catch the rest
 _GRID = (0.2, 0.36)
 #: the ring round a face's centre (face widths) that is white in every direction: inside the
 #: flat of the face whatever its rounded edges and the die's size a tenth off
@@ -634,9 +639,10 @@ def _pip_colour(bgr_rel: np.ndarray) -> str:
     if r - max(b, g) >= 0.15 and r >= 1.35 * max(b, g):
         return "red"
     if max(b, g, r) < 0.8 and r - max(b, g) < 0.05 + 0.1 * max(b, g):
-        # no more red in it than warm light and compression leave (a red pip read as black
-        # only makes its 1 or 4 doubtful, never another face); a glossy black pip mirrors the light, which a cream or ivory face
-        # does not give back whole (its blue is short), so black may look bluish against it
+        # No more red in it than warm light and compression leave (a red pip taken for black
+        # only makes its 1 or 4 doubtful, never another face). A glossy black pip mirrors the
+        # light, which a cream or ivory face does not give back whole (its blue is short), so
+        # black may look bluish against it.
         return "black"
     return "unsure"
 
