@@ -435,9 +435,7 @@ class DiceReader:
             ringed = np.count_nonzero(ring & bright[wy0:y0 + h0 + m, wx0:x0 + w0 + m]) / max(1, ring.sum())
             if ringed < least_ringed:
                 continue
-            core = labels == j
-            colour = win[core & (lo <= np.percentile(lo[core], 40))].mean(axis=0)
-            out.append((float(cents[j][0]), float(cents[j][1]), float(a), _pip_colour(colour / np.maximum(white, 1.0))))
+            out.append((float(cents[j][0]), float(cents[j][1]), float(a), _colour_of(win, lo, labels == j, white)))
         return out
 
     def _pips_apart(self, win, lo, white, dark, at, light, least_ringed):
@@ -458,10 +456,8 @@ class DiceReader:
             ring = cv2.dilate(blob, np.ones((5, 5), np.uint8)).astype(bool) & ~cv2.dilate(blob, np.ones((3, 3), np.uint8)).astype(bool)
             if np.count_nonzero(ring & light) < least_ringed * max(1, ring.sum()):
                 continue
-            core = blob.astype(bool)
-            colour = win[core & (lo <= np.percentile(lo[core], 40))].mean(axis=0)
             out.append((float(cents[j][0] + x0), float(cents[j][1] + y0), float(a),
-                        _pip_colour(colour / np.maximum(white, 1.0))))
+                        _colour_of(win, lo, blob.astype(bool), white)))
         return out
 
     def _judge(self, win, lo, white, levels, pips, centre) -> DieReading:
@@ -627,6 +623,13 @@ def _grid_fit(pts: np.ndarray) -> set[int]:
         if len(cells) == len(pts) and frozenset(cells) in _PATTERNS:
             found.add(_PATTERNS[frozenset(cells)])
     return found
+
+
+def _colour_of(win: np.ndarray, lo: np.ndarray, core: np.ndarray, white: np.ndarray) -> str:
+    """The colour of the pip `core` of the window: its darkest part (the rest mixes with the
+    white round it) against the face's `white` per channel."""
+    colour = win[core & (lo <= np.percentile(lo[core], 40))].mean(axis=0)
+    return _pip_colour(colour / np.maximum(white, 1.0))
 
 
 def _pip_colour(bgr_rel: np.ndarray) -> str:
