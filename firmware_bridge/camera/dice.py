@@ -9,27 +9,34 @@ could make one is a check that turns the die into `0` instead. Nothing here know
 felt, tray or plastic: every level is relative to the die's own white.
 
 1. **Top faces.** Dice are white plastic and their top faces face the studio's overhead
-   light, so a top face is the brightest thing within a die's reach: its rounded edges and
-   side strips (seen off axis), its shadow, the tray's floor and rim are darker. With the pips
-   filled in (a closing wider than a pip), what is nearly as bright as the brightest thing
-   within reach leaves each top face ringed by a moat; far from dice the floor or felt is its
-   own brightest thing and makes regions far larger than a die. A large region is looked at
-   again at higher levels (a die whose white is close to a cream floor's comes apart from it
-   there). Done at half resolution, it only gives each die's rough place.
-2. **A die is a region that holds a pip**: a round spot of a pip's size, at most 60 % as
-   bright as the region's white and ringed by it. A light patch of rim, tray or glare holds
-   none.
-3. **Touching dice** make one region of two dice's area; it is split across the middle of its
-   long side, each half read on its own; the region is read at the lowest level (share of its
-   white) at which each of its dice reads.
+   light, so a top face is the brightest thing of a die's breadth within its reach: its
+   rounded edges, its shadow, the tray's floor and rim are darker. A side face turned to a
+   low light may be brighter, but seen from above it is only a strip, which an opening
+   narrower than a die takes away before the level is set. With the pips filled in (a closing
+   wider than a pip), what is nearly as bright as that level leaves each top face ringed by a
+   moat; far from dice the floor or felt is its own brightest thing and makes regions far
+   larger than a die. A large region is looked at again at higher levels (a die whose white
+   is close to a cream floor's comes apart from it there). Done at half resolution, it only
+   gives each die's rough place.
+2. **A die is a region that holds a pip**: a round spot of a pip's size, darker than the
+   region's white (at most 60 % of it when sharp, less deep when out of focus) and ringed by
+   it. A light patch of rim, tray or glare holds none.
+3. **Touching dice** make one region of two dice's area (with their side strips); it is split
+   across the middle of its long side, each half read on its own; the region is read at the
+   lowest level (share of its white) at which each of its dice reads.
 4. **A face.** The pips round the region's place (spots ringed by the face's own white; a side
    strip's pips are ringed by its darker plastic) give the face's centre: every face's pattern
-   is symmetric about it. The face is read again there, at the die's size: nothing dark on it
-   but its pips, its white whole (not cut by the picture's edge, a hand or another die).
+   is symmetric about it. The pips are cut at a level set by their own depth: halfway between
+   the darkest spot of the face and its white (no higher than 60 % of the white), so a pip
+   out of focus keeps the outline it has sharp. The face is read again there, at the die's
+   size: nothing dark on it but its pips, its white whole (not cut by the picture's edge, a
+   hand or another die) and white all round its centre, and no pip just beyond the face (a
+   window centred on one row of a six would see a diagonal three).
 5. **Pattern.** The pips' turn and grid spacing are found from the pips themselves (every turn
    tried): the pips must sit on the 3 x 3 grid of exactly one face's pattern (a square of four
    also fits a diamond 45 degrees round, which is no face; two faces fitting is doubt), with
-   that face's colour (all red for 1 and 4, all black for the others) and pips of one size.
+   that face's colour (all red for 1 and 4, all black for the others, told apart by chroma,
+   not brightness: a dull red out of focus is light but still red) and pips of one size.
 
 Only then is the face reported.
 """
@@ -156,7 +163,12 @@ class DiceReader:
         s = self.die_px / f
         smooth = cv2.GaussianBlur(self._filled(small, s), (0, 0), 1.0 / f)
         reach = int(round(s * _REACH)) | 1
-        near_max = cv2.dilate(smooth, cv2.getStructuringElement(cv2.MORPH_RECT, (reach, reach)))
+        # The level is set by what is bright over a top face's breadth, not by a thin strip:
+        # a side face turned to a low light can be brighter than the top face, but seen from
+        # above it is a strip a fraction of a die wide, which the opening takes away.
+        wide = int(round(s * _STRIP)) | 1
+        body = cv2.morphologyEx(smooth, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (wide, wide)))
+        near_max = cv2.dilate(body, cv2.getStructuringElement(cv2.MORPH_RECT, (reach, reach)))
         ratio = smooth.astype(np.float32) / np.maximum(near_max, 1).astype(np.float32)
         white = ((ratio >= _TOP_LEVEL) & (near_max >= 40)).astype(np.uint8)
         # join a face across its pips and rounded edge before looking for regions
@@ -216,12 +228,17 @@ class DiceReader:
                 yield from self._raised(piece, ratio[by:by + bh, bx:bx + bw], x + bx, y + by, step + 1, s)
 
     def _holds_a_pip(self, region: np.ndarray, lo: np.ndarray) -> bool:
-        """Does the region hold a pip: a round spot of a pip's size, at most 60 % as bright as
-        the region's white and ringed by that white? (Sensor noise on a dark tray makes specks
-        of a few pixels; a coloured rim caught at a region's edge is not ringed by white.)"""
+        """Does the region hold a pip: a round spot of a pip's size, darker than the region's
+        white and ringed by it? Looked for at 60 % of the white (a sharp pip), then at 70 and
+        80 % (out of focus a pip's centre stays lighter), its ring halfway from there to the
+        white. (Sensor noise on a dark tray makes specks of a few pixels; a coloured rim caught
+        at a region's edge is not ringed by white.)"""
         level = _percentile_u8(lo[region], 90)
-        dark = (region & (lo < 0.6 * level)).astype(np.uint8)
-        bright = lo >= 0.8 * level
+        return any(self._holds_a_pip_at(region, lo, level * d, level * (1 + d) / 2) for d in _PIP_DARK)
+
+    def _holds_a_pip_at(self, region: np.ndarray, lo: np.ndarray, dark_t: float, bright_t: float) -> bool:
+        dark = (region & (lo < dark_t)).astype(np.uint8)
+        bright = lo >= bright_t
         n, labels, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
         k2 = (self.die_px / FACE_PX) ** 2
         for j in range(1, n):
@@ -285,7 +302,7 @@ class DiceReader:
                 out.extend(self._read_pair(img, mask, c))  # two dice, one half hidden or blurred
             elif count <= 1.3:
                 out.append(self._read_face(img, mask, c))
-            elif count <= 2.35:
+            elif count <= 2.7:  # two dice, their strips of side face seen off axis
                 out.extend(self._read_pair(img, mask, c))
             else:
                 out.append(DieReading(0, c, "more than two dice in one region"))
@@ -301,7 +318,7 @@ class DiceReader:
         (cx, cy), (rw, rh), ang = rect
         long_, short = max(rw, rh), min(rw, rh)
         fill = mask.sum() / max(1.0, rw * rh)
-        if not (1.7 * s <= long_ <= 2.3 * s and 0.85 * s <= short <= 1.9 * s and fill > 0.5):
+        if not (1.7 * s <= long_ <= 2.6 * s and 0.85 * s <= short <= 1.9 * s and fill > 0.5):
             return [DieReading(0, centre, "touching dice"), DieReading(0, centre, "touching dice")]
         theta = np.deg2rad(ang if rw >= rh else ang + 90.0)
         ux, uy = np.cos(theta), np.sin(theta)
@@ -336,11 +353,17 @@ class DiceReader:
         if inside.sum() < 0.3 * FACE_PX * FACE_PX:
             return DieReading(0, (cx, cy), "top face too small")
         white = float(np.percentile(lo[inside], 90))
+        # the face's own white per channel: a pip's colour is told against it, so that light,
+        # white balance and the plastic's tint (ivory, cool white) cancel
+        paper = np.array([np.percentile(win[..., k][inside], 90) for k in range(3)], np.float32)
         if white <= 25:
             return DieReading(0, (cx, cy), "face too dark")
+        levels = _pip_levels(lo, inside, white)
+        if levels is None:
+            return DieReading(0, (cx, cy), "no pips")
         # the pips of this die only (a die touching it has its own, in the same window)
         near = cv2.dilate(inside.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool)
-        pips = [p for p in self._pips(win, lo, white) if near[int(p[1]), int(p[0])]]
+        pips = [p for p in self._pips(win, lo, paper, levels) if near[int(p[1]), int(p[0])]]
         if not pips:
             return DieReading(0, (cx, cy), "no pips")
         # 2. re-centre on the pips, and read the face again there, square and of the die's size
@@ -353,8 +376,19 @@ class DiceReader:
         fx, fy = cx + k * (du * c[0] - dv * c[1]), cy + k * (du * c[1] + dv * c[0])
         win = self._warp(img, (fx, fy), ang, n)
         lo = np.minimum(np.minimum(win[..., 0], win[..., 1]), win[..., 2])
-        pips = self._pips(win, lo, white)
-        return self._judge(win, lo, white, pips, (fx, fy))
+        pips = self._pips(win, lo, paper, levels)
+        reading = self._judge(win, lo, white, levels, pips, (fx, fy))
+        if reading.face:
+            # A face's pips lie within 0.46 of its width from its centre (corner pips, the
+            # die's size a tenth off); a touching die's nearest pip is at least 0.66 away. A
+            # pip between the two, even one only partly ringed by white (near the die's far
+            # edge, out of focus), means this is not the face's centre: a window centred on a
+            # six's row of three, its other row missed, sees a diagonal three there.
+            near = [p for p in self._pips(win, lo, paper, levels, least_ringed=0.5)
+                    if 0.55 * FACE_PX <= np.hypot(p[0] - n / 2, p[1] - n / 2) < _GUARD * FACE_PX]
+            if near:
+                return DieReading(0, (fx, fy), "a pip beside the face", reading.pips)
+        return reading
 
     def _affine(self, centre: tuple[float, float], ang: float, n: int) -> np.ndarray:
         m = cv2.getRotationMatrix2D(centre, ang, FACE_PX / self.die_px)
@@ -366,33 +400,67 @@ class DiceReader:
         return cv2.warpAffine(img, self._affine(centre, ang, n), (n, n), flags=cv2.INTER_LINEAR,
                               borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
 
-    def _pips(self, win: np.ndarray, lo: np.ndarray, white: float) -> list[tuple[float, float, float, str]]:
-        """Pips of the top face in the window: spots at most 60 % as bright as the face, of a
-        pip's size, ringed by the face's own white (a side strip's pips are ringed by the
-        strip's darker plastic or the floor). (x, y, area, colour) each, window pixels."""
-        dark = (lo < 0.6 * white).astype(np.uint8)
+    def _pips(self, win: np.ndarray, lo: np.ndarray, white: np.ndarray, levels: tuple[float, float],
+              least_ringed: float = 0.65) -> list[tuple[float, float, float, str]]:
+        """Pips of the top face in the window: spots darker than `levels[0]`, of a pip's size,
+        mostly ringed by the face's own white (a side strip's pips are
+        ringed by the strip's darker plastic or the floor, a pip near a rounded edge or corner
+        partly by the edge's shade, so the ring is held to two thirds of the way from
+        `levels[0]` to `levels[1]`, on `least_ringed` of it). `white`: the face's white per
+        channel, against which a pip's colour is told. (x, y, area, colour) each, window
+        pixels."""
+        dark = (lo < levels[0]).astype(np.uint8)
         count, labels, stats, cents = cv2.connectedComponentsWithStats(dark, connectivity=8)
-        bright = lo >= 0.8 * white
+        bright = lo >= (levels[0] + 2 * levels[1]) / 3
         out = []
         for j in range(1, count):
             a = int(stats[j, cv2.CC_STAT_AREA])
-            if not _PIP_AREA[0] <= a <= _PIP_AREA[1]:
-                continue
             x0, y0, w0, h0 = (int(v) for v in stats[j, :4])
-            if max(w0, h0) > 1.6 * min(w0, h0) + 1:
-                continue  # not round: a seam, a strip's squashed pip, the rim's shadow
+            if a > _PIP_AREA[1] or (a >= _PIP_AREA[0] and max(w0, h0) > 1.6 * min(w0, h0) + 1):
+                # Too large or not round: a seam, a strip's squashed pip, the rim's shadow, or
+                # a pip near the face's side joined to a strip's pip by the shade of the
+                # rounded edge between them. Cut deeper, halfway to its darkest, the pip
+                # comes apart from the rest; the spots found there are judged like any.
+                part = labels[y0:y0 + h0, x0:x0 + w0] == j
+                deeper = (levels[0] + float(lo[y0:y0 + h0, x0:x0 + w0][part].min())) / 2
+                out.extend(self._pips_apart(win, lo, white, part & (lo[y0:y0 + h0, x0:x0 + w0] < deeper),
+                                            (x0, y0), lo >= levels[0], least_ringed))
+                continue
+            if a < _PIP_AREA[0]:
+                continue
             m = 3
             wx0, wy0 = max(0, x0 - m), max(0, y0 - m)
             blob = (labels[wy0:y0 + h0 + m, wx0:x0 + w0 + m] == j).astype(np.uint8)
             ring = cv2.dilate(blob, np.ones((5, 5), np.uint8)).astype(bool) & ~cv2.dilate(blob, np.ones((3, 3), np.uint8)).astype(bool)
-            if ring.sum() == 0 or np.count_nonzero(ring & bright[wy0:y0 + h0 + m, wx0:x0 + w0 + m]) < 0.8 * ring.sum():
+            ringed = np.count_nonzero(ring & bright[wy0:y0 + h0 + m, wx0:x0 + w0 + m]) / max(1, ring.sum())
+            if ringed < least_ringed:
                 continue
-            core = labels == j
-            colour = win[core & (lo <= np.percentile(lo[core], 40))].mean(axis=0)
-            out.append((float(cents[j][0]), float(cents[j][1]), float(a), _pip_colour(colour / white)))
+            out.append((float(cents[j][0]), float(cents[j][1]), float(a), _colour_of(win, lo, labels == j, white)))
         return out
 
-    def _judge(self, win, lo, white, pips, centre) -> DieReading:
+    def _pips_apart(self, win, lo, white, dark, at, light, least_ringed):
+        """The pips among the spots of `dark` (a part of the window at `at`), each of a pip's
+        size and round, as in `_pips`. Cut out deeper, a pip's ring lies on its own soft
+        edge: it is held to be `light` (not dark at the first cut) instead of white; a pip
+        of a side strip this lets through lies outside every face's pattern."""
+        x0, y0 = at
+        count, labels, stats, cents = cv2.connectedComponentsWithStats(dark.astype(np.uint8), connectivity=8)
+        out = []
+        for j in range(1, count):
+            a = int(stats[j, cv2.CC_STAT_AREA])
+            _, _, w0, h0 = (int(v) for v in stats[j, :4])
+            if not _PIP_AREA[0] <= a <= _PIP_AREA[1] or max(w0, h0) > 1.6 * min(w0, h0) + 1:
+                continue
+            blob = np.zeros(lo.shape, np.uint8)
+            blob[y0:y0 + dark.shape[0], x0:x0 + dark.shape[1]] = labels == j
+            ring = cv2.dilate(blob, np.ones((5, 5), np.uint8)).astype(bool) & ~cv2.dilate(blob, np.ones((3, 3), np.uint8)).astype(bool)
+            if np.count_nonzero(ring & light) < least_ringed * max(1, ring.sum()):
+                continue
+            out.append((float(cents[j][0] + x0), float(cents[j][1] + y0), float(a),
+                        _colour_of(win, lo, blob.astype(bool), white)))
+        return out
+
+    def _judge(self, win, lo, white, levels, pips, centre) -> DieReading:
         """The face centred in the window: its pips on one face's pattern, nothing else dark on
         it, its white whole (a face cut by the picture's edge, a hand or another die is not
         whole), the pips of that face's colour."""
@@ -410,10 +478,21 @@ class DiceReader:
         for x, y, a, _ in pips:
             cv2.circle(holes, (int(round(x + n / 2)), int(round(y + n / 2))), int(np.ceil(np.sqrt(a / np.pi))) + 3, 1, -1)
         rest = inner & ~holes.astype(bool)
-        if np.count_nonzero(lo[rest] < 0.6 * white) > 3:
+        if np.count_nonzero(lo[rest] < levels[0]) > 3:
             return DieReading(0, centre, "a dark mark on the face that is not a pip")
         if np.count_nonzero(lo[rest] >= 0.8 * white) < 0.9 * rest.sum():
             return DieReading(0, centre, "top face not whole")
+        # ... and white all round its centre: a window centred off the face (on a row of
+        # pips near its side, the rest of them missed) has the die's edge or the floor on one
+        # side within a third of a face, where a face is flat white in every direction.
+        rr = np.hypot(xx + 0.5 - n / 2, yy + 0.5 - n / 2) / FACE_PX
+        sector = (np.arctan2(yy + 0.5 - n / 2, xx + 0.5 - n / 2) // (np.pi / 4)).astype(int)
+        ring = (rr >= _ROUND[0]) & (rr < _ROUND[1]) & ~holes.astype(bool)
+        lit = lo >= levels[1]
+        for k in range(-4, 4):
+            part = ring & (sector == k)
+            if part.any() and np.count_nonzero(lit[part]) < 0.75 * np.count_nonzero(part):
+                return DieReading(0, centre, "top face not white all round its centre")
         du = float(np.mean([p[0] for p in pips]))
         dv = float(np.mean([p[1] for p in pips]))
         if max(abs(du), abs(dv)) > 0.08 * FACE_PX:
@@ -437,6 +516,8 @@ class DiceReader:
 #: how far (in die edges) the brightest thing round a pixel is looked for: a die's top face
 #: sets the level over its whole moat
 _REACH = 1.2
+#: side strips seen from above are at most this wide (die edges); a top face is wider
+_STRIP = 0.45
 #: a top face is at least this share of the brightest thing within reach; side strips and
 #: rounded edges facing away from the light are darker (about 0.7 to 0.8 of it), and so is a
 #: light tray floor next to a white die
@@ -448,6 +529,23 @@ _PIP_FILL = 0.42
 _FACE_LEVELS = (0.86, 0.92, 0.95)
 #: the levels a region larger than two dice is looked at again at, in turn
 _RAISED_LEVELS = (0.92, 0.95)
+#: the levels (shares of the white) below which a spot may be a pip, in turn: a sharp pip is
+#: nearly black or a full red; one out of focus is lighter at its centre
+_PIP_DARK = (0.6, 0.7, 0.8)
+#: a face's pips are at least this much darker than its white at their centre (out of focus)
+_PIP_DEPTH = 0.3
+#: the rounded edges a face's darkest spot is not looked for in (face pixels across)
+_EDGE_CLEAR = 9
+#: no pip within this many face widths of a face's centre but outside the face (see _judge)
+_GUARD = 0.64
+#: the pips' grid spacing (face widths): dice set their corner pips 0.25 to 0.30 of the edge
+#: from the centre. A row of three fits a diagonal three 45 degrees round at 1/sqrt(2) of its
+#: spacing (0.18 to 0.21), mostly below this; the pip beside the face (_GUARD) and the white
+#: all round the centre (_ROUND) catch the rest
+_GRID = (0.2, 0.36)
+#: the ring round a face's centre (face widths) that is white in every direction: inside the
+#: flat of the face whatever its rounded edges and the die's size a tenth off
+_ROUND = (0.22, 0.32)
 #: radius of the disc of a face (in face widths) clear of its rounded edges at any turn
 _CLEAR = 0.36
 #: the window a face is read in, in face widths: room for the bright part's error of place
@@ -459,6 +557,25 @@ _PIP_AREA = (np.pi * (0.12 * FACE_PX / 2) ** 2 * 0.6, np.pi * (0.40 * FACE_PX / 
 # A die's top face seen from above is a rounded square, its rounded edge darker: the bright
 # part covers about this much of the edge² square.
 _FACE_FILL = 0.85
+
+
+def _pip_levels(lo: np.ndarray, inside: np.ndarray, white: float) -> tuple[float, float] | None:
+    """The levels (below: a pip; at least: the white round a pip) a face's pips are read at,
+    from the pips' own depth: the darkest spot of the face (clear of its rounded edges, a
+    little smoothed against noise) against its white. Sharp pips are nearly black (or a full
+    red) and are cut at 0.6 of the white; out of focus, a pip's dark is spread over a wider
+    spot and its centre stays lighter, so it is cut halfway between that centre and the white,
+    which keeps its outline where it was (the half-depth contour moves little with defocus)."""
+    clear = cv2.erode(inside.astype(np.uint8), cv2.getStructuringElement(
+        cv2.MORPH_ELLIPSE, (_EDGE_CLEAR, _EDGE_CLEAR))).astype(bool)
+    if not clear.any():
+        return None
+    core = float(cv2.GaussianBlur(lo, (0, 0), 1.0)[clear].min())
+    # as deep as a sharp pip's at most: cut at 0.6 of the white, its ring at least 0.8
+    depth = min(white - core, 0.8 * white)
+    if depth < _PIP_DEPTH * white:
+        return None
+    return white - 0.5 * depth, white - 0.25 * depth
 
 
 def _one_per_place(dice: list[DieReading], apart_px: float) -> list[DieReading]:
@@ -492,10 +609,15 @@ def _grid_fit(pts: np.ndarray) -> set[int]:
     far = outer > 0.12 * FACE_PX
     if not far.any():
         return set()
-    g = np.nanmedian(np.where(far, outer, np.nan), axis=1, keepdims=True)
+    # the median of each turn's far pips (a turn with none has no spacing: NaN fails below)
+    srt = np.sort(np.where(far, outer, np.inf), axis=1)
+    k = far.sum(axis=1)
+    lo_i, hi_i = np.maximum(k - 1, 0) // 2, np.maximum(k, 1) // 2
+    rows = np.arange(len(k))
+    g = np.where(k > 0, (srt[rows, lo_i] + srt[rows, hi_i]) / 2, np.nan)[:, None]
     ku, kv = np.clip(np.round(u / g), -1, 1), np.clip(np.round(v / g), -1, 1)
     err = np.max(np.hypot(u - ku * g, v - kv * g), axis=1)
-    ok = (err <= 0.2 * g[:, 0]) & (g[:, 0] >= 0.18 * FACE_PX) & (g[:, 0] <= 0.36 * FACE_PX)
+    ok = (err <= 0.2 * g[:, 0]) & (g[:, 0] >= _GRID[0] * FACE_PX) & (g[:, 0] <= _GRID[1] * FACE_PX)
     for t in np.nonzero(ok)[0]:
         cells = {(int(a), int(b)) for a, b in zip(ku[t], kv[t], strict=True)}
         if len(cells) == len(pts) and frozenset(cells) in _PATTERNS:
@@ -503,12 +625,27 @@ def _grid_fit(pts: np.ndarray) -> set[int]:
     return found
 
 
+def _colour_of(win: np.ndarray, lo: np.ndarray, core: np.ndarray, white: np.ndarray) -> str:
+    """The colour of the pip `core` of the window: its darkest part (the rest mixes with the
+    white round it) against the face's `white` per channel."""
+    colour = win[core & (lo <= np.percentile(lo[core], 40))].mean(axis=0)
+    return _pip_colour(colour / np.maximum(white, 1.0))
+
+
 def _pip_colour(bgr_rel: np.ndarray) -> str:
-    """`red`, `black` or `unsure`, from a pip's colour relative to its face's white."""
+    """`red`, `black` or `unsure`, from a pip's colour relative to its face's white (per
+    channel). Told apart by chroma, not by brightness: a dull or crimson red, or one out of
+    focus or compressed (its colour mixed with the white round it), is lighter than a full red
+    and keeps less of it, but its red stays well above its green and blue; a black pip has no
+    more red than green or blue however light blur leaves it."""
     b, g, r = (float(v) for v in bgr_rel)
-    if r > 0.42 and r > 1.6 * max(b, g) and r - max(b, g) > 0.3:
+    if r - max(b, g) >= 0.15 and r >= 1.35 * max(b, g):
         return "red"
-    if max(b, g, r) < 0.55 and max(b, g, r) - min(b, g, r) < 0.2:
+    if max(b, g, r) < 0.8 and r - max(b, g) < 0.05 + 0.1 * max(b, g):
+        # No more red in it than warm light and compression leave (a red pip taken for black
+        # only makes its 1 or 4 doubtful, never another face). A glossy black pip mirrors the
+        # light, which a cream or ivory face does not give back whole (its blue is short), so
+        # black may look bluish against it.
         return "black"
     return "unsure"
 

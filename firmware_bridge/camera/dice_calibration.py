@@ -98,11 +98,9 @@ def calibrate_dice(crops: list[np.ndarray], nominal_die_px: float) -> DiceCalibr
 
 
 def _silhouette_edge(lo: np.ndarray, centre: tuple[float, float], rough_px: float) -> float | None:
-    """The edge of the die at `centre`: the short side of the smallest rectangle round what
-    is brighter than halfway between its top face's white and the floor round it (its pips
-    filled first). The top face with its rounded edges is 16 mm; seen slightly off axis a
-    side strip adds a little on one or two sides, so this errs a few per cent large, on the
-    side the reader tolerates best."""
+    """The edge of the die at `centre` (its top face's centre, as the reader found it): from
+    its outline, what is brighter than a quarter of the way from the floor round it to its
+    top face's white (its pips filled first). The top face with its rounded edges is 16 mm."""
     h, w = lo.shape
     r = int(round(rough_px))
     cx, cy = int(round(centre[0])), int(round(centre[1]))
@@ -117,13 +115,28 @@ def _silhouette_edge(lo: np.ndarray, centre: tuple[float, float], rough_px: floa
     floor = float(np.median(border))
     if face - floor < 10:
         return None
-    mask = (filled >= (face + floor) / 2).astype(np.uint8)
+    mask = (filled >= floor + 0.5 * (face - floor)).astype(np.uint8)
     n, labels, _, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
     if not 0 <= py < labels.shape[0] or not 0 <= px < labels.shape[1] or labels[py, px] == 0:
         return None
-    pts = cv2.findNonZero((labels == labels[py, px]).astype(np.uint8))
-    (_, _), (rw, rh), _ = cv2.minAreaRect(pts)
-    edge = float(min(rw, rh)) + 1.0
+    # The top face's centre is the pips' (the reader re-centres every face on them), so its
+    # four sides are the nearest the outline comes to it, a quarter turn apart. A side may
+    # look further (a strip of side face seen off axis joins the outline there) or nearer (a
+    # rounded edge turned from the light is as dark as the floor), each on at most two sides:
+    # the middle two of the four are kept.
+    comp = labels == labels[py, px]
+    theta = np.deg2rad(np.arange(0.0, 360.0, 2.0))
+    steps = np.arange(0.0, 1.5 * rough_px, 0.5)
+    xs = np.rint(px + np.cos(theta)[:, None] * steps).astype(int)
+    ys = np.rint(py + np.sin(theta)[:, None] * steps).astype(int)
+    ok = (xs >= 0) & (ys >= 0) & (xs < comp.shape[1]) & (ys < comp.shape[0])
+    inside = np.zeros(xs.shape, bool)
+    inside[ok] = comp[ys[ok], xs[ok]]
+    reach = np.argmin(np.c_[inside, np.zeros(len(theta), bool)], axis=1) * 0.5  # first step out
+    quarter = len(theta) // 4
+    sides = reach.reshape(4, quarter)  # the four rays a quarter turn apart, for each turn
+    turn = int(np.argmin(sides.sum(axis=0)))
+    edge = float(np.sort(sides[:, turn])[1:3].sum())
     return edge if 0.6 * rough_px <= edge <= 1.4 * rough_px else None
 
 

@@ -1,5 +1,6 @@
 """The dice reader on the held-out renderer (tests/camera/heldout, written from the card-face
-sheet alone by somebody who never saw the reader; the reader was not tuned on it). Each table
+sheet alone by somebody who never saw the reader; looked at while the reader was tuned since
+its first run, docs/camera.md "Dice sets", so no longer held out). Each table
 is calibrated as at a real table: its camera config carries only a rough scale (0.30 mm per
 pixel; the renderer's tables are 0.24-0.33 at the tray) and `calibrate_dice` (what `station
 camera calibrate --dice` runs) measures the die on two sharp throws of that table. Then throws
