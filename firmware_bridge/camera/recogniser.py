@@ -32,6 +32,7 @@ How a frame is read, cheapest first:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -66,6 +67,10 @@ MARKING_MM = 10.0
 # have (sensor noise and JPEG stay well below either; a card is ~25% of a zone).
 CHANGE_LEVEL = 28
 CHANGE_FRACTION = 0.006
+
+#: the quarter-resolution pixels round a card's edge that a blob takes in (felt and card mixed
+#: in one pixel, the card's shadow), each side
+EDGE_PX = 1.5
 
 Reading = tuple  # one zone's contents, canonical order (card zones: strings)
 
@@ -158,6 +163,11 @@ class Recogniser:
         self._felt_ref = np.array(felt_bgr, np.float32)
         self._felt_hsv = colours.felt_hsv(felt_bgr)
         back = self.calibration.back
+        if back is not None and back.card_size != 1.0:
+            # the cards measured at calibration give the table's scale; the config's is the
+            # engineer's estimate (every size in millimetres below is turned into pixels by it)
+            layout = dataclasses.replace(layout, mm_per_px=layout.mm_per_px / back.card_size)
+            self.layout = layout
         self._back_lut = colours.back_lut(back.cells) if back is not None else None
         self._back_level = back.level if back is not None else 1.0
         self._white_edge = back.white_edge if back is not None else 0.0
@@ -497,7 +507,10 @@ class Recogniser:
                 if face_up == cards and cards >= 2 and not cut:
                     # Face-up cards only (a showdown's two pairs): each shows a whole code, so
                     # the codes count them, within what the blob's area allows.
-                    lo = max(2, math.ceil(rest / (1.08 * self._card_area)))
+                    # a card's blob takes in the mixed pixels round its edge (and its
+                    # shadow): n cards lying apart cover up to n cards grown by EDGE_PX
+                    grown = (self._card_w + 2 * EDGE_PX) * (self._card_h + 2 * EDGE_PX)
+                    lo = max(2, math.ceil(rest / grown))
                     hi = max(lo, math.floor(rest / (0.6 * self._card_area)))
                     names, reads, found = self._identify(frame, box, hi, covered_at, inside_blob)
                     face_up = min(hi, max(lo, found))
@@ -681,8 +694,10 @@ class Recogniser:
                     continue
                 dist = max(self._pair_distance(reads[i], reads[j]), self._pair_distance(reads[j], reads[i]))
                 if dist < self._pair_tol:
-                    cands.append((dist, i, j))
-        for _, i, j in sorted(cands):  # closest fits first
+                    cands.append((reads[i].text != reads[j].text, dist, i, j))
+        # codes of one text first (a neighbouring card's code can lie where this card's twin
+        # may, for some margin), closest fits first; two texts paired make the card XX
+        for _, _, i, j in sorted(cands):
             if partner[i] < 0 and partner[j] < 0:
                 partner[i], partner[j] = j, i
         whole = [(i, partner[i]) for i in range(n) if partner[i] > i]
@@ -691,7 +706,8 @@ class Recogniser:
                                     QR_WIDTH_MM / self.layout.mm_per_px,
                                     self._quiet_px, QR_MARGIN_RANGE_MM,
                                     *(seen if seen is not None else (None, (0, 0))))
-        out: list[tuple[str, tuple[float, float]]] = []
+        # (name, centre, the text its codes carry, whether both of its codes were read)
+        out: list[tuple[str, tuple[float, float], str, bool]] = []
         done: set[int] = set()
         # names of which some card showed both its codes; only those may appear twice
         paired = {reads[i].text.split("/")[0] for i in range(n) if partner[i] >= 0}
@@ -704,23 +720,29 @@ class Recogniser:
                 done.add(partner[i])
                 texts.append(reads[partner[i]].text)
             faces = [parse_face_text(t) for t in texts]
+            both = partner[i] >= 0
             if any(f is None for f in faces) or len(set(texts)) > 1:
-                out.append((UNREADABLE, reads[i].centre))  # foreign text or a disagreeing pair
+                out.append((UNREADABLE, reads[i].centre, "", both))  # foreign text or a disagreeing pair
             elif not clear[i] and (partner[i] < 0 or not clear[partner[i]]):
-                out.append((UNREADABLE, reads[i].centre))  # no code of it in full view
+                out.append((UNREADABLE, reads[i].centre, texts[0], both))  # no code of it in full view
             elif partner[i] < 0 and not self._partner_hidden(reads[i], reads, whole, covered_at, frame_size):
-                out.append((UNREADABLE, reads[i].centre))
+                out.append((UNREADABLE, reads[i].centre, texts[0], both))
             else:
-                out.append((faces[0].card, reads[i].centre))  # type: ignore[union-attr]
-        # The same name twice without a geometric pairing may be one card whose pairing was
+                out.append((faces[0].card, reads[i].centre, texts[0], both))  # type: ignore[union-attr]
+        # The same text twice without a geometric pairing may be one card whose pairing was
         # missed or two copies of it (legal in an 8-deck shoe). Counting it once can only
-        # turn a card into XX; counting it twice could name a card that is not there.
-        merged: list[tuple[str, tuple[float, float]]] = []
-        for name, centre in out:
-            if name != UNREADABLE and any(name == m for m, _ in merged) and name not in paired:
+        # turn a card into XX (the blob's area still counts the cards); counting it twice
+        # could name a card that is not there, or count one card as two. A card named from
+        # one of its codes stands for an unnamed code of the same text.
+        merged: list[tuple[str, tuple[float, float], str, bool]] = []
+        for entry in sorted(out, key=lambda e: e[0] == UNREADABLE):
+            name, _, text, both = entry
+            if text and any(text == t and not (both or b) for _, _, t, b in merged):
                 continue
-            merged.append((name, centre))
-        return merged
+            if name != UNREADABLE and any(name == m for m, *_ in merged) and name not in paired:
+                continue
+            merged.append(entry)
+        return [(name, centre) for name, centre, _, _ in merged]
 
     def partner_places(self, r: QrRead) -> list[np.ndarray]:
         """Where a lone code's twin can be, for margins from 2 to 6 mm (full-res centres)."""
