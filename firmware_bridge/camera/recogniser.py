@@ -72,6 +72,13 @@ CHANGE_FRACTION = 0.006
 #: in one pixel, the card's shadow), each side
 EDGE_PX = 1.5
 
+#: a face's print (codes, index, art) is darker than this share of its white
+INK_LEVEL = 0.6
+#: a disc of white with no print on it this wide (radius, mm) is no card face: a face's two
+#: codes (26 mm with their quiet zones, in opposite corners of a 63 mm wide card) leave no
+#: blank disc of more than about 16 mm; a palm or a glove's back is 40 mm or more
+HAND_BLANK_MM = 24.0
+
 Reading = tuple  # one zone's contents, canonical order (card zones: strings)
 
 QR_SIDE_MM = QR_WIDTH_MM / QR_MODULES * (QR_MODULES + 2 * QR_QUIET_MODULES)  # quiet zone included
@@ -425,7 +432,8 @@ class Recogniser:
     def _read_card_zone(self, name: str, frame: np.ndarray, small: np.ndarray, gains: np.ndarray) -> ZoneView:
         geo = self._geo[name]
         x0, y0, x1, y1 = geo.box
-        cls = self._classes(self._zone_patch(frame, geo), gains)
+        patch = self._zone_patch(frame, geo)
+        cls = self._classes(patch, gains)
         inside = geo.mask > 0
         skin_px = int(np.count_nonzero(cls.skin & inside))
         if skin_px > 0.02 * self._card_area:
@@ -481,6 +489,12 @@ class Recogniser:
                 face_white = max(0.0, white_a - self._white_edge * back_a)
                 has_back = back_a >= 0.15 * self._card_area
                 has_face = face_white >= 0.12 * self._card_area
+                if face_white >= 0.5 * self._card_area and back_a < face_white \
+                        and self._blank_radius_mm(patch, comp, cls.white) >= HAND_BLANK_MM:
+                    # white with no print on it, wider than any face leaves blank: a pale hand
+                    # or a white glove over the zone, which is not read now
+                    self.unknown_back_zones.discard(name)
+                    return ZoneView(reading=None, blobs=blobs, covered=True)
                 if cards == 1:
                     face_up = 1 if (has_face and back_a < face_white) else 0
                 elif not has_face and not cut and self._back_lut is not None:
@@ -526,6 +540,19 @@ class Recogniser:
             return ZoneView(reading=None, blobs=blobs, qr=qr_all, unknown_back=True)
         self.unknown_back_zones.discard(name)
         return ZoneView(reading=canonical(items), blobs=blobs, qr=qr_all)
+
+    def _blank_radius_mm(self, patch: np.ndarray, comp: np.ndarray, white: np.ndarray) -> float:
+        """The radius (mm) of the widest disc of white with no print on it in a blob. A face's
+        codes, index and art leave no blank disc wider than about a third of the card's width
+        (its two codes sit in opposite corners); a pale hand's palm or a white glove is blank
+        across far more."""
+        v = patch.max(axis=2)
+        lit = v[white & comp]
+        if not lit.size:
+            return 0.0
+        blank = (white & comp & (v >= INK_LEVEL * float(np.median(lit)))).astype(np.uint8)
+        radius_px = float(cv2.distanceTransform(blank, cv2.DIST_L2, 3).max())
+        return radius_px * SHRINK * self.layout.mm_per_px
 
     def _inside_blob(self, comp: np.ndarray, origin: tuple[int, int]) -> Callable[[QrRead], bool]:
         """Does a code (full-resolution centre) lie on this blob (quarter-resolution mask,

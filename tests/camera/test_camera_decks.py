@@ -11,7 +11,12 @@ import numpy as np
 import pytest
 
 from firmware_bridge.camera import Recogniser, SyntheticCamera, TableScene, accuracy
-from firmware_bridge.camera.calibration import Calibration, CalibrationError, calibrate, calibration_from_dict
+from firmware_bridge.camera.calibration import (
+    Calibration,
+    CalibrationError,
+    calibrate,
+    calibration_from_dict,
+)
 from firmware_bridge.camera.decks import STYLES, BackDesign, DeckStyle
 from firmware_bridge.camera.layout import QR_QUIET_MODULES, QR_WIDTH_MM
 from firmware_bridge.camera.recogniser import ZoneView
