@@ -72,6 +72,9 @@ CHANGE_FRACTION = 0.006
 #: in one pixel, the card's shadow), each side
 EDGE_PX = 1.5
 
+#: a patch of the back's colours wholly inside a blob and smaller than this share of a card is
+#: print on a face (a court's panel, a big pip), not a card's back
+FACE_PRINT_MAX = 1 / 3
 #: a face's print (codes, index, art) is darker than this share of its white
 INK_LEVEL = 0.6
 #: a disc of white with no print on it this wide (radius, mm) is no card face: a face's two
@@ -460,8 +463,9 @@ class Recogniser:
                 continue  # a crumb: chip edge, fluff, a corner poking in from the next zone
             comp = labels == i
             dark_a = float(np.count_nonzero(cls.dark & comp))
-            back_a = float(np.count_nonzero(cls.back & comp))
-            white_a = float(np.count_nonzero(cls.white & comp))
+            printed = self._print_on_faces(cls.back & comp, comp)
+            back_a = float(np.count_nonzero(cls.back & comp)) - printed
+            white_a = float(np.count_nonzero(cls.white & comp)) + printed
             odd_a = float(np.count_nonzero(unexplained & comp))
             cut = dark_a >= 0.5 * self._card_area
             rest = area - (dark_a if cut else 0.0)
@@ -554,6 +558,19 @@ class Recogniser:
         radius_px = float(cv2.distanceTransform(blank, cv2.DIST_L2, 3).max())
         return radius_px * SHRINK * self.layout.mm_per_px
 
+    def _print_on_faces(self, back: np.ndarray, comp: np.ndarray) -> float:
+        """Pixels of the back's colours that are print on a face (a big red heart on a deck
+        with a red back): patches that lie wholly inside the blob, away from its rim, and are
+        smaller than a third of a card. A face-down card's visible back always reaches its own
+        edge, the blob's rim, and shows far more of itself."""
+        if not back.any():
+            return 0.0
+        rim = comp & ~(cv2.erode(comp.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(back.astype(np.uint8), connectivity=8)
+        touching = set(np.unique(labels[rim]).tolist())
+        return float(sum(stats[i, cv2.CC_STAT_AREA] for i in range(1, n)
+                         if i not in touching and stats[i, cv2.CC_STAT_AREA] < FACE_PRINT_MAX * self._card_area))
+
     def _inside_blob(self, comp: np.ndarray, origin: tuple[int, int]) -> Callable[[QrRead], bool]:
         """Does a code (full-resolution centre) lie on this blob (quarter-resolution mask,
         its zone box at `origin`)? A code's centre is well inside its card."""
@@ -602,6 +619,11 @@ class Recogniser:
         assert self._back_lut is not None
         counts = back_count.count_backs(crop, mask, gains, self._back_lut, self._card_area * SHRINK * SHRINK,
                                         self.layout.mm_per_px, self._back_level)
+        # and by the cards' own edges across the row (a back whose pattern runs on from card
+        # to card); each way can only miss a parting, so the most cards the area allows
+        by_edges = back_count.count_by_edges(crop, mask, gains, self.layout.card_px, self.layout.mm_per_px)
+        if by_edges is not None:
+            counts.append(by_edges)
         fits = [n for n in counts if back_count.plausible(n, area, self._card_area)]
         return max(fits) if fits else estimate
 
