@@ -9,6 +9,13 @@ the calibrated back's colours are split at the borders, and each piece of at lea
 of a card is one card's visible back. A back without a border, whose pattern runs on across
 the seam, cannot be counted this way: the area's estimate stands (docs/camera.md).
 
+A back whose pattern runs on from card to card (no border, or a border of the back's own
+colour) is counted by the edges of the cards instead (`count_by_edges`): each card lying on
+the one before shows its edge, and the frame or border printed along it, as long straight
+lines across the row, at least half a card apart (every card shows at least half of its back)
+and never within a third of a card of the row's ends. A back printed with fine lines all
+over (a lattice, pinstripes) is full of such lines: it is left to the colours.
+
 The count is trusted only when the blob's area agrees with it (n cards each showing at least
 half: between 1 + (n-1)/2 and n cards' area, with some slack); otherwise the caller keeps
 its own estimate.
@@ -16,11 +23,26 @@ its own estimate.
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
 from firmware_bridge.camera import colours
 
+#: a thin line (bright or dark) differs by this many grey levels from both sides of it, 1.3 mm away
+LINE_LEVEL = 10.0
+#: a back whose thin lines cover more than this share of it is patterned with them all over
+LINE_DENSITY_MAX = 0.25
+#: a card's edge across the row is a straight line of at least this share of the card's length
+EDGE_LENGTH = 0.6
+#: and turned at most this far from across the row (a fan turns each card a little further)
+EDGE_TURN_DEG = 40.0
+#: a card's edge across the row runs through the blob: along it the blob's outline is at least
+#: this far (median, mm); a frame printed along an outer edge runs a few millimetres inside it
+EDGE_DEPTH_MM = 8.0
+#: two cards' edges lie at least this share of a card's width apart along the row
+EDGE_GAP = 0.4
 #: a piece of back smaller than this share of a card is a fragment (a corner, a crumb)
 MIN_PIECE = 0.22
 #: the light ink of a back (a white lattice) is pooled over this many millimetres, as the
@@ -58,3 +80,70 @@ def plausible(n: int, area: float, card_area: float) -> bool:
     if n < 1:
         return False
     return (0.5 * (n + 1) - 0.3) * card_area <= area <= (n + 0.2) * card_area
+
+
+def count_by_edges(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarray,
+                   card_px: tuple[float, float], mm_per_px: float) -> int | None:
+    """The number of cards in a row or fan of backs (a full-resolution crop and its blob mask)
+    counted by the cards' edges across the row; None when the back is patterned with thin
+    lines all over. Read at half resolution (a line of 0.5 mm still shows)."""
+    h, w = full_bgr.shape[:2]
+    small = cv2.resize(full_bgr, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    mask = cv2.resize(blob_mask, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
+    mm, card_w, card_h = 2 * mm_per_px, card_px[0] / 2, card_px[1] / 2
+    grey = cv2.cvtColor(cv2.transform(small, np.diag(gains).astype(np.float32)).clip(0, 255).astype(np.uint8),
+                        cv2.COLOR_BGR2GRAY).astype(np.float32)
+    line = np.zeros_like(grey)
+    for axis in (0, 1):  # a thin line is brighter or darker than both its sides
+        a, b = np.roll(grey, 2, axis), np.roll(grey, -2, axis)
+        line = np.maximum(line, np.maximum(np.minimum(a, b) - grey, grey - np.maximum(a, b)))
+    # the blob's own outline (a card's edge on the felt) is not looked at
+    inner = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(2.5 / mm) | 1,) * 2)) > 0
+    hits = ((line > LINE_LEVEL) & inner).astype(np.uint8)
+    if np.count_nonzero(hits) > LINE_DENSITY_MAX * max(1, np.count_nonzero(inner)):
+        return None
+    cs, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not cs:
+        return None
+    outline = max(cs, key=cv2.contourArea)
+    (cx, cy), (rw, rh), ang = cv2.minAreaRect(outline)
+    row = math.radians(ang if rw >= rh else ang + 90.0)  # along the blob's longer side
+    # lines whose normal lies within EDGE_TURN_DEG of the row (Hough angles are 0..180°)
+    lo = (row - math.radians(EDGE_TURN_DEG)) % math.pi
+    hi = lo + math.radians(2 * EDGE_TURN_DEG)
+    spans = [(lo, hi)] if hi <= math.pi else [(lo, math.pi), (0.0, hi - math.pi)]
+    found: list[tuple[float, float]] = []
+    for t0, t1 in spans:
+        lines = cv2.HoughLines(hits, 1, math.radians(0.5), int(EDGE_LENGTH * card_h), min_theta=t0, max_theta=t1)
+        if lines is not None:
+            found += [(float(r), float(t)) for r, t in lines[:, 0]]
+    along = np.array([math.cos(row), math.sin(row)])
+    ends = outline.reshape(-1, 2).astype(np.float64) @ along
+    first, last = float(ends.min()), float(ends.max())
+    centre = np.array([cx, cy])
+    # how far each place inside the blob lies from its outline (mm)
+    depth = cv2.distanceTransform(mask, cv2.DIST_L2, 3) * mm
+    kept: list[float] = []
+    for rho, theta in found:  # strongest first
+        normal = np.array([math.cos(theta), math.sin(theta)])
+        foot = centre - (centre @ normal - rho) * normal
+        x = float(foot @ along)  # where it crosses the row
+        if x - first < 0.35 * card_w or last - x < 0.35 * card_w:
+            continue  # the first card shows at least half of itself; the last one whole
+        if _median_depth(depth, foot, np.array([-normal[1], normal[0]])) < EDGE_DEPTH_MM:
+            continue  # a frame printed along the blob's own outline: a card's edge on the felt
+        if all(abs(x - k) >= EDGE_GAP * card_w for k in kept):
+            kept.append(x)
+    return len(kept) + 1
+
+
+def _median_depth(depth: np.ndarray, point: np.ndarray, direction: np.ndarray) -> float:
+    """The median depth (`depth`, inside the blob) along the line through `point`."""
+    h, w = depth.shape
+    ts = np.arange(-max(h, w), max(h, w), 2.0)
+    xs = np.round(point[0] + ts * direction[0]).astype(int)
+    ys = np.round(point[1] + ts * direction[1]).astype(int)
+    keep = (xs >= 0) & (ys >= 0) & (xs < w) & (ys < h)
+    d = depth[ys[keep], xs[keep]]
+    d = d[d > 0]
+    return float(np.median(d)) if d.size else 0.0

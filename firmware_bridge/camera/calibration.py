@@ -24,6 +24,9 @@ from firmware_bridge.camera import colours
 from firmware_bridge.camera.layout import CARD_H_MM, CARD_W_MM, LayoutError
 
 SHRINK = 4
+#: the lone cards may measure this much smaller or bigger than the config's scale says; beyond
+#: it the config's scale is wrong (or the still holds no lone card) and calibrate says so
+CARD_SIZE_RANGE = (0.8, 1.25)
 
 
 class CalibrationError(LayoutError):
@@ -44,6 +47,9 @@ class BackModel:
     texture: float  # grey-level standard deviation over a back at full resolution
     coverage: float  # share of a back's pixels that are of its cells
     cards: int  # how many face-down cards the calibration saw
+    #: a lone card's measured size over the size the config's mm_per_px gives it (1.0: not
+    #: measured); the config's scale is the engineer's estimate, the cards are 63 x 88 mm
+    card_size: float = 1.0
 
     def describe(self) -> str:
         b, g, r = self.mean_bgr
@@ -69,6 +75,8 @@ class Calibration:
                 "white_edge": round(b.white_edge, 3), "mean_bgr": list(b.mean_bgr),
                 "texture": round(b.texture, 1), "coverage": round(b.coverage, 3), "cards": b.cards,
             }
+            if b.card_size != 1.0:
+                out["back"]["card_size"] = round(b.card_size, 4)  # type: ignore[index]
         return out
 
 
@@ -94,7 +102,10 @@ def calibration_from_dict(data: object, *, source: str = "<dict>") -> Calibratio
                 raise ValueError(f"level {level} outside 0.05..1")
             back = BackModel(cells, level, float(d.get("white_edge", 0.0)),
                              tuple(int(v) for v in d.get("mean_bgr", (0, 0, 0))),  # type: ignore[arg-type]
-                             float(d.get("texture", 0.0)), float(d.get("coverage", 0.0)), int(d.get("cards", 0)))
+                             float(d.get("texture", 0.0)), float(d.get("coverage", 0.0)), int(d.get("cards", 0)),
+                             float(d.get("card_size", 1.0)))
+            if not CARD_SIZE_RANGE[0] <= back.card_size <= CARD_SIZE_RANGE[1]:
+                raise ValueError(f"card_size {back.card_size} outside {CARD_SIZE_RANGE[0]}..{CARD_SIZE_RANGE[1]}")
     except (KeyError, TypeError, ValueError) as exc:
         raise LayoutError(f"{source}: [calibration]: {exc}; run `station camera calibrate` again") from exc
     return Calibration(felt, back)
@@ -134,6 +145,7 @@ def learn_back(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> t
     window = colours.window_px(card_w)
     cards: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # hsv, comp, interior, full-res grey
     notes: list[str] = []
+    sides: list[tuple[float, float] | None] = []  # each lone card's (short, long) side, full-res px
     for n, frame in enumerate(frames, 1):
         small = _quarter(frame)
         corrected = cv2.transform(small, np.diag(_gains(small, felt.bgr)).astype(np.float32))
@@ -163,6 +175,7 @@ def learn_back(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> t
             x, y, bw, bh = (int(stats[i, c]) for c in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
             grey = cv2.cvtColor(frame[(y + 3) * SHRINK : (y + bh - 3) * SHRINK, (x + 3) * SHRINK : (x + bw - 3) * SHRINK], cv2.COLOR_BGR2GRAY)
             cards.append((hsv, comp, interior, grey))
+            sides.append(_card_sides(frame, (x, y, bw, bh), felt.bgr, fh))
             found += 1
         if not found:
             notes.append(f"still {n}: no face-down card lying on its own was found")
@@ -216,8 +229,49 @@ def learn_back(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> t
     if skin_cells:
         warnings.append(f"{len(skin_cells)} of the back's colour cells are skin-coloured: a dealer's hand over a "
                         "card of this deck may be read as back (the zone is not held)")
-    model = BackModel(cells, level, whites / max(1, regions), mean_bgr, texture, coverage, len(cards))  # type: ignore[arg-type]
+    size = _card_size([s for s in sides if s is not None], mm_per_px, warnings)
+    model = BackModel(cells, level, whites / max(1, regions), mean_bgr, texture, coverage, len(cards), size)  # type: ignore[arg-type]
     return model, warnings
+
+
+def _card_sides(frame: np.ndarray, box: tuple[int, int, int, int], felt_bgr: tuple[int, int, int],
+                felt_hsv: tuple[int, int, int]) -> tuple[float, float] | None:
+    """A lone card's (short, long) side in full-resolution pixels: the smallest rectangle
+    round what is not felt in its box (quarter-resolution x, y, w, h), measured at full
+    resolution where a pixel is a third of a millimetre."""
+    x, y, bw, bh = box
+    h, w = frame.shape[:2]
+    x0, y0 = max(0, (x - 2) * SHRINK), max(0, (y - 2) * SHRINK)
+    x1, y1 = min(w, (x + bw + 2) * SHRINK), min(h, (y + bh + 2) * SHRINK)
+    crop = frame[y0:y1, x0:x1]
+    corrected = cv2.transform(crop, np.diag(_gains(_quarter(frame), felt_bgr)).astype(np.float32))
+    hh, ss, vv = cv2.split(cv2.cvtColor(corrected, cv2.COLOR_BGR2HSV))
+    card = cv2.morphologyEx((~colours.felt_mask(hh, ss, vv, felt_hsv)).astype(np.uint8), cv2.MORPH_OPEN,
+                            np.ones((5, 5), np.uint8))
+    cs, _ = cv2.findContours(card, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not cs:
+        return None
+    (_, _), (rw, rh), _ = cv2.minAreaRect(max(cs, key=cv2.contourArea))
+    return min(rw, rh), max(rw, rh)
+
+
+def _card_size(sides: list[tuple[float, float]], mm_per_px: float, warnings: list[str]) -> float:
+    """The lone cards' size over the size the config's scale gives them (1.0 when they
+    cannot be measured or their shape is not a card's)."""
+    if not sides:
+        return 1.0
+    short = float(np.median([s for s, _ in sides]))
+    long = float(np.median([long for _, long in sides]))
+    ratio = 0.5 * (short * mm_per_px / CARD_W_MM + long * mm_per_px / CARD_H_MM)
+    if abs((short / long) / (CARD_W_MM / CARD_H_MM) - 1.0) > 0.06:
+        warnings.append(f"the lone cards measure {short:.0f} x {long:.0f} px, not a card's shape: the table's "
+                        "scale was not measured (the config's mm_per_px stands)")
+        return 1.0
+    if not CARD_SIZE_RANGE[0] <= ratio <= CARD_SIZE_RANGE[1]:
+        warnings.append(f"the lone cards measure {short:.0f} x {long:.0f} px, {ratio:.2f} times what "
+                        f"mm_per_px = {mm_per_px} gives: correct mm_per_px in the config and calibrate again")
+        return 1.0
+    return ratio
 
 
 def calibrate(felt_frames: list[np.ndarray], back_frames: list[np.ndarray], mm_per_px: float) -> Calibration:

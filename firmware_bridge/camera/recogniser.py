@@ -32,6 +32,7 @@ How a frame is read, cheapest first:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -66,6 +67,20 @@ MARKING_MM = 10.0
 # have (sensor noise and JPEG stay well below either; a card is ~25% of a zone).
 CHANGE_LEVEL = 28
 CHANGE_FRACTION = 0.006
+
+#: the quarter-resolution pixels round a card's edge that a blob takes in (felt and card mixed
+#: in one pixel, the card's shadow), each side
+EDGE_PX = 1.5
+
+#: a patch of the back's colours wholly inside a blob and smaller than this share of a card is
+#: print on a face (a court's panel, a big pip), not a card's back
+FACE_PRINT_MAX = 1 / 3
+#: a face's print (codes, index, art) is darker than this share of its white
+INK_LEVEL = 0.6
+#: a disc of white with no print on it this wide (radius, mm) is no card face: a face's two
+#: codes (26 mm with their quiet zones, in opposite corners of a 63 mm wide card) leave no
+#: blank disc of more than about 16 mm; a palm or a glove's back is 40 mm or more
+HAND_BLANK_MM = 24.0
 
 Reading = tuple  # one zone's contents, canonical order (card zones: strings)
 
@@ -158,6 +173,11 @@ class Recogniser:
         self._felt_ref = np.array(felt_bgr, np.float32)
         self._felt_hsv = colours.felt_hsv(felt_bgr)
         back = self.calibration.back
+        if back is not None and back.card_size != 1.0:
+            # the cards measured at calibration give the table's scale; the config's is the
+            # engineer's estimate (every size in millimetres below is turned into pixels by it)
+            layout = dataclasses.replace(layout, mm_per_px=layout.mm_per_px / back.card_size)
+            self.layout = layout
         self._back_lut = colours.back_lut(back.cells) if back is not None else None
         self._back_level = back.level if back is not None else 1.0
         self._white_edge = back.white_edge if back is not None else 0.0
@@ -415,7 +435,8 @@ class Recogniser:
     def _read_card_zone(self, name: str, frame: np.ndarray, small: np.ndarray, gains: np.ndarray) -> ZoneView:
         geo = self._geo[name]
         x0, y0, x1, y1 = geo.box
-        cls = self._classes(self._zone_patch(frame, geo), gains)
+        patch = self._zone_patch(frame, geo)
+        cls = self._classes(patch, gains)
         inside = geo.mask > 0
         skin_px = int(np.count_nonzero(cls.skin & inside))
         if skin_px > 0.02 * self._card_area:
@@ -442,8 +463,9 @@ class Recogniser:
                 continue  # a crumb: chip edge, fluff, a corner poking in from the next zone
             comp = labels == i
             dark_a = float(np.count_nonzero(cls.dark & comp))
-            back_a = float(np.count_nonzero(cls.back & comp))
-            white_a = float(np.count_nonzero(cls.white & comp))
+            printed = self._print_on_faces(cls.back & comp, comp)
+            back_a = float(np.count_nonzero(cls.back & comp)) - printed
+            white_a = float(np.count_nonzero(cls.white & comp)) + printed
             odd_a = float(np.count_nonzero(unexplained & comp))
             cut = dark_a >= 0.5 * self._card_area
             rest = area - (dark_a if cut else 0.0)
@@ -471,6 +493,12 @@ class Recogniser:
                 face_white = max(0.0, white_a - self._white_edge * back_a)
                 has_back = back_a >= 0.15 * self._card_area
                 has_face = face_white >= 0.12 * self._card_area
+                if face_white >= 0.5 * self._card_area and back_a < face_white \
+                        and self._blank_radius_mm(patch, comp, cls.white) >= HAND_BLANK_MM:
+                    # white with no print on it, wider than any face leaves blank: a pale hand
+                    # or a white glove over the zone, which is not read now
+                    self.unknown_back_zones.discard(name)
+                    return ZoneView(reading=None, blobs=blobs, covered=True)
                 if cards == 1:
                     face_up = 1 if (has_face and back_a < face_white) else 0
                 elif not has_face and not cut and self._back_lut is not None:
@@ -497,7 +525,10 @@ class Recogniser:
                 if face_up == cards and cards >= 2 and not cut:
                     # Face-up cards only (a showdown's two pairs): each shows a whole code, so
                     # the codes count them, within what the blob's area allows.
-                    lo = max(2, math.ceil(rest / (1.08 * self._card_area)))
+                    # a card's blob takes in the mixed pixels round its edge (and its
+                    # shadow): n cards lying apart cover up to n cards grown by EDGE_PX
+                    grown = (self._card_w + 2 * EDGE_PX) * (self._card_h + 2 * EDGE_PX)
+                    lo = max(2, math.ceil(rest / grown))
                     hi = max(lo, math.floor(rest / (0.6 * self._card_area)))
                     names, reads, found = self._identify(frame, box, hi, covered_at, inside_blob)
                     face_up = min(hi, max(lo, found))
@@ -513,6 +544,32 @@ class Recogniser:
             return ZoneView(reading=None, blobs=blobs, qr=qr_all, unknown_back=True)
         self.unknown_back_zones.discard(name)
         return ZoneView(reading=canonical(items), blobs=blobs, qr=qr_all)
+
+    def _blank_radius_mm(self, patch: np.ndarray, comp: np.ndarray, white: np.ndarray) -> float:
+        """The radius (mm) of the widest disc of white with no print on it in a blob. A face's
+        codes, index and art leave no blank disc wider than about a third of the card's width
+        (its two codes sit in opposite corners); a pale hand's palm or a white glove is blank
+        across far more."""
+        v = patch.max(axis=2)
+        lit = v[white & comp]
+        if not lit.size:
+            return 0.0
+        blank = (white & comp & (v >= INK_LEVEL * float(np.median(lit)))).astype(np.uint8)
+        radius_px = float(cv2.distanceTransform(blank, cv2.DIST_L2, 3).max())
+        return radius_px * SHRINK * self.layout.mm_per_px
+
+    def _print_on_faces(self, back: np.ndarray, comp: np.ndarray) -> float:
+        """Pixels of the back's colours that are print on a face (a big red heart on a deck
+        with a red back): patches that lie wholly inside the blob, away from its rim, and are
+        smaller than a third of a card. A face-down card's visible back always reaches its own
+        edge, the blob's rim, and shows far more of itself."""
+        if not back.any():
+            return 0.0
+        rim = comp & ~(cv2.erode(comp.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(back.astype(np.uint8), connectivity=8)
+        touching = set(np.unique(labels[rim]).tolist())
+        return float(sum(stats[i, cv2.CC_STAT_AREA] for i in range(1, n)
+                         if i not in touching and stats[i, cv2.CC_STAT_AREA] < FACE_PRINT_MAX * self._card_area))
 
     def _inside_blob(self, comp: np.ndarray, origin: tuple[int, int]) -> Callable[[QrRead], bool]:
         """Does a code (full-resolution centre) lie on this blob (quarter-resolution mask,
@@ -562,6 +619,11 @@ class Recogniser:
         assert self._back_lut is not None
         counts = back_count.count_backs(crop, mask, gains, self._back_lut, self._card_area * SHRINK * SHRINK,
                                         self.layout.mm_per_px, self._back_level)
+        # and by the cards' own edges across the row (a back whose pattern runs on from card
+        # to card); each way can only miss a parting, so the most cards the area allows
+        by_edges = back_count.count_by_edges(crop, mask, gains, self.layout.card_px, self.layout.mm_per_px)
+        if by_edges is not None:
+            counts.append(by_edges)
         fits = [n for n in counts if back_count.plausible(n, area, self._card_area)]
         return max(fits) if fits else estimate
 
@@ -681,8 +743,10 @@ class Recogniser:
                     continue
                 dist = max(self._pair_distance(reads[i], reads[j]), self._pair_distance(reads[j], reads[i]))
                 if dist < self._pair_tol:
-                    cands.append((dist, i, j))
-        for _, i, j in sorted(cands):  # closest fits first
+                    cands.append((reads[i].text != reads[j].text, dist, i, j))
+        # codes of one text first (a neighbouring card's code can lie where this card's twin
+        # may, for some margin), closest fits first; two texts paired make the card XX
+        for _, _, i, j in sorted(cands):
             if partner[i] < 0 and partner[j] < 0:
                 partner[i], partner[j] = j, i
         whole = [(i, partner[i]) for i in range(n) if partner[i] > i]
@@ -691,7 +755,8 @@ class Recogniser:
                                     QR_WIDTH_MM / self.layout.mm_per_px,
                                     self._quiet_px, QR_MARGIN_RANGE_MM,
                                     *(seen if seen is not None else (None, (0, 0))))
-        out: list[tuple[str, tuple[float, float]]] = []
+        # (name, centre, the text its codes carry, whether both of its codes were read)
+        out: list[tuple[str, tuple[float, float], str, bool]] = []
         done: set[int] = set()
         # names of which some card showed both its codes; only those may appear twice
         paired = {reads[i].text.split("/")[0] for i in range(n) if partner[i] >= 0}
@@ -704,23 +769,29 @@ class Recogniser:
                 done.add(partner[i])
                 texts.append(reads[partner[i]].text)
             faces = [parse_face_text(t) for t in texts]
+            both = partner[i] >= 0
             if any(f is None for f in faces) or len(set(texts)) > 1:
-                out.append((UNREADABLE, reads[i].centre))  # foreign text or a disagreeing pair
+                out.append((UNREADABLE, reads[i].centre, "", both))  # foreign text or a disagreeing pair
             elif not clear[i] and (partner[i] < 0 or not clear[partner[i]]):
-                out.append((UNREADABLE, reads[i].centre))  # no code of it in full view
+                out.append((UNREADABLE, reads[i].centre, texts[0], both))  # no code of it in full view
             elif partner[i] < 0 and not self._partner_hidden(reads[i], reads, whole, covered_at, frame_size):
-                out.append((UNREADABLE, reads[i].centre))
+                out.append((UNREADABLE, reads[i].centre, texts[0], both))
             else:
-                out.append((faces[0].card, reads[i].centre))  # type: ignore[union-attr]
-        # The same name twice without a geometric pairing may be one card whose pairing was
+                out.append((faces[0].card, reads[i].centre, texts[0], both))  # type: ignore[union-attr]
+        # The same text twice without a geometric pairing may be one card whose pairing was
         # missed or two copies of it (legal in an 8-deck shoe). Counting it once can only
-        # turn a card into XX; counting it twice could name a card that is not there.
-        merged: list[tuple[str, tuple[float, float]]] = []
-        for name, centre in out:
-            if name != UNREADABLE and any(name == m for m, _ in merged) and name not in paired:
+        # turn a card into XX (the blob's area still counts the cards); counting it twice
+        # could name a card that is not there, or count one card as two. A card named from
+        # one of its codes stands for an unnamed code of the same text.
+        merged: list[tuple[str, tuple[float, float], str, bool]] = []
+        for entry in sorted(out, key=lambda e: e[0] == UNREADABLE):
+            name, _, text, both = entry
+            if text and any(text == t and not (both or b) for _, _, t, b in merged):
                 continue
-            merged.append((name, centre))
-        return merged
+            if name != UNREADABLE and any(name == m for m, *_ in merged) and name not in paired:
+                continue
+            merged.append(entry)
+        return [(name, centre) for name, centre, _, _ in merged]
 
     def partner_places(self, r: QrRead) -> list[np.ndarray]:
         """Where a lone code's twin can be, for margins from 2 to 6 mm (full-res centres)."""

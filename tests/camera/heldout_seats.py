@@ -1,5 +1,6 @@
 """The seat reader on the held-out renderer (tests/camera/heldout, written from CARD_FACES.md
-by someone who had not seen the recognisers; nothing in the reader was chosen on it). Each
+by someone who had not seen the recognisers; since Dec 2026 its pictures and failures have
+been looked at while the seat reader was worked on, so it is no longer held out). Each
 table is calibrated through `station camera calibrate` from its own stills (the empty table,
 one face-down card per seat) with zones read off the still, then its frames are read by the
 recogniser the live camera builds. As a script, the figures per deck style and perturbation:

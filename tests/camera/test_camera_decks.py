@@ -4,12 +4,19 @@ the one-code rule, and a deck that was not calibrated said on status, never misr
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 import pytest
 
 from firmware_bridge.camera import Recogniser, SyntheticCamera, TableScene, accuracy
-from firmware_bridge.camera.calibration import Calibration, CalibrationError, calibrate
+from firmware_bridge.camera.calibration import (
+    Calibration,
+    CalibrationError,
+    calibrate,
+    calibration_from_dict,
+)
 from firmware_bridge.camera.decks import STYLES, BackDesign, DeckStyle
 from firmware_bridge.camera.layout import QR_QUIET_MODULES, QR_WIDTH_MM
 from firmware_bridge.camera.recogniser import ZoneView
@@ -146,6 +153,22 @@ def test_calibration_refuses_backs_it_cannot_tell_apart(layout):
             calibrate(felt, backs, layout.mm_per_px)
     with pytest.raises(CalibrationError, match="no face-down card"):
         calibrate(felt, felt, layout.mm_per_px)
+
+
+def test_calibration_measures_the_tables_scale_on_the_lone_cards(layout):
+    # the engineer's mm_per_px is an estimate: the lone cards of the back still measure what
+    # it is off by, and the recogniser turns millimetres into pixels by the measured scale
+    felt, backs = accuracy.calibration_stills(layout, "studio")
+    assert calibrate(felt, backs, layout.mm_per_px).back.card_size == pytest.approx(1.0, abs=0.02)
+    for guess in (0.9, 1.12):
+        cal = calibrate(felt, backs, layout.mm_per_px * guess)
+        assert cal.back.card_size == pytest.approx(guess, abs=0.02)
+        rec = Recogniser(dataclasses.replace(layout, mm_per_px=layout.mm_per_px * guess), calibration=cal)
+        assert rec.layout.mm_per_px == pytest.approx(layout.mm_per_px, rel=0.02)
+        assert calibration_from_dict(cal.as_dict()).back.card_size == pytest.approx(guess, abs=0.001)
+    # a scale far off is refused, never taken: no lone card of a card's size is found
+    with pytest.raises(CalibrationError, match="no face-down card"):
+        calibrate(felt, backs, layout.mm_per_px * 1.6)
 
 
 def test_calibration_is_not_the_renderer_colour_in_disguise(layout):

@@ -156,6 +156,30 @@ def test_a_seat_under_the_dealers_hand_is_not_read(calibrated):
     assert seen["S1"] == []
 
 
+@pytest.mark.parametrize("colour", [(236, 238, 240), (184, 200, 226)], ids=["white_glove", "pale_hand"])
+def test_a_pale_hand_or_a_white_glove_over_a_seat_is_a_hand_not_a_face(calibrated, colour):
+    # the synthetic dealer's hands are skin-coloured; a white glove or a pale hand (no hue to
+    # speak of) is drawn here over the seat: white with no print on it is no card face
+    rec = Recogniser(calibrated)
+    zones = tuple(calibrated.zones)
+    scene = TableScene(zones, seed=3, seat_zones=zones)
+    for c in ("2C", "3C", "4C", "5C"):
+        scene.deal("S4", c)
+    scene.show_down("S4", ["2C", "3C"], ["4C", "5C"])
+    frame = _frame(scene, calibrated, 3).copy()
+    k = 1.0 / calibrated.mm_per_px
+    cx, cy = (int(v) for v in calibrated.zones["S4"].centre)
+    cv2.ellipse(frame, (cx, cy), (int(45 * k), int(58 * k)), 10, 0, 360, colour, -1, cv2.LINE_AA)
+    for i in range(4):
+        x = int(cx + (i - 1.5) * 20 * k)
+        cv2.line(frame, (x, cy), (x + int(8 * k), cy - int(110 * k)), colour, int(17 * k), cv2.LINE_AA)
+    cv2.line(frame, (cx, cy), (cx - int(40 * k), cy + int(600 * k)), colour, int(62 * k), cv2.LINE_AA)
+    seen, _ = rec.read_still(frame)
+    assert seen["S4"] is None, seen["S4"]
+    assert seen["S1"] == []
+    assert rec.views["S4"].covered
+
+
 def test_show_down_refuses_cards_not_in_the_seat():
     scene = TableScene(("S1", "S2"), seat_zones=("S1", "S2"))
     for c in ("2C", "3C", "4C", "5C"):

@@ -1,14 +1,14 @@
 """The seat reader held to the held-out renderer (tests/camera/heldout: written from
-CARD_FACES.md by someone who had not read the recognisers; nothing in the reader was chosen on
-its pictures). Each table is calibrated through `station camera calibrate` from its own stills
+CARD_FACES.md by someone who had not read the recognisers). It was held out until Dec 2026;
+since then its pictures and failures have been looked at while the seat reader was worked on
+(docs/camera.md, "Against the held-out renderer"), so it is no longer a blind test. Each table
+is calibrated through `station camera calibrate` from its own stills
 (tests/camera/heldout_seats.py).
 
-Measured once (docs/camera.md, "Against the held-out renderer": table 0, seeds 0-2, six
-perturbations): 0 wrong identities; seat states right: black_gold_stripes_serial 53.2%,
-blue_logo_serial 32.0%, red_lattice 52.4%; green_dots_on_green refused by calibrate (its green
-back on a green felt). This test holds the reader to that level on one frame per style: never
-a wrong identity, never a seat read from a deck calibrate refused, and at least as many seats
-right as that frame (seed 0, sharp) gave in the measured run."""
+This test holds the reader to what was measured: never a wrong identity, never a seat read from
+a deck calibrate refused (green_dots_on_green: its green back on a green felt), at least as many
+seats right on one frame per style (seed 0, sharp) as then, and a pale hand over a seat held,
+not read as face-up cards."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from tests.camera.heldout import render_seats_frame
 from tests.camera.heldout_seats import SEATS, _zones, calibrated
 
 #: seats of seven read right on the frame of seed 0, sharp, in the measured run
-MEASURED = {"black_gold_stripes_serial": 1, "blue_logo_serial": 0, "red_lattice": 5}
+MEASURED = {"black_gold_stripes_serial": 5, "blue_logo_serial": 6, "red_lattice": 5}
 REFUSED = {"green_dots_on_green"}
 
 
@@ -43,3 +43,13 @@ def test_held_out_seats_are_never_misnamed_and_read_at_the_measured_level(tmp_pa
         verdicts.append("not_read" if got is None else score_zone(want, got))
         assert verdicts[-1] != "wrong_identity", f"{style} {s}: truth {want}, read {got}"
     assert verdicts.count("correct") >= MEASURED[style], f"{style}: {verdicts}"
+
+
+def test_a_pale_hand_over_a_held_out_seat_is_held(tmp_path):
+    # blue_logo_serial, seed 1: a pale hand over S6 (a fan of backs under it), read before as
+    # four face-up cards
+    cam = calibrated(tmp_path, "blue_logo_serial", 0)
+    img, truth = render_seats_frame("blue_logo_serial", 1, perturbation="sharp", table=0)
+    assert _zones(truth)["S6"]["expected"] is None
+    seen, _ = build_recogniser(cam).read_still(img)
+    assert seen["S6"] is None

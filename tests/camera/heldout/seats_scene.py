@@ -26,6 +26,10 @@ from .hand import GLOVE, SKIN_TONES, draw_hand, hand_mask
 
 FRAME_PX = (3840, 2160)
 SEATS = [f"S{i}" for i in range(1, 8)]
+#: a card's face is drawn with x right and y down; the table's y runs the other way as the
+#: camera sees it (the camera's picture y is the table's -y), so the face's y is turned over
+#: on its way to the table, or every card would be seen as its mirror image
+FACE_TO_TABLE = np.array([1.0, -1.0])
 CARD_CORNERS = np.array([[0, 0], [CARD_W_MM, 0], [CARD_W_MM, CARD_H_MM], [0, CARD_H_MM]])
 
 
@@ -93,7 +97,7 @@ class Card:
 
     def local_to_zone(self, pts_card_mm):
         """Card mm (origin top-left) -> zone mm."""
-        p = np.asarray(pts_card_mm, float) - [CARD_W_MM / 2, CARD_H_MM / 2]
+        p = (np.asarray(pts_card_mm, float) - [CARD_W_MM / 2, CARD_H_MM / 2]) * FACE_TO_TABLE
         return p @ _rot(self.angle).T + self.centre
 
 
@@ -217,6 +221,7 @@ def _texture_homography(table: Table, seat, card: Card):
     """Texture px of the card -> image px."""
     S = np.array([[1 / PX_PER_MM, 0, 0], [0, 1 / PX_PER_MM, 0], [0, 0, 1]])
     C = np.array([[1, 0, -CARD_W_MM / 2], [0, 1, -CARD_H_MM / 2], [0, 0, 1]])
+    C[:2] *= FACE_TO_TABLE[:, None]
     R = np.eye(3)
     R[:2, :2] = _rot(card.angle)
     R[:2, 2] = card.centre
