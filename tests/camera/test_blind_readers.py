@@ -1,0 +1,59 @@
+"""The camera's readers held to the blind renderer (tests/camera/blind: written from
+CARD_FACES.md alone by someone who read none of the recognisers, the project's renderers or
+their thresholds; nothing in a reader is chosen on its pictures). Each table is calibrated as
+at a real table: the seats through `station camera calibrate` from its own stills, the dice
+through `calibrate_dice` on two throws (tests/camera/heldout_seats.py and
+heldout_dice_figures.py, `--renderer blind`, give the full figures).
+
+These hold the readers to what was measured on 2026-12-04 (docs/camera.md, "Against the blind
+renderer"): never a wrong identity on a seat, never a die in full view named with another
+face, a deck whose back calibrate refuses never read as some other deck, and at least as many
+seats and dice read right as then. The bars of the issue (99.5% of seat states, 99% of dice)
+are far from met here, and these floors only keep what is read from getting worse."""
+
+from __future__ import annotations
+
+import pytest
+
+from firmware_bridge.camera.accuracy import score_zone
+from firmware_bridge.camera.build import build_recogniser
+from tests.camera import blind
+from tests.camera.heldout_dice_figures import run_set
+from tests.camera.heldout_seats import SEATS, _zones, calibrated
+
+pytestmark = pytest.mark.slow
+
+#: seats of seven read right on the frame of seed 0, sharp, table 0, as measured
+SEATS_MEASURED = {"lattice_red": 5, "emblem_purple": 2}
+#: backs without a hue (grey, black) and a navy back on blue felt: refused, and said why
+SEATS_REFUSED = {"dots_black", "plaid_grey", "waves_navy"}
+#: dice in full view named with their face, table 0, two throws under every perturbation
+DICE_MEASURED = {"white_bright_red": 24, "ivory_dull_red": 12, "pearl_dark_red": 24,
+                 "translucent_white": 0, "cream_big_pips": 0}
+
+
+@pytest.mark.parametrize("style", sorted(SEATS_MEASURED) + sorted(SEATS_REFUSED))
+def test_blind_seats_are_never_misnamed_and_read_at_the_measured_level(tmp_path, style):
+    cam = calibrated(tmp_path, style, 0, blind)
+    if style in SEATS_REFUSED:
+        assert cam is None
+        return
+    assert cam is not None
+    img, truth = blind.render_seats_frame(style, 0, perturbation="sharp", table=0)
+    seen, _ = build_recogniser(cam).read_still(img)
+    verdicts = []
+    for s in SEATS:
+        want = _zones(truth)[s]["expected"]
+        if want is None:
+            continue  # under the dealer's hand
+        got = seen[s]
+        verdicts.append("not_read" if got is None else score_zone(want, got))
+        assert verdicts[-1] != "wrong_identity", f"{style} {s}: truth {want}, read {got}"
+    assert verdicts.count("correct") >= SEATS_MEASURED[style], f"{style}: {verdicts}"
+
+
+@pytest.mark.parametrize("dice_set", sorted(DICE_MEASURED))
+def test_blind_dice_are_never_misnamed_and_read_at_the_measured_level(dice_set):
+    figures = run_set(dice_set, throws=2, tables=1, renderer=blind)
+    assert figures["wrong"] == 0, figures["misses"]
+    assert figures["named"] >= DICE_MEASURED[dice_set], figures["misses"]
