@@ -274,7 +274,8 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
                table_processes: int = 4, journals: Path | None = None,
                stations: list[tuple[str, str, int, float]] | None = None,
                station_rounds: int = 0,
-               station_pace_s: float = 0.0, table_nice: int = 0) -> dict[str, Any]:
+               station_pace_s: float = 0.0, table_nice: int = 0,
+               flood_nice: int = 0) -> dict[str, Any]:
     """`tables` at `speedup` (None: all at once), through `consumers` settlement processes
     (one: the single durable; more: partitions by hash); with `flood_beside`, those tables
     journal their whole shoes at once meanwhile (the figures are of `tables` alone). The
@@ -317,9 +318,12 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
             # tables of a studio do not open in the same second: spread over `stagger_s`
             plan.append((table, messages, speedup, stagger_s * n / len(tables) if speedup else 0.0))
         groups = [plan[k::table_processes] for k in range(min(table_processes, len(plan)))]
+        nices = [table_nice] * len(groups)
         # the flood beside starts with the paced tables' first round, a third of the way in
         beside = [(table, messages, None, stagger_s / 3) for table, messages in flood_beside.items()]
         groups += [beside[k::table_processes] for k in range(min(table_processes, len(beside)))]
+        # the flood's tables are the load, the paced ones are measured: the load yields first
+        nices += [flood_nice] * (len(groups) - len(nices))
         go = ctx.Event()
         start_at = ctx.Value("d", 0.0)
         if stations:
@@ -333,7 +337,7 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
                    if stations else
                    ctx.Process(target=_tables_process, args=(str(journals), label, bus.url, group,
                                                              table_ready[k], go, start_at,
-                                                             table_nice))
+                                                             nices[k]))
                    for k, group in enumerate(groups)]
         for proc in dealers:
             proc.start()
@@ -369,6 +373,7 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
               "ok": all(part["ok"] for part in parts),
               "problems": [p for part in parts for p in part["problems"]][:5]}
     # the figures are of `tables`; a flood beside them is the load they bear
+    flood_applied = [t for table, _, t in result["commits"] if table in flood_beside]
     result["commits"] = [c for c in result["commits"] if c[0] in tables]
     table_commit: dict[tuple[str, str], float] = {}
     for table in tables:
@@ -403,7 +408,11 @@ def run_studio(tables: dict[str, list[dict[str, Any]]], speedup: float | None, r
     last = max(t for _, _, t in result["commits"])
     fig = figures(latencies, kinds["hand"] + kinds["round_cancelled"], kinds["bet"], last - first)
     # where the time went: the bus had everything at `published_s`, the ledger at `seconds`
+    fig["stagger_s"] = stagger_s
     fig["published_s"] = max(last_published(journal_of(t)) for t in tables) - first
+    if flood_beside:  # the load beside: when its shoes were on the bus, and in the ledger
+        fig["beside_s"] = (max(last_published(journals / f"{label}-{t}.db") for t in flood_beside)
+                           - first, max(flood_applied) - first, len(flood_applied))
     fig["books_clean"] = result["ok"]
     # where the latency goes: table commit -> the stream's acknowledgement (the rest is the
     # consumer's fetch, the ledger's transaction and its commit)
@@ -481,6 +490,10 @@ def show(name: str, f: dict[str, Any]) -> None:
     if "published_s" in f:
         print(f"  {'':<44} last message on the bus after {f['published_s']:.1f} s, in the ledger"
               f" after {f['seconds']:.1f} s", flush=True)
+    if "beside_s" in f:
+        bus_s, ledger_s, n = f["beside_s"]
+        print(f"  {'':<44} the flood beside ({n} messages, from {f['stagger_s'] / 3:.0f} s): on"
+              f" the bus after {bus_s:.1f} s, in the ledger after {ledger_s:.1f} s", flush=True)
 
 
 def main(argv: list[str]) -> int:
@@ -519,9 +532,14 @@ def main(argv: list[str]) -> int:
                              " are PCs of their own, so on this one machine they yield the CPU"
                              " to the studio's servers (consumers, PostgreSQL, nats-server);"
                              " 0: they compete for it as equals")
+    parser.add_argument("--flood-nice", type=int, default=19,
+                        help="beside: the niceness of the flooding tables' processes (0 to 19):"
+                             " they are the load beside the measured tables, other PCs too, so"
+                             " on this one machine they yield to the measured tables as well")
     args = parser.parse_args(argv)
-    if not 0 <= args.table_nice <= 19:
-        parser.error("--table-nice: 0 to 19")
+    for name in ("table_nice", "flood_nice"):
+        if not 0 <= getattr(args, name) <= 19:
+            parser.error(f"--{name.replace('_', '-')}: 0 to 19")
     loads = {x.strip() for x in args.loads.split(",") if x.strip()}
     if not loads or loads - {"paced", "flood", "beside", "stations"}:
         parser.error("--loads: paced, flood, beside, stations, comma-separated")
@@ -534,7 +552,8 @@ def main(argv: list[str]) -> int:
     tables = {f"T{i:03d}": for_table(shoes[names[i % len(names)]], f"T{i:03d}")
               for i in range(args.tables)}
     kinds = Counter(m["kind"] for ms in tables.values() for m in ms)
-    print(f"tables dealt from {args.table_processes} processes at niceness {args.table_nice},"
+    print(f"tables dealt from {args.table_processes} processes at niceness {args.table_nice}"
+          f" (a flood beside them at {args.flood_nice}),"
           f" journals on {'a memory disk' if args.table_disk == 'own' else 'the ledger disk'}",
           flush=True)
     print(f"{args.tables} tables, recorded shoes {', '.join(names)}: {kinds['hand']} hands,"
@@ -554,7 +573,8 @@ def main(argv: list[str]) -> int:
         paced_kinds = Counter(m["kind"] for ms in paced_tables.values() for m in ms)
         results: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
         # how the tables deal: from how many processes, at what niceness
-        dealing = {"table_processes": args.table_processes, "table_nice": args.table_nice}
+        dealing = {"table_processes": args.table_processes, "table_nice": args.table_nice,
+                   "flood_nice": args.flood_nice}
         with LocalPostgres(fsync=True) as pg:  # its own folder: the server runs as postgres
             if "paced" in loads:
                 base = run_single(first_rounds(one, args.seconds), args.speedup, root,
