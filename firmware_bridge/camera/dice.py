@@ -37,6 +37,10 @@ felt, tray or plastic: every level is relative to the die's own white.
    also fits a diamond 45 degrees round, which is no face; two faces fitting is doubt), with
    that face's colour (all red for 1 and 4, all black for the others, told apart by chroma,
    not brightness: a dull red out of focus is light but still red) and pips of one size.
+6. **Outline.** The top face must be wholly in view: on every side the die's own plastic
+   reaches well beyond its pips (more than 1.45 of the pips' spacing from their centre), where
+   a tall tray rim seen off axis, a hand or the picture's edge would end it nearer. A die cut
+   by the picture's edge is counted as `0`.
 
 Only then is the face reported.
 """
@@ -123,6 +127,7 @@ class DiceReader:
             image = cv2.merge([cv2.LUT(image[..., k], luts[k]) for k in range(3)])
         lo8 = cv2.min(cv2.min(image[..., 0], image[..., 1]), image[..., 2])
         hgt, wid = lo8.shape
+        lo_top = _percentile_u8(np.ascontiguousarray(lo8[::3, ::3]), 99.5)
         reading = DiceReading()
         pad = int(round(s * 0.2)) + 2
         for x, y, w, h, region in self._regions(lo8):
@@ -132,9 +137,16 @@ class DiceReader:
             # work on the region's neighbourhood only
             x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(wid, x + w + pad), min(hgt, y + h + pad)
             if x == 0 or y == 0 or x + w >= wid or y + h >= hgt:
-                # Cut by the zone's edge: the zone is drawn generously round the tray, so
-                # this is light felt beyond the tray's rim, or a die thrown out of the tray,
-                # not a die in it.
+                # Cut by the picture's edge: a die whose top face is not wholly in view (the
+                # picture's edge crosses the tray, or a die thrown out of it) is there, so it
+                # is counted, as `0` (CARD_FACES.md, "Dice"). The zone is drawn generously
+                # round the tray, so what its edge cuts is more often a marking or light felt:
+                # a die's part is white plastic (colourless, as bright as the brightest in
+                # the picture) holding a sharp pip.
+                if self._white_plastic(image[y:y + h, x:x + w], lo, region, lo_top):
+                    ys, xs = np.nonzero(region)
+                    reading.dice.append(DieReading(0, (float(xs.mean()) + x, float(ys.mean()) + y),
+                                                   "cut by the picture's edge"))
                 continue
             full = np.zeros((y1 - y0, x1 - x0), bool)
             full[y - y0:y - y0 + h, x - x0:x - x0 + w] = region
@@ -198,10 +210,18 @@ class DiceReader:
         `s`: a die's edge in pixels of `white`."""
         area_1 = s * s
         n, labels, stats, _ = cv2.connectedComponentsWithStats(white, connectivity=8)
+        hgt, wid = white.shape
         for i in range(1, n):
+            x, y, w, h = (int(v) for v in stats[i, :4])
+            if x == 0 or y == 0 or x + w >= wid or y + h >= hgt:
+                # what the picture's edge cuts: a die's part as small as an eighth of it and
+                # as narrow as a fifth (with a pip on it) is still a die there
+                if area_1 / 8 <= stats[i, cv2.CC_STAT_AREA] <= 2 * area_1 and max(w, h) <= 2.0 * s \
+                        and min(w, h) >= 0.2 * s:
+                    yield x, y, w, h, labels[y:y + h, x:x + w] == i
+                    continue
             if stats[i, cv2.CC_STAT_AREA] < area_1 / 3:
                 continue  # a speck: glare on a chip, a crumb
-            x, y, w, h = (int(v) for v in stats[i, :4])
             region = labels[y:y + h, x:x + w] == i
             if self._die_sized(region, s):
                 yield x, y, w, h, region
@@ -235,6 +255,18 @@ class DiceReader:
         at a region's edge is not ringed by white.)"""
         level = _percentile_u8(lo[region], 90)
         return any(self._holds_a_pip_at(region, lo, level * d, level * (1 + d) / 2) for d in _PIP_DARK)
+
+    def _white_plastic(self, img: np.ndarray, lo: np.ndarray, region: np.ndarray, lo_top: float) -> bool:
+        """Is the region a part of a die: its white colourless (a marking printed on the felt
+        is the felt's colour, lighter), nearly as bright as the brightest in the picture and
+        bright in itself (a marking on dark felt is dim), holding a pip as dark as a sharp
+        one (at most 60 % of the white)?"""
+        level = _percentile_u8(lo[region], 90)
+        bright = region & (lo >= 0.9 * level)
+        colour = img[bright].mean(axis=0) if bright.any() else np.zeros(3)
+        if level < max(_EDGE_WHITE, 0.8 * lo_top) or (colour.max() - colour.min()) > 0.3 * max(colour.max(), 1.0):
+            return False
+        return self._holds_a_pip_at(region, lo, level * _PIP_DARK[0], level * (1 + _PIP_DARK[0]) / 2)
 
     def _holds_a_pip_at(self, region: np.ndarray, lo: np.ndarray, dark_t: float, bright_t: float) -> bool:
         dark = (region & (lo < dark_t)).astype(np.uint8)
@@ -502,7 +534,7 @@ class DiceReader:
         if len(fit) != 1:
             why = "no face's pattern" if not fit else "the pattern of several faces"
             return DieReading(0, centre, f"{len(pips)} pips in {why}", len(pips))
-        value = fit.pop()
+        value, (turn, spacing) = fit.popitem()
         colours = {c for *_, c in pips}
         want = "red" if value in RED_FACES else "black"
         if colours != {want}:
@@ -510,7 +542,27 @@ class DiceReader:
         areas = [a for _, _, a, _ in pips]
         if value != 1 and max(areas) > 2.2 * min(areas):
             return DieReading(0, centre, "pips of unequal sizes", len(pips))
+        outline = self._outline_cut(lo, white, turn, spacing, holes.astype(bool))
+        if outline:
+            return DieReading(0, centre, outline, len(pips))
         return DieReading(value, centre, "", len(pips))
+
+    def _outline_cut(self, lo: np.ndarray, white: float, turn_deg: float, spacing: float, pips: np.ndarray) -> str:
+        """Why the top face is not wholly in view, or "". The window is centred on the face's
+        centre (its pips'), the face turned `turn_deg` with its pips `spacing` apart (the
+        grid's, face pixels; 0 for a lone pip). Dice set their corner pips at most 0.3 of the
+        edge from the centre, so on every side the die's own plastic (its white, its rounded
+        edge however shaded, a strip of side face) reaches more than 1.45 spacings out
+        (0.5 / 0.3 = 1.67 less the rounded edge's shade). A tray's rim or a hand lying over the face
+        (the camera off axis, a die against the wall nearer it), or the picture's edge, ends
+        it nearer. (A strip of a millimetre or so, the rounded edge and little more, is not
+        told from a die's shading: the pips it could hide lie further in.) The lone pip of a
+        1 gives no spacing: the die's size is used instead, more loosely."""
+        ends = _plastic_ends(lo, _PLASTIC * white, turn_deg, pips)
+        least = _REACH_SPACINGS * spacing if spacing > 0 else _REACH_FACE * FACE_PX
+        if min(ends) < least:
+            return f"top face not wholly in view (its plastic ends {min(ends) / FACE_PX:.2f} of a face from its centre)"
+        return ""
 
 
 #: how far (in die edges) the brightest thing round a pixel is looked for: a die's top face
@@ -554,6 +606,19 @@ _WINDOW = 1.5
 _PIP_AREA = (np.pi * (0.12 * FACE_PX / 2) ** 2 * 0.6, np.pi * (0.40 * FACE_PX / 2) ** 2 * 1.3)
 
 
+#: a die's white is at least this grey level however dim the studio (a marking on dark felt
+#: is darker)
+_EDGE_WHITE = 90
+#: the share of a face's white a die's plastic keeps however shaded (its rounded edge turned
+#: from the light, a side strip); a tray's rim, the felt, a hand are darker
+_PLASTIC = 0.5
+#: on every side the plastic reaches at least this many pip spacings from the face's centre
+#: (0.5 / 0.3 = 1.67 for pips set furthest out, less the rounded edge's shade; measured on
+#: whole dice of three renderers no less than 1.53)
+_REACH_SPACINGS = 1.45
+#: the same for a 1, in face widths (whole dice: no less than 0.34)
+_REACH_FACE = 0.3
+
 # A die's top face seen from above is a rounded square, its rounded edge darker: the bright
 # part covers about this much of the edge² square.
 _FACE_FILL = 0.85
@@ -578,6 +643,33 @@ def _pip_levels(lo: np.ndarray, inside: np.ndarray, white: float) -> tuple[float
     return white - 0.5 * depth, white - 0.25 * depth
 
 
+def _plastic_ends(lo: np.ndarray, level: float, turn_deg: float, pips: np.ndarray) -> list[float]:
+    """How far (window pixels from its centre) the die's plastic reaches on each of the face's
+    four sides: across the middle half of each side (clear of the rounded corners), the
+    outermost distance from the centre at which most of it is at least `level`, the pips
+    (`pips`, a mask of the window) left out."""
+    n = lo.shape[0]
+    light = ((lo >= level) & ~pips).astype(np.float32)
+    counted = (~pips).astype(np.float32)
+    t = np.arange(0.25 * FACE_PX, 0.5 * n - 1, 0.5, dtype=np.float32)
+    w = np.arange(-0.25 * FACE_PX, 0.25 * FACE_PX + 0.1, 1.0, dtype=np.float32)
+    tt, ww = np.meshgrid(t, w, indexing="ij")
+    a = np.deg2rad(turn_deg)
+    ends = []
+    for ex, ey in ((np.cos(a), np.sin(a)), (-np.sin(a), np.cos(a))):
+        for sign in (1, -1):
+            mx = (n / 2 + sign * (tt * ex) - ww * ey - 0.5).astype(np.float32)
+            my = (n / 2 + sign * (tt * ey) + ww * ex - 0.5).astype(np.float32)
+            lit = cv2.remap(light, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+            seen = cv2.remap(counted, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=1)
+            # a row that is mostly pips (a six's row of three) says nothing: taken as white
+            frac = np.where(seen.sum(axis=1) >= 0.25 * len(w), lit.sum(axis=1) / np.maximum(seen.sum(axis=1), 1.0), 1.0)
+            # the outermost white, not the first dark: a pip's shading does not end a face
+            lit_rows = np.nonzero(frac >= 0.5)[0]
+            ends.append(float(t[lit_rows[-1]]) if lit_rows.size else float(t[0]))
+    return ends
+
+
 def _one_per_place(dice: list[DieReading], apart_px: float) -> list[DieReading]:
     """One reading per die: readings closer than `apart_px` are of one die (a face read from
     two pieces of its white); they agree or the die is `0`."""
@@ -591,16 +683,17 @@ def _one_per_place(dice: list[DieReading], apart_px: float) -> list[DieReading]:
     return out
 
 
-def _grid_fit(pts: np.ndarray) -> set[int]:
-    """The faces whose pattern the pips (centred on the face's centre) fit: at some turn and
-    a die's spacing, every pip within a fifth of the spacing of its grid point. A square of
-    four pips also fits a grid turned 45° and wider by √2 as a diamond, which is no face, so
-    the turns are all tried and every face any of them gives is returned: one face is a
-    reading, none or two are doubt."""
+def _grid_fit(pts: np.ndarray) -> dict[int, tuple[float, float]]:
+    """The faces whose pattern the pips (centred on the face's centre) fit, each with the
+    turn (degrees, 0-90) and grid spacing (face pixels) at which it fits best: at some turn
+    and a die's spacing, every pip within a fifth of the spacing of its grid point. A square of four pips also fits a grid
+    turned 45° and wider by √2 as a diamond, which is no face, so the turns are all tried and
+    every face any of them gives is returned: one face is a reading, none or two are doubt.
+    A lone pip (the 1) gives neither: 0 and 0."""
     dist = np.hypot(pts[:, 0], pts[:, 1])
     if len(pts) == 1:
-        return {1} if dist[0] < 0.06 * FACE_PX else set()
-    found: set[int] = set()
+        return {1: (0.0, 0.0)} if dist[0] < 0.06 * FACE_PX else {}
+    found: dict[int, tuple[float, float]] = {}
     theta = np.deg2rad(np.arange(0.0, 90.0, 1.0))[:, None]
     c, s_ = np.cos(theta), np.sin(theta)
     u = pts[None, :, 0] * c + pts[None, :, 1] * s_  # (turns, pips)
@@ -608,7 +701,7 @@ def _grid_fit(pts: np.ndarray) -> set[int]:
     outer = np.maximum(np.abs(u), np.abs(v))
     far = outer > 0.12 * FACE_PX
     if not far.any():
-        return set()
+        return {}
     # the median of each turn's far pips (a turn with none has no spacing: NaN fails below)
     srt = np.sort(np.where(far, outer, np.inf), axis=1)
     k = far.sum(axis=1)
@@ -618,10 +711,13 @@ def _grid_fit(pts: np.ndarray) -> set[int]:
     ku, kv = np.clip(np.round(u / g), -1, 1), np.clip(np.round(v / g), -1, 1)
     err = np.max(np.hypot(u - ku * g, v - kv * g), axis=1)
     ok = (err <= 0.2 * g[:, 0]) & (g[:, 0] >= _GRID[0] * FACE_PX) & (g[:, 0] <= _GRID[1] * FACE_PX)
+    best: dict[int, float] = {}
     for t in np.nonzero(ok)[0]:
         cells = {(int(a), int(b)) for a, b in zip(ku[t], kv[t], strict=True)}
         if len(cells) == len(pts) and frozenset(cells) in _PATTERNS:
-            found.add(_PATTERNS[frozenset(cells)])
+            face = _PATTERNS[frozenset(cells)]
+            if face not in best or err[t] < best[face]:
+                best[face], found[face] = float(err[t]), (float(t), float(g[t, 0]))  # theta: 1 degree a step
     return found
 
 

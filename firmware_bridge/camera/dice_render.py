@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 
 import cv2
 import numpy as np
 
 SUPERSAMPLE = 4
 DIE_MM = 16.0
+#: a die whose top face has this much of it (mm²) under a wall is not wholly in view: its
+#: truth is `0`
+HIDDEN_MM2 = 1.0
 
 #: pip positions of each face on the 3x3 grid, (column, row) in -1..1
 PIP_GRID: dict[int, tuple[tuple[int, int], ...]] = {
@@ -108,6 +111,7 @@ class Tray:
     pad_bgr: tuple[int, int, int] = (30, 90, 25)
     rim_bgr: tuple[int, int, int] = (30, 60, 110)
     rim_mm: float = 4.0
+    wall_mm: float = 0.0  # the rim's height above the pad (0: drawn flat, as seen from straight above)
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,9 @@ class DicePerturbations:
     jpeg_quality: int = 0
     mm_per_px: tuple[float, float] = (0.30, 0.30)  # camera scale range
     cover_rate: float = 0.0  # chance that the dealer's finger covers part of a die
+    wall_mm: tuple[float, float] = (0.0, 0.0)  # the tray's rim height range (0: flat)
+    off_axis_mm: tuple[float, float] = (0.0, 0.0)  # the camera's foot's distance from the tray's centre (range)
+    camera_mm: tuple[float, float] = (1700.0, 1900.0)  # the camera's height above the felt (range)
 
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> DicePerturbations:
@@ -174,6 +181,13 @@ DICE_STRESS_PRESETS: dict[str, DicePerturbations] = {
         touching_rate=0.5, rim_rate=0.3, brightness=0.4, warmth=0.7, light_gradient=0.4,
         glare=90.0, jpeg_quality=35, mm_per_px=(0.30, 0.52), cover_rate=0.3,
     ),
+    # A tray whose rim stands 20-25 mm high, the camera 1.7-1.9 m up and 300-600 mm off axis,
+    # the dice against the rim: the wall nearer the camera hides a strip of a die lying
+    # against it (up to about 3 mm), whose truth is then `0`. The reader catches strips that
+    # reach past a die's rounded edge into its face (docs/camera.md, "Dice sets"); a strip of
+    # a millimetre or so is not told from a die's own shading, so here a die's true face
+    # may still be named where the truth is `0`.
+    "tall_rim": DicePerturbations(rim_rate=1.0, wall_mm=(20.0, 25.0), off_axis_mm=(300.0, 600.0)),
 }
 
 
@@ -285,10 +299,11 @@ def side_faces_for(top: int, rng: random.Random) -> tuple[int, int, int, int]:
 @dataclass
 class TrayPicture:
     image: np.ndarray  # BGR, the tray's zone as the camera crops it
-    faces: list[int]  # the truth: top faces, left to right
+    faces: list[int]  # the truth: top faces, left to right; 0 for a die whose top face is not wholly in view
     dice: list[PlacedDie]
     mm_per_px: float
     blurred: list[bool]  # which dice were drawn out of focus
+    hidden_mm2: list[float] = field(default_factory=list)  # how much of each top face a tall rim's wall hides
 
 
 def random_dice(rng: random.Random, n: int, p: DicePerturbations, tray: Tray) -> list[PlacedDie]:
@@ -374,13 +389,30 @@ def render_tray(
     canvas = np.empty((h_px * SUPERSAMPLE, w_px * SUPERSAMPLE, 3), np.float64)
     canvas[:] = felt
     cx0, cy0 = canvas.shape[1] / 2, canvas.shape[0] / 2
+    # the near walls of a tall rim, over the dice: a die whose top face they hide is not
+    # wholly in view, and its truth is `0` (CARD_FACES.md, "Dice")
+    over = np.zeros(canvas.shape[:2], np.uint8)
+    view: _OffAxisView | None = None
+    if p.wall_mm[1] > 0:
+        tray = replace(tray, wall_mm=rng.uniform(*p.wall_mm))
+        view = _OffAxisView.toward(rng, p, tray, dice)
+        dice = [view.as_seen(d) for d in dice]
 
     def rect(wmm: float, hmm: float) -> np.ndarray:
         return np.array([[cx0 - wmm * k / 2, cy0 - hmm * k / 2], [cx0 + wmm * k / 2, cy0 - hmm * k / 2],
                          [cx0 + wmm * k / 2, cy0 + hmm * k / 2], [cx0 - wmm * k / 2, cy0 + hmm * k / 2]])
 
-    _fill(canvas, rect(tray.width_mm, tray.height_mm), tray.rim_bgr)
-    _fill(canvas, rect(tray.width_mm - 2 * tray.rim_mm, tray.height_mm - 2 * tray.rim_mm), tray.pad_bgr)
+    near_walls: list[tuple[np.ndarray, np.ndarray]] = []
+    if view is None:
+        _fill(canvas, rect(tray.width_mm, tray.height_mm), tray.rim_bgr)
+        _fill(canvas, rect(tray.width_mm - 2 * tray.rim_mm, tray.height_mm - 2 * tray.rim_mm), tray.pad_bgr)
+    else:
+        _fill(canvas, rect(tray.width_mm - 2 * tray.rim_mm, tray.height_mm - 2 * tray.rim_mm), tray.pad_bgr)
+        for hull, top, near in view.walls(tray, k, (cx0, cy0)):
+            if near:
+                near_walls.append((hull, top))  # drawn over the dice
+            else:
+                _draw_wall(canvas, hull, top, tray.rim_bgr)
     artist = DiceArtist(look, k)
     layers: list[tuple[np.ndarray, PlacedDie]] = []
     for d in dice:
@@ -391,6 +423,9 @@ def render_tray(
             layers.append((layer, d))
         else:
             artist.draw(canvas, d, cx0 + d.x_mm * k, cy0 + d.y_mm * k)
+    for hull, top in near_walls:
+        _draw_wall(canvas, hull, top, tray.rim_bgr)
+        cv2.fillPoly(over, [np.round(hull).astype(np.int32)], 1)
     if dice and rng.random() < p.cover_rate:
         # a fingertip over part of one die, reaching in from the dealer's side
         d = dice[rng.randrange(len(dice))]
@@ -398,8 +433,12 @@ def render_tray(
         fy = cy0 + (d.y_mm + rng.uniform(0.0, 0.6) * DIE_MM) * k
         tone = SKIN_TONES[rng.randrange(len(SKIN_TONES))]
         axes = (int(rng.uniform(6, 9) * k), int(rng.uniform(14, 22) * k))
+        # (A die the finger lies over keeps its face as its truth, as before the tall rim: the
+        # reader does not yet tell every such die, a 1 above all, from a whole one; the
+        # `covered` preset scores it `zero` when it is `0`.)
         cv2.ellipse(canvas, (int(fx), int(fy)), axes, rng.uniform(-30, 30), 0, 360, tone, -1, cv2.LINE_AA)
         cv2.rectangle(canvas, (int(fx - axes[0]), int(fy)), (int(fx + axes[0]), canvas.shape[0]), tone, -1)
+    hidden = [_top_face_hidden(d, look, k, (cx0, cy0), over) for d in dice]
     img = cv2.resize(canvas, (w_px, h_px), interpolation=cv2.INTER_AREA)
     for layer, d in layers:
         small = cv2.resize(layer, (w_px, h_px), interpolation=cv2.INTER_AREA)
@@ -411,8 +450,77 @@ def render_tray(
         img = img * (1 - mask) + small * mask
     img = _camera_effects(img, p, rng)
     order = sorted(range(len(dice)), key=lambda i: (dice[i].x_mm, dice[i].y_mm))
-    return TrayPicture(img, [dice[i].face for i in order], [dice[i] for i in order], mm_per_px,
-                       [dice[i].blur_px > 0 for i in order])
+    return TrayPicture(img, [0 if hidden[i] >= HIDDEN_MM2 else dice[i].face for i in order], [dice[i] for i in order], mm_per_px,
+                       [dice[i].blur_px > 0 for i in order], [hidden[i] for i in order])
+
+
+@dataclass(frozen=True)
+class _OffAxisView:
+    """A camera `height_mm` above the felt whose foot is at `foot_mm` (tray millimetres from
+    the tray's centre), looking straight down: what stands up off the felt is seen pushed away
+    from the foot, the more the higher it is. A tall rim's wall nearer the camera hides the
+    strip of floor behind it, and of a die lying against it."""
+
+    foot_mm: tuple[float, float]
+    height_mm: float
+
+    @classmethod
+    def toward(cls, rng: random.Random, p: DicePerturbations, tray: Tray, dice: list[PlacedDie]) -> _OffAxisView:
+        """A camera off axis: most often beyond the wall the first die lies nearest (that
+        die then lies against the wall nearer the camera), else anywhere round the tray."""
+        reach = rng.uniform(*p.off_axis_mm)
+        a = rng.uniform(0, 2 * math.pi)
+        if dice and rng.random() < 0.75:
+            d = dice[0]
+            gaps = {0.0: tray.width_mm / 2 - d.x_mm, math.pi: tray.width_mm / 2 + d.x_mm,
+                    math.pi / 2: tray.height_mm / 2 - d.y_mm, -math.pi / 2: tray.height_mm / 2 + d.y_mm}
+            a = min(gaps, key=gaps.__getitem__) + rng.uniform(-0.5, 0.5)
+        return cls((reach * math.cos(a), reach * math.sin(a)), rng.uniform(*p.camera_mm))
+
+    def seen(self, x: float, y: float, z: float) -> tuple[float, float]:
+        """Where the point (x, y) at `z` mm above the felt is seen on the felt's plane."""
+        m = self.height_mm / (self.height_mm - z)
+        fx, fy = self.foot_mm
+        return fx + (x - fx) * m, fy + (y - fy) * m
+
+    def as_seen(self, d: PlacedDie) -> PlacedDie:
+        """The die lying with its foot at (x_mm, y_mm): its top face seen pushed away from
+        the camera's foot, the side facing the camera showing between."""
+        tx, ty = self.seen(d.x_mm, d.y_mm, DIE_MM)
+        return replace(d, x_mm=tx, y_mm=ty, tilt_mm=(tx - d.x_mm, ty - d.y_mm))
+
+    def walls(self, tray: Tray, k: float, centre: tuple[float, float]):
+        """(outline, top, near) of each of the rim's four walls in canvas pixels: the outline
+        of the box it is as seen, its top face, and whether the camera looks over it into the
+        tray (then it hides what lies just behind it and is drawn over the dice)."""
+        w, h, r, z = tray.width_mm / 2, tray.height_mm / 2, tray.rim_mm, tray.wall_mm
+        fx, fy = self.foot_mm
+        boxes = (((-w, -w + r), (-h, h), fx < -w + r), ((w - r, w), (-h, h), fx > w - r),
+                 ((-w + r, w - r), (-h, -h + r), fy < -h + r), ((-w + r, w - r), (h - r, h), fy > h - r))
+        for (x0, x1), (y0, y1), near in boxes:
+            def px(x: float, y: float, zz: float) -> tuple[float, float]:
+                sx, sy = self.seen(x, y, zz)
+                return centre[0] + sx * k, centre[1] + sy * k
+            corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+            top = np.array([px(x, y, z) for x, y in corners])
+            hull = cv2.convexHull(np.array([px(x, y, zz) for x, y in corners for zz in (0.0, z)], np.float32))
+            yield hull.reshape(-1, 2).astype(np.float64), top, near
+
+
+def _draw_wall(canvas: np.ndarray, hull: np.ndarray, top: np.ndarray, rim_bgr: tuple[int, int, int]) -> None:
+    """A wall of the rim as a box seen from above: its upright faces in the rim's colour in
+    shade, its top face lit."""
+    _fill(canvas, hull, tuple(0.7 * c for c in rim_bgr))
+    _fill(canvas, top, rim_bgr)
+
+
+def _top_face_hidden(d: PlacedDie, look: DiceLook, k: float, centre: tuple[float, float], over: np.ndarray) -> float:
+    """How much of the die's top face (mm²) the mask `over` (canvas pixels) covers."""
+    face = np.zeros(over.shape, np.uint8)
+    poly = _rounded_square(centre[0] + d.x_mm * k, centre[1] + d.y_mm * k, DIE_MM * k / 2,
+                           look.corner_frac * DIE_MM * k, math.radians(d.angle_deg))
+    cv2.fillPoly(face, [np.round(poly).astype(np.int32)], 1)
+    return int(np.count_nonzero(face & over)) / (k * k)
 
 
 def _camera_effects(img: np.ndarray, p: DicePerturbations, rng: random.Random) -> np.ndarray:
