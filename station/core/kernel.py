@@ -388,7 +388,10 @@ class TableKernel:
         # would otherwise say LOCK only when its own idea of the gate changes)
         self.link.forget()
         previous, self.link.boot_id = self.link.boot_id, ev.boot_id
-        if previous is not None and previous != ev.boot_id and self.phase not in ("idle", "closed"):
+        # (`rebooted` also when no HELLO was seen before: the station joined the shoe's
+        # earlier boot mid-stream, or restarted on a journal of it, and processed its frames)
+        booted_again = ev.rebooted or (previous is not None and previous != ev.boot_id)
+        if booted_again and self.phase not in ("idle", "closed"):
             self.raise_fault("shoe_rebooted", f"shoe {ev.serial} booted again (boot id {ev.boot_id})")
 
     def take_pending_load(self) -> bool:

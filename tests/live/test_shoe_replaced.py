@@ -88,3 +88,45 @@ def test_a_rebooted_shoe_gets_its_gate_locked_before_a_card_leaves_it(tmp_path) 
             assert _try_draw(shoe) is None
         finally:
             rt.stop()
+
+
+@pytest.mark.slow
+def test_a_station_that_never_saw_hello_takes_the_next_boot_after_its_restart(tmp_path) -> None:
+    """The station started after the shoe had booted (its HELLO gone before the port was
+    opened: pyserial empties the input on open), so it joined mid-stream and never learnt a
+    boot id. It is stopped; the shoe is power-cycled; the station starts again on its journal.
+    The new boot's HELLO must be taken as a boot, not as a retransmission of the old stream:
+    before, every frame of the new boot was a "duplicate" of the old one, the shoe never got
+    an ACK it could use, filled its buffer and stopped answering LOCK and STATUS (the
+    restarted demo that waited for "the shoe to be ready" on a loaded machine)."""
+    from station.runtime import start_runtime
+
+    key = make_key_file(tmp_path / "keys" / "PD-02.key")
+    with ShoeSimulator(cut_at=None, seed=12, resume_seq=40) as shoe:  # booted long ago
+        cfg = load_config(table_config_for_test(CONFIG, tmp_path, shoe.serve_pty()))
+        cfg.signing_key_file = key
+        rt = start_runtime(cfg, with_console=False, with_bet_api=False)
+        try:
+            st = rt.station
+            st.submit("dealer", "new_shoe")
+            st.submit("supervisor", "confirm_shuffle", "sup1")
+            shoe.load()
+            _until(lambda: st.view.get("phase") == "ready", "the shoe's LOAD")
+            _until(lambda: shoe.unacked == 0, "the station to acknowledge the old boot")
+            assert st.core.link.boot_id is None  # no HELLO was ever heard
+        finally:
+            rt.stop()
+
+    with ShoeSimulator(cut_at=None, seed=13) as shoe:  # power-cycled: HELLO, empty
+        cfg = load_config(table_config_for_test(CONFIG, tmp_path, shoe.serve_pty()))
+        cfg.signing_key_file = key
+        rt = start_runtime(cfg, with_console=False, with_bet_api=False)
+        try:
+            st = rt.station
+            _until(lambda: st.core.link.boot_id == shoe.boot_id, "the station to take the new boot")
+            _until(lambda: shoe.unacked == 0, "the new boot's frames acknowledged")
+            assert "shoe_rebooted" in [f["kind"] for f in st.journal.records_of_type("fault")]
+            _until(lambda: shoe.gate_locked, "the station to lock the new shoe's gate")
+            _until(lambda: st.view["link"]["gate"] == "LOCKED", "the new shoe to answer STATUS")
+        finally:
+            rt.stop()

@@ -99,6 +99,43 @@ def test_station_joining_midstream_treats_a_late_hello_as_retransmission() -> No
     assert s.sequencer.boot_id == "AAAA0001"
 
 
+def test_a_hello_of_an_unseen_boot_long_after_the_join_is_a_boot() -> None:
+    # The station joined the shoe's earlier boot without its HELLO and processed 1..60; the
+    # shoe was power-cycled while the station was down. Its HELLO comes after the station
+    # took its journal up again: a boot, not a retransmission (before, every frame of the
+    # new boot was a "duplicate" of the old one and the link stalled).
+    s = ShoeStream()
+    s.feed(b"".join(card(q) for q in range(1, 61)), 0.1)
+    r = s.feed(card(1, "2C") + hello("CCCC0003") + card(1, "2C") + card(2, "3C"), 26.5)
+    assert isinstance(r.events[0], Hello) and r.events[0].rebooted
+    assert [(e.seq, getattr(e, "card", None)) for e in r.events[1:]] == [(1, "2C"), (2, "3C")]
+
+
+def test_a_hello_taken_for_a_retransmission_but_resent_on_and_on_is_a_boot() -> None:
+    # Joined at 23 and at once a HELLO of a boot never seen: taken for the retransmission
+    # it usually is. But it keeps coming, with only old seqs behind it, for 3 s: the shoe
+    # cannot use this station's ACKs, so it booted: the station starts again at seq 1.
+    s = ShoeStream()
+    s.feed(card(23), 0.0)
+    burst = hello("DDDD0004") + card(1, "4C") + card(2, "5C")
+    r = s.feed(burst, 0.3)
+    assert r.events == [] and r.reack
+    r = s.feed(burst, 1.5)
+    assert r.events == []
+    r = s.feed(burst, 3.4)
+    assert isinstance(r.events[0], Hello) and r.events[0].rebooted
+    assert [e.seq for e in r.events[1:]] == [1, 2]
+
+
+def test_a_retransmitted_hello_stops_counting_once_the_stream_moves_on() -> None:
+    s = ShoeStream()
+    s.feed(card(23), 0.0)
+    s.feed(hello("EEEE0005") + card(23), 0.3)
+    assert [e.seq for e in s.feed(card(24), 0.4).events] == [24]
+    r = s.feed(hello("EEEE0005"), 5.0)  # a late copy of the same boot's HELLO
+    assert r.events == [] and r.reack
+
+
 def test_sequencer_is_pure_over_frames() -> None:
     seq = ShoeSequencer()
     assert seq.expected is None
