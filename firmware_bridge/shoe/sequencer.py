@@ -15,14 +15,14 @@ from firmware_bridge.shoe.codec import Frame
 SEQ_MAX = 65535
 DUPLICATE_WINDOW = 1024
 RESEND_MIN_INTERVAL_S = 0.100
-#: A station that joined a running shoe without its HELLO acknowledges the first frame it
-#: took, which covers the HELLO; until that ACK reaches the shoe the HELLO can still come as
-#: part of a resend burst. A HELLO of a boot never seen that comes later than this after the
-#: join is the shoe booting again (seconds on the station's clock).
-JOIN_HELLO_GRACE_S = 2.0
-#: A HELLO taken for such a retransmission but still being resent this long after, with no
-#: frame processed since, is a boot after all: the shoe is not hearing ACKs it can use.
-HELLO_STILL_RESENT_S = 3.0
+#: The shoe keeps at most this many unacknowledged frames, HELLO (seq 0) among them: once the
+#: station has processed a seq at or above it, the shoe's HELLO cannot still be waiting for an
+#: ACK, so a HELLO of a boot never seen is a boot.
+SHOE_BUFFER_FRAMES = 64
+#: Resend bursts after a HELLO of a boot never seen that stop short of what the station has
+#: processed, with no seq skipped, before that HELLO is taken for a boot (one burst may be
+#: cut short by a frame the line spoiled at its end).
+SHORT_BURSTS_FOR_A_BOOT = 2
 
 
 def next_seq(seq: int) -> int:
@@ -42,8 +42,10 @@ class Verdict:
     process: bool  # hand it on (it is the next in order)
     resend_from: int | None = None  # send RESEND,<n>
     reack: bool = False  # re-acknowledge the last processed frame
-    rebooted: bool = False  # a HELLO with a new boot id after one was seen
-    kind: str = "in_order"  # in_order | hello | duplicate | gap | hello_repeat
+    #: a HELLO of a boot after the station has seen an earlier one or processed its frames
+    rebooted: bool = False
+    #: in_order | hello | duplicate | gap | hello_repeat | undecided
+    kind: str = "in_order"
 
 
 @dataclass(slots=True)
@@ -59,46 +61,37 @@ class ShoeSequencer:
     last_processed: int | None = None
     counters: Counter[str] = field(default_factory=Counter)
     _last_resend_at_s: float | None = None
-    #: when the station took a frame other than HELLO as its start (no HELLO, no record)
-    _joined_at_s: float | None = None
-    #: when a HELLO of an unseen boot was taken for a retransmission after such a join
-    _hello_adopted_at_s: float | None = None
+    #: while no boot id is known (the station joined a running shoe without its HELLO, or
+    #: restarted on a journal of such a join): what each recently processed seq carried, to
+    #: tell a resend of those frames from another boot's frames of the same seqs
+    _carried: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    #: a HELLO of a boot never seen, not yet known to be a resend or a boot (see `_unseen`)
+    _unseen: _UnseenHello | None = None
 
     def accept(self, frame: Frame, now_s: float) -> Verdict:
         """Sort one valid frame; `now_s` is the station clock in seconds (it paces RESEND)."""
         if frame.type == "HELLO":
             boot = frame.fields[4].upper()
             if boot == self.boot_id:
-                if (self._hello_adopted_at_s is not None
-                        and now_s - self._hello_adopted_at_s >= HELLO_STILL_RESENT_S):
-                    # still resent long after the join: the shoe never took the ACKs this
-                    # station sends, its frames are another boot's (a station restarted on
-                    # its journal while the shoe was power-cycled, its HELLO unseen)
-                    return self._boot(boot, rebooted=True)
                 self.counters["duplicate"] += 1
                 return Verdict(False, reack=True, kind="hello_repeat")
-            if (self.boot_id is None and self.expected is not None
-                    and self._joined_at_s is not None
-                    and now_s - self._joined_at_s < JOIN_HELLO_GRACE_S):
-                # The station joined a running shoe mid-stream (no HELLO, no record of its
-                # own) and has just taken a later frame as its start and acknowledged it:
-                # this HELLO is a retransmission still on the wire, not a reboot.
-                # Restarting at seq 1 would wait forever for frames the shoe has dropped.
-                self.boot_id = boot
-                self._hello_adopted_at_s = now_s
-                self.counters["duplicate"] += 1
-                return Verdict(False, reack=True, kind="hello_repeat")
-            # a boot: the first HELLO, a new boot id, or a HELLO of a boot never seen that
-            # comes after the station has processed frames of the shoe's earlier boot
-            return self._boot(boot, rebooted=self.boot_id is not None
-                              or self.last_processed is not None)
+            if self.boot_id is None and self.expected is not None:
+                return self._hello_of_an_unseen_boot(boot)
+            # a boot: the first HELLO, or a new boot id
+            return self._boot(boot, rebooted=self.boot_id is not None)
+        if self._unseen is not None:
+            verdict = self._after_unseen_hello(frame)
+            if verdict is not None:
+                return verdict
         if self.expected is None:
             self.expected = frame.seq
-            self._joined_at_s = now_s
         if frame.seq == self.expected:
-            self._hello_adopted_at_s = None  # the stream moves on: the join was right
             self.last_processed = frame.seq
             self.expected = next_seq(frame.seq)
+            if self.boot_id is None:
+                self._carried[frame.seq] = (frame.type, *frame.fields)
+                if len(self._carried) > SHOE_BUFFER_FRAMES:
+                    del self._carried[next(iter(self._carried))]
             return Verdict(True)
         back = seq_distance_back(self.expected, frame.seq)
         if 1 <= back <= DUPLICATE_WINDOW:
@@ -111,11 +104,88 @@ class ShoeSequencer:
             return Verdict(False, resend_from=self.expected, kind="gap")
         return Verdict(False, kind="gap")
 
+    # ---- a HELLO of a boot never seen, after frames of an earlier boot ------------------
+    #
+    # The station joined a running shoe mid-stream (its HELLO gone before the port was
+    # opened) and processed seqs up to L, or restarted on a journal of such a join. A HELLO
+    # with a boot id it has never seen is then either
+    # - a resend: the shoe has not yet had the ACK of the frame the station joined at, and
+    #   resends every frame it holds, in order — HELLO, 1, 2, … up to at least L, the same
+    #   frames the station processed; or
+    # - a boot: the shoe was power-cycled, and its HELLO, 1, 2, … are new frames whose seqs
+    #   merely repeat the old ones.
+    # Taking a boot for a resend stalls the link (every new frame looks like a duplicate);
+    # taking a resend for a boot processes frames twice. So the station decides on what the
+    # frames show, never on how late they come (a slow journal commit delays the ACK and
+    # makes a resend come late): it processes nothing and acknowledges nothing while
+    # undecided, and the shoe, unacknowledged, resends until the frames decide.
+
+    def _hello_of_an_unseen_boot(self, boot: str) -> Verdict:
+        held = self._held_up_to()
+        if held < 1 or held >= SHOE_BUFFER_FRAMES:
+            # nothing held that the HELLO could precede, or more than the shoe can hold
+            # unacknowledged behind it: this HELLO is not waiting for an ACK
+            return self._boot(boot, rebooted=held >= 1)
+        u = self._unseen
+        if u is None or u.boot != boot:
+            self._unseen = _UnseenHello(boot)
+            self.counters["undecided"] += 1
+            return Verdict(False, kind="undecided")
+        if u.differs:
+            return self._boot(boot, rebooted=True)
+        if not u.skipped:
+            # the burst since the last HELLO stopped short of what the station processed
+            u.short_bursts += 1
+            if u.short_bursts >= SHORT_BURSTS_FOR_A_BOOT:
+                return self._boot(boot, rebooted=True)
+        u.run, u.skipped = 0, False
+        self.counters["undecided"] += 1
+        return Verdict(False, kind="undecided")
+
+    def _after_unseen_hello(self, frame: Frame) -> Verdict | None:
+        """A frame after an undecided HELLO: a Verdict, or None when it is decided a resend
+        and the frame is sorted as usual."""
+        u = self._unseen
+        assert u is not None
+        carried = self._carried.get(frame.seq)
+        if carried is not None and carried != (frame.type, *frame.fields):
+            u.differs = True  # another boot's frame: the next HELLO is taken as a boot
+        if frame.seq == u.run + 1 and not u.skipped:
+            u.run = frame.seq
+        else:
+            u.skipped = True
+        if not u.differs and (u.run >= self._held_up_to() or frame.seq == self.expected):
+            # the burst reached what the station processed, every frame the same (or the
+            # old stream goes on): the HELLO was a resend; this boot id is the shoe's
+            self.boot_id, self._unseen = u.boot, None
+            self._carried.clear()
+            return None
+        self.counters["undecided"] += 1
+        return Verdict(False, kind="undecided")
+
+    def _held_up_to(self) -> int:
+        """The last seq the station processed (from its journal when it has no record)."""
+        if self.last_processed is not None:
+            return self.last_processed
+        return 0 if self.expected is None else self.expected - 1
+
     def _boot(self, boot: str, *, rebooted: bool) -> Verdict:
         """A HELLO of a boot: expect seq 1 next (SHOE_PROTOCOL.md §4)."""
         self.boot_id = boot
         self.expected = 1
         self.last_processed = 0
         self._last_resend_at_s = None
-        self._joined_at_s = self._hello_adopted_at_s = None
+        self._unseen = None
+        self._carried.clear()
         return Verdict(True, rebooted=rebooted, kind="hello")
+
+
+@dataclass(slots=True)
+class _UnseenHello:
+    """What followed a HELLO of a boot never seen, since its latest copy."""
+
+    boot: str
+    run: int = 0  # the seqs 1, 2, … that followed it without a gap, up to this one
+    skipped: bool = False  # a seq came out of that order (a frame lost on the line)
+    differs: bool = False  # a seq the station processed came with other content
+    short_bursts: int = 0  # copies of the HELLO whose burst stopped short, none skipped

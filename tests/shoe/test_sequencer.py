@@ -94,46 +94,89 @@ def test_station_joining_midstream_treats_a_late_hello_as_retransmission() -> No
     # acknowledges it, so the shoe drops 0..23; the HELLO of that burst still on the wire
     # must not send the station back to seq 1.
     s = ShoeStream()
-    r = s.feed(card(23) + hello("AAAA0001") + card(1) + card(24), 0.0)
+    r = s.feed(card(23) + hello("AAAA0001") + b"".join(card(q) for q in range(1, 24))
+               + card(24), 0.0)
     assert [e.seq for e in r.events] == [23, 24]
     assert s.sequencer.boot_id == "AAAA0001"
 
 
-def test_a_hello_of_an_unseen_boot_long_after_the_join_is_a_boot() -> None:
-    # The station joined the shoe's earlier boot without its HELLO and processed 1..60; the
-    # shoe was power-cycled while the station was down. Its HELLO comes after the station
-    # took its journal up again: a boot, not a retransmission (before, every frame of the
-    # new boot was a "duplicate" of the old one and the link stalled).
+def _old_boot_joined(last: int) -> ShoeStream:
+    """A station that joined a running shoe at seq 3 (no HELLO heard) and processed 3..last."""
     s = ShoeStream()
-    s.feed(b"".join(card(q) for q in range(1, 61)), 0.1)
-    r = s.feed(card(1, "2C") + hello("CCCC0003") + card(1, "2C") + card(2, "3C"), 26.5)
-    assert isinstance(r.events[0], Hello) and r.events[0].rebooted
-    assert [(e.seq, getattr(e, "card", None)) for e in r.events[1:]] == [(1, "2C"), (2, "3C")]
+    r = s.feed(b"".join(card(q, f"{'23456789T'[q % 9]}H") for q in range(3, last + 1)), 0.1)
+    assert [e.seq for e in r.events] == list(range(3, last + 1))
+    return s
 
 
-def test_a_hello_taken_for_a_retransmission_but_resent_on_and_on_is_a_boot() -> None:
-    # Joined at 23 and at once a HELLO of a boot never seen: taken for the retransmission
-    # it usually is. But it keeps coming, with only old seqs behind it, for 3 s: the shoe
-    # cannot use this station's ACKs, so it booted: the station starts again at seq 1.
-    s = ShoeStream()
-    s.feed(card(23), 0.0)
-    burst = hello("DDDD0004") + card(1, "4C") + card(2, "5C")
-    r = s.feed(burst, 0.3)
-    assert r.events == [] and r.reack
-    r = s.feed(burst, 1.5)
-    assert r.events == []
-    r = s.feed(burst, 3.4)
+def _resend(last: int, boot: str) -> bytes:
+    """The old boot's resend burst: its HELLO and every frame up to `last`, as first sent."""
+    return hello(boot) + b"".join(card(q, f"{'23456789T'[q % 9]}H") for q in range(1, last + 1))
+
+
+def test_a_resend_burst_applied_late_is_processed_once_whenever_it_comes() -> None:
+    # The station's ACK of its join was slow (a journal commit on a loaded machine): the shoe
+    # resends HELLO, 1..5 again and again, and the station applies the copies late. Late or
+    # not, a resend is a resend: nothing is processed twice.
+    for late_s in (0.3, 2.5, 30.0):
+        s = _old_boot_joined(5)
+        for k in range(3):
+            r = s.feed(_resend(5, "AAAA0001"), late_s + k)
+            assert [e.seq for e in r.events] == [], late_s
+        assert s.sequencer.boot_id == "AAAA0001"
+        assert [e.seq for e in s.feed(card(6), late_s + 5).events] == [6]
+
+
+def test_a_station_restarted_on_its_journal_takes_a_resend_burst_as_a_resend() -> None:
+    # Killed after journaling 3..5 but before its ACK left; started again on the journal
+    # (the same bytes replayed, then the shoe's burst still unacknowledged).
+    s = _old_boot_joined(5)
+    s.feed(card(5, '23456789T'[5 % 9] + 'H'), 0.2)  # a first copy, still before the crash
+    r = s.feed(_resend(5, "AAAA0001") + card(6), 40.0)
+    assert [e.seq for e in r.events] == [6]
+
+
+def test_a_hello_of_an_unseen_boot_after_the_join_is_a_boot_when_its_frames_differ() -> None:
+    # The station joined the shoe's earlier boot without its HELLO and processed 3..60; the
+    # shoe was power-cycled while the station was down. Its new frames take the old seqs
+    # with other content: a boot (before, every frame of the new boot was a "duplicate" of
+    # the old one, the shoe was never acknowledged and the link stalled).
+    s = _old_boot_joined(60)
+    burst = hello("CCCC0003") + card(1, "2C") + card(2, "3C") + card(3, "4C")
+    assert s.feed(card(1, "2C") + burst, 26.5).events == []
+    r = s.feed(burst, 26.8)
     assert isinstance(r.events[0], Hello) and r.events[0].rebooted
+    assert [(e.seq, e.card) for e in r.events[1:]] == [(1, "2C"), (2, "3C"), (3, "4C")]
+
+
+def test_a_boot_soon_after_the_join_loses_no_card() -> None:
+    # Joined at 3, and the shoe power-cycled a second later: its HELLO, 2C..5C as seqs 1..4.
+    # Before, the HELLO was taken for a resend, 1..3 for duplicates and 4 (5C) processed as
+    # the old boot's next frame; the ACK of 4 then dropped 2C..4C for good.
+    s = _old_boot_joined(3)
+    burst = hello("DDDD0004") + b"".join(card(q, f"{q + 1}C") for q in range(1, 5))
+    assert s.feed(burst, 1.1).events == []
+    r = s.feed(burst, 1.4)
+    assert isinstance(r.events[0], Hello) and r.events[0].rebooted
+    assert [(e.seq, e.card) for e in r.events[1:]] == [(1, "2C"), (2, "3C"), (3, "4C"), (4, "5C")]
+
+
+def test_a_boot_whose_bursts_stop_short_of_the_old_stream_is_a_boot() -> None:
+    # Nothing to compare (the station restarted knowing only "expect 61"): the new boot's
+    # bursts stop at seq 2, short of 60, twice, with nothing skipped: a boot.
+    s = ShoeStream(expected=61)
+    burst = hello("EEEE0005") + card(1, "2C") + card(2, "3C")
+    assert s.feed(burst, 0.0).events == []
+    assert s.feed(burst, 0.25).events == []
+    r = s.feed(burst, 0.5)
+    assert isinstance(r.events[0], Hello)
     assert [e.seq for e in r.events[1:]] == [1, 2]
 
 
-def test_a_retransmitted_hello_stops_counting_once_the_stream_moves_on() -> None:
-    s = ShoeStream()
-    s.feed(card(23), 0.0)
-    s.feed(hello("EEEE0005") + card(23), 0.3)
-    assert [e.seq for e in s.feed(card(24), 0.4).events] == [24]
-    r = s.feed(hello("EEEE0005"), 5.0)  # a late copy of the same boot's HELLO
-    assert r.events == [] and r.reack
+def test_a_hello_after_more_frames_than_the_shoe_holds_is_a_boot_at_once() -> None:
+    s = _old_boot_joined(70)
+    r = s.feed(hello("FFFF0006") + card(1, "2C"), 9.0)
+    assert isinstance(r.events[0], Hello) and r.events[0].rebooted
+    assert [e.seq for e in r.events[1:]] == [1]
 
 
 def test_sequencer_is_pure_over_frames() -> None:
