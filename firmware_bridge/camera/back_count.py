@@ -50,10 +50,10 @@ MIN_PIECE = 0.22
 POOL_MM = 1.2
 #: a back learned as tones is told by its mix of tones over a window this wide (mm) when its
 #: cards are counted: wider than a pattern's pitch, narrower than twice a card's border
-TONE_WINDOW_MM = 3.5
+TONE_WINDOW_MM = 3.0
 #: and where it shows at least this share of the mix of its tones other than white (a card's
 #: white border shows none of them, though its white may be one of the back's tones)
-TONE_COUNT_LEVEL = 0.6
+TONE_COUNT_LEVEL = 0.7
 
 def count_backs(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarray,
                 lut: np.ndarray | colours.ToneModel, card_area_px: float, mm_per_px: float,
@@ -105,7 +105,7 @@ def _count_tones(view: np.ndarray, pooled: bool, inside: np.ndarray, lut: colour
     sim, ok = lut.windowed(idx, max(3, int(round(TONE_WINDOW_MM / mm_per_px)) | 1), without_white=True)
     # a seam of border narrower than the window shows only in part: pieces joined by a
     # thread of back are parted
-    mix = cv2.erode(((sim >= TONE_COUNT_LEVEL) & ok).astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
+    mix = cv2.erode(((sim >= TONE_COUNT_LEVEL) & ok).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
     out.append(_pieces(mix & inside, card_area_px))
     return out
 
