@@ -279,8 +279,10 @@ def learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) 
 #: at calibration, a pixel differs from the felt by more than this in Lab (8-bit scale) when
 #: the back is learned as tones: a card whose back has the felt's hue or no hue at all
 SEGMENT_LAB = 14.0
-#: a back's tone this close to the felt's colour cannot be told from it
+#: a back's tone this close to the felt's colour cannot be told from it: such tones are left
+#: out of the back's mix, and a back more than FELT_TONE_SHARE of which they fill is refused
 FELT_TONE_MIN = 24.0
+FELT_TONE_SHARE = 0.4
 
 
 def _not_felt_lab(bgr: np.ndarray, felt_lab: np.ndarray) -> np.ndarray:
@@ -343,6 +345,9 @@ def learn_back_tones(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float
         ink = v < colours.DARK_MAX_VAL
         nonfelt = cv2.morphologyEx(_not_felt_lab(corrected, felt_lab).astype(np.uint8), cv2.MORPH_OPEN,
                                    np.ones((3, 3), np.uint8))
+        # a back whose pattern, averaged, takes the felt's colour in places (a navy back with a
+        # white lattice on blue felt): the card is what its outline encloses
+        nonfelt = colours.fill_holes(nonfelt, card_area).astype(np.uint8)
         k, labels, stats, _ = cv2.connectedComponentsWithStats(nonfelt, connectivity=8)
         found = 0
         for i in range(1, k):
@@ -377,7 +382,7 @@ def learn_back_tones(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float
         raise CalibrationError("the back shows no colour over more than 3% of it: calibrate again on sharper stills")
     near_felt = [float(np.linalg.norm(c - felt_lab)) for c in centres]
     close = sum(w for w, d in zip(weights, near_felt, strict=True) if d < FELT_TONE_MIN)
-    if close > 0.1:
+    if close > FELT_TONE_SHARE:
         raise CalibrationError(
             f"{100 * close:.0f}% of the back is within {FELT_TONE_MIN:.0f} Lab units of the felt's colour: this "
             "deck cannot be told from this felt (the colour of the felt); use a deck set or a felt of another colour")

@@ -140,6 +140,15 @@ class ToneModel:
         return sim, ok
 
 
+def fill_holes(mask: np.ndarray, max_area: float) -> np.ndarray:
+    """`mask` (bool or 0/1) with its holes smaller than `max_area` pixels filled (bool)."""
+    inv = (np.asarray(mask) == 0).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(inv, connectivity=4)
+    small = np.zeros(n, bool)
+    small[1:] = stats[1:, cv2.CC_STAT_AREA] < max_area
+    return (np.asarray(mask) > 0) | small[labels]
+
+
 #: tones are looked up in a table of Lab cells this many bits coarser than 8-bit Lab
 LAB_SHIFT = 2
 _TONE_LUTS: dict[tuple, np.ndarray] = {}

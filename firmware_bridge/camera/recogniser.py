@@ -452,6 +452,9 @@ class Recogniser:
             # the back at quarter resolution, takes the felt's hue too, a seam a pixel wide
             # between two cards that must not part them
             cardish = cv2.morphologyEx(cardish, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+            # and a pattern whose mix takes the felt's colour in places (a white lattice on a
+            # navy back on blue felt) leaves holes in the card: what its outline encloses is card
+            cardish = (colours.fill_holes(cardish, 0.5 * self._card_area) & inside).astype(np.uint8) * 255
         # Opening removes the zone markings (a painted outline up to MARKING_MM wide), printed
         # labels and noise; every card shows far more than that of itself.
         cardish = cv2.morphologyEx(cardish, cv2.MORPH_OPEN, self._marking_kernel)
