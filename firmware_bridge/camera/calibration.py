@@ -283,6 +283,8 @@ SEGMENT_LAB = 14.0
 #: out of the back's mix, and a back more than FELT_TONE_SHARE of which they fill is refused
 FELT_TONE_MIN = 24.0
 FELT_TONE_SHARE = 0.4
+#: calibrate warns of a back's tone this close to the felt's colour (glare on the felt)
+FELT_TONE_WARN = 40.0
 
 
 def _not_felt_lab(bgr: np.ndarray, felt_lab: np.ndarray) -> np.ndarray:
@@ -420,6 +422,10 @@ def learn_back_tones(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float
     mean_bgr = tuple(int(x) for x in all_px.reshape(-1, 3).mean(axis=0))
     texture = float(np.mean([float(np.std(c[3])) for c in cards if c[3].size]))
     warnings = list(notes)
+    near = [d for d, k in zip(near_felt, keep, strict=True) if k and d < FELT_TONE_WARN]
+    if near:
+        warnings.append(f"a tone of the back lies {min(near):.0f} Lab units from the felt's colour: glare or a "
+                        "bright spot on the felt may be read as this back (a card where there is none)")
     size = _card_size([s for s in sides if s is not None], mm_per_px, warnings)
     tones = tuple((round(float(c[0]), 1), round(float(c[1]), 1), round(float(c[2]), 1), round(float(w), 3))
                   for c, w in zip(centres, weights, strict=True))

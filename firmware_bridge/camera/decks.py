@@ -150,17 +150,10 @@ STYLES: dict[str, DeckStyle] = {
         BackDesign("lattice", (26, 64, 20), (14, 40, 12), border_mm=2.0, step_mm=5.0, line_mm=0.8),
         qr_margin_mm=3.0, art="classic", upside_down=True,
     ),
-    "royal": DeckStyle(
-        "royal",
-        # navy with a white lattice on the blue felt: averaged, lattice and navy take the
-        # felt's own colour in places
-        BackDesign("lattice", (92, 40, 16), (230, 230, 230), border_mm=2.0),
-        qr_margin_mm=2.5, art="classic", felt_bgr=(112, 72, 28),
-    ),
 }
 
 #: the styles whose backs have no hue of their own, or the felt's (learned as tones)
-TONE_STYLES = ("onyx", "slate", "chess", "navy", "forest", "royal")
+TONE_STYLES = ("onyx", "slate", "chess", "navy", "forest")
 
 
 def style_from(spec: str | DeckStyle | None) -> DeckStyle:
