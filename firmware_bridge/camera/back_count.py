@@ -48,10 +48,16 @@ MIN_PIECE = 0.22
 #: the light ink of a back (a white lattice) is pooled over this many millimetres, as the
 #: calibration saw the back at quarter resolution; a card's border is wider
 POOL_MM = 1.2
+#: a back learned as tones is told by its mix of tones over a window this wide (mm) when its
+#: cards are counted: wider than a pattern's pitch, narrower than twice a card's border
+TONE_WINDOW_MM = 3.0
+#: and where it shows at least this share of the mix of its tones other than white (a card's
+#: white border shows none of them, though its white may be one of the back's tones)
+TONE_COUNT_LEVEL = 0.7
 
-
-def count_backs(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarray, lut: np.ndarray,
-                card_area_px: float, mm_per_px: float, level: float = 0.5) -> list[int]:
+def count_backs(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarray,
+                lut: np.ndarray | colours.ToneModel, card_area_px: float, mm_per_px: float,
+                level: float = 0.5) -> list[int]:
     """The number of separate back pieces of a card's size in `full_bgr` (a full-resolution
     crop) within `blob_mask` (same size), seen two ways: pixel by pixel (a thin border parts
     two backs of fine pattern), and pooled over POOL_MM (a bold light lattice is back; a wide
@@ -61,9 +67,13 @@ def count_backs(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarray, 
     inside = blob_mask > 0
     counts = []
     for pooled, view in ((False, corrected), (True, cv2.blur(corrected, (pool, pool)))):
-        hsv = cv2.cvtColor(view, cv2.COLOR_BGR2HSV)
-        h, s, v = cv2.split(hsv)
-        back_px = lut[h, s] & (v > colours.MIN_BACK_VAL)
+        if isinstance(lut, colours.ToneModel):
+            counts += _count_tones(view, pooled, inside, lut, card_area_px, mm_per_px, pool)
+            continue
+        else:
+            hsv = cv2.cvtColor(view, cv2.COLOR_BGR2HSV)
+            h, s, v = cv2.split(hsv)
+            back_px = lut[h, s] & (v > colours.MIN_BACK_VAL)
         if pooled:
             # as the recogniser does at quarter resolution: back where the back's colours
             # fill the calibrated share of a small window (a pattern's colours alternate)
@@ -73,6 +83,31 @@ def count_backs(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarray, 
         n, _, stats, _ = cv2.connectedComponentsWithStats(back, connectivity=4)
         counts.append(sum(1 for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= MIN_PIECE * card_area_px))
     return counts
+
+
+def _pieces(back: np.ndarray, card_area_px: float) -> int:
+    n, _, stats, _ = cv2.connectedComponentsWithStats(back.astype(np.uint8), connectivity=4)
+    return sum(1 for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= MIN_PIECE * card_area_px)
+
+
+def _count_tones(view: np.ndarray, pooled: bool, inside: np.ndarray, lut: colours.ToneModel,
+                 card_area_px: float, mm_per_px: float, pool: int) -> list[int]:
+    """A back learned as tones: pixel by pixel, its tones; pooled (as the calibration saw the
+    back at quarter resolution), where its tones fill half of a small window, and where a
+    window of TONE_WINDOW_MM shows the back's mix of tones other than white: a card's border,
+    solid and wider than the pattern's lines, is not back even when its white is near a tone
+    of the back (a black and white lattice)."""
+    idx = lut.nearest(view)
+    if not pooled:
+        return [_pieces((idx >= 0) & inside, card_area_px)]
+    share = cv2.blur((idx >= 0).astype(np.float32), (pool + 1, pool + 1))
+    out = [_pieces((share >= 0.5) & inside, card_area_px)]
+    sim, ok = lut.windowed(idx, max(3, int(round(TONE_WINDOW_MM / mm_per_px)) | 1), without_white=True)
+    # a seam of border narrower than the window shows only in part: pieces joined by a
+    # thread of back are parted
+    mix = cv2.erode(((sim >= TONE_COUNT_LEVEL) & ok).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    out.append(_pieces(mix & inside, card_area_px))
+    return out
 
 
 def plausible(n: int, area: float, card_area: float) -> bool:

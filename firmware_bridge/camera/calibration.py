@@ -8,10 +8,18 @@ of a back they fill, how much white its border and pattern show, and its texture
 is written into the camera config as `[calibration.felt]` and `[calibration.back]`; the
 recogniser reads backs only by what was calibrated, and a layout without `[calibration.back]`
 makes it say so on its status instead of guessing.
+
+A back with no hue (black, grey, white and grey, black and white) or with the felt's hue
+(navy on blue felt) cannot be learned as hue cells: the cards are then found as what differs
+from the felt in Lab (lightness included) and the back is learned as a few tones with the
+share of a back each fills (`colours.ToneModel`, written as `tones`). Refused: a back whose
+tones are the felt's, a plain black back (the cut card is plain black on both sides:
+CARD_FACES.md) and a plain white one (a face's stock).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -50,9 +58,22 @@ class BackModel:
     #: a lone card's measured size over the size the config's mm_per_px gives it (1.0: not
     #: measured); the config's scale is the engineer's estimate, the cards are 63 x 88 mm
     card_size: float = 1.0
+    #: a back learned as tones (colours.ToneModel): (L, a, b, share) in OpenCV's 8-bit Lab;
+    #: empty for a back learned as hue cells
+    tones: tuple[tuple[float, float, float, float], ...] = ()
+
+    def tone_model(self, felt_bgr: tuple[int, int, int]) -> colours.ToneModel:
+        lab = colours.lab_of(np.uint8([[felt_bgr]]))[0, 0]
+        return colours.ToneModel(tuple((t[0], t[1], t[2]) for t in self.tones), tuple(t[3] for t in self.tones),
+                                 (float(lab[0]), float(lab[1]), float(lab[2])), self.level)
 
     def describe(self) -> str:
         b, g, r = self.mean_bgr
+        if self.tones:
+            kind = "patterned" if self.texture > 12 else "flat"
+            tones = ", ".join(f"L {t[0] * 100 / 255:.0f} ({100 * t[3]:.0f}%)" for t in self.tones)
+            return (f"{kind} back learned as {len(self.tones)} tone(s) in Lab ({tones}), mean colour (B,G,R) = "
+                    f"({b},{g},{r}), texture {self.texture:.1f} grey levels, from {self.cards} card(s)")
         kind = "patterned" if self.texture > 12 else "flat"
         return (f"{kind} back, mean colour (B,G,R) = ({b},{g},{r}), texture {self.texture:.1f} grey levels, "
                 f"{len(self.cells)} colour cells covering {100 * self.coverage:.0f}% of it, from {self.cards} card(s)")
@@ -77,6 +98,8 @@ class Calibration:
             }
             if b.card_size != 1.0:
                 out["back"]["card_size"] = round(b.card_size, 4)  # type: ignore[index]
+            if b.tones:
+                out["back"]["tones"] = [[round(v, 1) for v in t[:3]] + [round(t[3], 3)] for t in b.tones]  # type: ignore[index]
         return out
 
 
@@ -95,7 +118,10 @@ def calibration_from_dict(data: object, *, source: str = "<dict>") -> Calibratio
         if "back" in data:
             d = data["back"]
             cells = tuple((int(h), int(s)) for h, s in d["cells"])
-            if not cells or not all(0 <= h < 180 // colours.HUE_BIN and 0 <= s < 256 // colours.SAT_BIN for h, s in cells):
+            tones = tuple((float(t[0]), float(t[1]), float(t[2]), float(t[3])) for t in d.get("tones", ()))
+            if not all(0 <= v <= 255 for t in tones for v in t[:3]) or not all(0 < t[3] <= 1 for t in tones):
+                raise ValueError("tones must be [L, a, b, share] in 8-bit Lab")
+            if not (cells or tones) or not all(0 <= h < 180 // colours.HUE_BIN and 0 <= s < 256 // colours.SAT_BIN for h, s in cells):
                 raise ValueError("cells must be [hue cell, saturation cell] pairs")
             level = float(d["level"])
             if not 0.05 <= level <= 1.0:
@@ -103,7 +129,7 @@ def calibration_from_dict(data: object, *, source: str = "<dict>") -> Calibratio
             back = BackModel(cells, level, float(d.get("white_edge", 0.0)),
                              tuple(int(v) for v in d.get("mean_bgr", (0, 0, 0))),  # type: ignore[arg-type]
                              float(d.get("texture", 0.0)), float(d.get("coverage", 0.0)), int(d.get("cards", 0)),
-                             float(d.get("card_size", 1.0)))
+                             float(d.get("card_size", 1.0)), tones)
             if not CARD_SIZE_RANGE[0] <= back.card_size <= CARD_SIZE_RANGE[1]:
                 raise ValueError(f"card_size {back.card_size} outside {CARD_SIZE_RANGE[0]}..{CARD_SIZE_RANGE[1]}")
     except (KeyError, TypeError, ValueError) as exc:
@@ -136,7 +162,23 @@ def learn_felt(frames: list[np.ndarray]) -> FeltModel:
 
 
 def learn_back(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> tuple[BackModel, list[str]]:
-    """The back of the deck set from stills holding face-down cards, each lying on its own."""
+    """The back of the deck set from stills holding face-down cards, each lying on its own: as
+    hue cells when it has a hue of its own, else as tones in Lab (no hue, or the felt's)."""
+    if not frames:
+        raise CalibrationError("no still with a face-down card: lay one (or a few, apart) on the felt")
+    try:
+        return learn_back_hue(frames, felt, mm_per_px)
+    except CalibrationError as by_hue:
+        try:
+            return learn_back_tones(frames, felt, mm_per_px)
+        except CalibrationError as by_tone:
+            if "no face-down card" in str(by_tone) and "no face-down card" not in str(by_hue):
+                raise by_hue from None
+            raise by_tone from None
+
+
+def learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> tuple[BackModel, list[str]]:
+    """The back as (hue, saturation) cells: a back with a colour of its own, not the felt's."""
     if not frames:
         raise CalibrationError("no still with a face-down card: lay one (or a few, apart) on the felt")
     fh = colours.felt_hsv(felt.bgr)
@@ -234,8 +276,166 @@ def learn_back(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> t
     return model, warnings
 
 
+#: at calibration, a pixel differs from the felt by more than this in Lab (8-bit scale) when
+#: the back is learned as tones: a card whose back has the felt's hue or no hue at all
+SEGMENT_LAB = 14.0
+#: a back's tone this close to the felt's colour cannot be told from it: such tones are left
+#: out of the back's mix, and a back more than FELT_TONE_SHARE of which they fill is refused
+FELT_TONE_MIN = 24.0
+FELT_TONE_SHARE = 0.4
+#: calibrate warns of a back's tone this close to the felt's colour (glare on the felt)
+FELT_TONE_WARN = 40.0
+
+
+def _not_felt_lab(bgr: np.ndarray, felt_lab: np.ndarray) -> np.ndarray:
+    return np.linalg.norm(colours.lab_of(bgr) - felt_lab, axis=2) > SEGMENT_LAB
+
+
+def _carries_code(frame: np.ndarray, box: tuple[int, int, int, int]) -> bool:
+    """Does a QR code of our notation lie in this box (quarter-resolution x, y, w, h)?"""
+    from firmware_bridge.camera.decoders import make_decoder
+    from firmware_bridge.camera.faces import parse_face_text
+
+    x, y, bw, bh = box
+    h, w = frame.shape[:2]
+    crop = frame[max(0, (y - 2) * SHRINK) : min(h, (y + bh + 2) * SHRINK), max(0, (x - 2) * SHRINK) : min(w, (x + bw + 2) * SHRINK)]
+    reads = make_decoder("auto").decode(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY))
+    return any(parse_face_text(r.text) is not None for r in reads)
+
+
+def _tones(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A few Lab centroids that most of `samples` (N x 3) lie within reach of, and the share of
+    the samples each holds (the fewest that leave at most 10% out of reach)."""
+    rng_pick = samples[np.linspace(0, len(samples) - 1, min(len(samples), 20000)).astype(int)]
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.5)
+    best = None
+    cv2.setRNGSeed(7)
+    for k in range(1, 7):
+        if len(rng_pick) < k:
+            break
+        _, _, centres = cv2.kmeans(rng_pick.astype(np.float32), k, None, crit, 3, cv2.KMEANS_PP_CENTERS)
+        d = np.linalg.norm(samples[:, None, :] - centres[None, :, :], axis=2)
+        near = d.argmin(axis=1)
+        within = d.min(axis=1) <= colours.TONE_REACH
+        weights = np.array([np.count_nonzero(within & (near == j)) for j in range(k)], np.float64) / len(samples)
+        best = (centres, weights)
+        if within.mean() >= 0.9:
+            break
+    assert best is not None
+    centres, weights = best
+    keep = weights >= 0.03
+    return centres[keep], weights[keep]
+
+
+def learn_back_tones(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> tuple[BackModel, list[str]]:
+    """The back as tones in Lab: the cards are what differs from the felt in lightness or colour."""
+    fh = colours.felt_hsv(felt.bgr)
+    felt_lab = colours.lab_of(np.uint8([[felt.bgr]]))[0, 0]
+    card_w, card_h = CARD_W_MM / mm_per_px / SHRINK, CARD_H_MM / mm_per_px / SHRINK
+    card_area = card_w * card_h
+    window = colours.window_px(card_w)
+    cards: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # corrected, comp, interior, grey
+    notes: list[str] = []
+    sides: list[tuple[float, float] | None] = []
+    for n, frame in enumerate(frames, 1):
+        small = _quarter(frame)
+        gains = _gains(small, felt.bgr)
+        corrected = cv2.transform(small, np.diag(gains).astype(np.float32)).clip(0, 255).astype(np.uint8)
+        hsv = cv2.cvtColor(corrected, cv2.COLOR_BGR2HSV)
+        _, s, v = cv2.split(hsv)
+        paper = (s < 30) & (v > 150)
+        ink = v < colours.DARK_MAX_VAL
+        nonfelt = cv2.morphologyEx(_not_felt_lab(corrected, felt_lab).astype(np.uint8), cv2.MORPH_OPEN,
+                                   np.ones((3, 3), np.uint8))
+        # a back whose pattern, averaged, takes the felt's colour in places (a navy back with a
+        # white lattice on blue felt): the card is what its outline encloses
+        nonfelt = colours.fill_holes(nonfelt, card_area).astype(np.uint8)
+        k, labels, stats, _ = cv2.connectedComponentsWithStats(nonfelt, connectivity=8)
+        found = 0
+        for i in range(1, k):
+            area = stats[i, cv2.CC_STAT_AREA]
+            if not 0.6 * card_area <= area <= 1.4 * card_area:
+                continue
+            comp = labels == i
+            cs, _ = cv2.findContours(comp.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            (_, _), (rw, rh), _ = cv2.minAreaRect(max(cs, key=cv2.contourArea))
+            if area < 0.85 * rw * rh:
+                continue
+            x, y, bw, bh = (int(stats[i, c]) for c in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
+            if np.count_nonzero(paper & comp) > 0.5 * area and np.count_nonzero(ink & comp) > 0.02 * area \
+                    and _carries_code(frame, (x, y, bw, bh)):
+                # white with black print may be a back too (a black and white lattice): a face
+                # is what carries a code of ours
+                notes.append(f"still {n}: a face-up card was left out (lay the cards face down)")
+                continue
+            interior = cv2.erode(comp.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+            grey = cv2.cvtColor(frame[(y + 3) * SHRINK : (y + bh - 3) * SHRINK, (x + 3) * SHRINK : (x + bw - 3) * SHRINK], cv2.COLOR_BGR2GRAY)
+            cards.append((corrected, comp, interior, grey))
+            sides.append(_card_sides(frame, (x, y, bw, bh), felt.bgr, fh, felt_lab))
+            found += 1
+        if not found:
+            notes.append(f"still {n}: no face-down card lying on its own was found")
+    if not cards:
+        raise CalibrationError("no face-down card found in the back stills (a back the colour of the felt "
+                               "cannot be seen at all): " + "; ".join(notes))
+    samples = np.concatenate([colours.lab_of(c[0])[c[2]] for c in cards]).astype(np.float32)
+    centres, weights = _tones(samples)
+    if not len(centres):
+        raise CalibrationError("the back shows no colour over more than 3% of it: calibrate again on sharper stills")
+    near_felt = [float(np.linalg.norm(c - felt_lab)) for c in centres]
+    close = sum(w for w, d in zip(weights, near_felt, strict=True) if d < FELT_TONE_MIN)
+    if close > FELT_TONE_SHARE:
+        raise CalibrationError(
+            f"{100 * close:.0f}% of the back is within {FELT_TONE_MIN:.0f} Lab units of the felt's colour: this "
+            "deck cannot be told from this felt (the colour of the felt); use a deck set or a felt of another colour")
+    keep = np.array([d >= FELT_TONE_MIN for d in near_felt])
+    centres, weights = centres[keep], weights[keep]
+    model = colours.ToneModel(tuple(tuple(float(v) for v in c) for c in centres), tuple(float(w) for w in weights),
+                              tuple(float(v) for v in felt_lab), 1.0)  # type: ignore[arg-type]
+    gw = model.group_weights()
+    if gw["mid"] < colours.TONE_GROUP_MIN and not (gw["dark"] >= colours.TONE_GROUP_MIN <= gw["white"]):
+        if gw["dark"] >= gw["white"]:
+            raise CalibrationError(
+                "the back is plain black (no pattern of another shade over 8% of it): it cannot be told from "
+                "the cut card, which is plain black on both sides (CARD_FACES.md); use a deck set whose back "
+                "is not plain black")
+        raise CalibrationError(
+            "the back is plain white (no pattern of another shade over 8% of it): it cannot be told from a "
+            "card face's white; use a deck set with a coloured, grey or patterned back")
+    sims = []
+    for corrected, _comp, interior, _ in cards:
+        sim, ok = model.windowed(model.nearest(corrected), window)
+        sims.append(np.where(ok, sim, 0.0)[interior])
+    level = max(0.3, 0.6 * float(np.median(np.concatenate(sims))))
+    model = dataclasses.replace(model, level=level)
+    regions = whites = backs = 0
+    for corrected, comp, _, _ in cards:
+        cls = colours.classify(corrected, fh, model, window, level)
+        regions += int(np.count_nonzero(cls.back & comp))
+        whites += int(np.count_nonzero(cls.white & comp))
+        backs += int(np.count_nonzero(comp))
+    if regions < 0.6 * backs:
+        raise CalibrationError(
+            f"the learned tones cover only {100 * regions / backs:.0f}% of the backs: the back cannot be told "
+            "from card faces, the cut card and the felt; use a deck set with a bolder back")
+    all_px = np.concatenate([c[0][c[2]] for c in cards])
+    mean_bgr = tuple(int(x) for x in all_px.reshape(-1, 3).mean(axis=0))
+    texture = float(np.mean([float(np.std(c[3])) for c in cards if c[3].size]))
+    warnings = list(notes)
+    near = [d for d, k in zip(near_felt, keep, strict=True) if k and d < FELT_TONE_WARN]
+    if near:
+        warnings.append(f"a tone of the back lies {min(near):.0f} Lab units from the felt's colour: glare or a "
+                        "bright spot on the felt may be read as this back (a card where there is none)")
+    size = _card_size([s for s in sides if s is not None], mm_per_px, warnings)
+    tones = tuple((round(float(c[0]), 1), round(float(c[1]), 1), round(float(c[2]), 1), round(float(w), 3))
+                  for c, w in zip(centres, weights, strict=True))
+    back = BackModel((), level, whites / max(1, regions), mean_bgr, texture, float(weights.sum()), len(cards),  # type: ignore[arg-type]
+                     size, tones)
+    return back, warnings
+
+
 def _card_sides(frame: np.ndarray, box: tuple[int, int, int, int], felt_bgr: tuple[int, int, int],
-                felt_hsv: tuple[int, int, int]) -> tuple[float, float] | None:
+                felt_hsv: tuple[int, int, int], felt_lab: np.ndarray | None = None) -> tuple[float, float] | None:
     """A lone card's (short, long) side in full-resolution pixels: the smallest rectangle
     round what is not felt in its box (quarter-resolution x, y, w, h), measured at full
     resolution where a pixel is a third of a millimetre."""
@@ -245,9 +445,12 @@ def _card_sides(frame: np.ndarray, box: tuple[int, int, int, int], felt_bgr: tup
     x1, y1 = min(w, (x + bw + 2) * SHRINK), min(h, (y + bh + 2) * SHRINK)
     crop = frame[y0:y1, x0:x1]
     corrected = cv2.transform(crop, np.diag(_gains(_quarter(frame), felt_bgr)).astype(np.float32))
-    hh, ss, vv = cv2.split(cv2.cvtColor(corrected, cv2.COLOR_BGR2HSV))
-    card = cv2.morphologyEx((~colours.felt_mask(hh, ss, vv, felt_hsv)).astype(np.uint8), cv2.MORPH_OPEN,
-                            np.ones((5, 5), np.uint8))
+    if felt_lab is not None:
+        card = _not_felt_lab(corrected.clip(0, 255).astype(np.uint8), felt_lab)
+    else:
+        hh, ss, vv = cv2.split(cv2.cvtColor(corrected, cv2.COLOR_BGR2HSV))
+        card = ~colours.felt_mask(hh, ss, vv, felt_hsv)
+    card = cv2.morphologyEx(card.astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
     cs, _ = cv2.findContours(card, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not cs:
         return None

@@ -55,6 +55,129 @@ def back_lut(cells: list[tuple[int, int]] | tuple[tuple[int, int], ...]) -> np.n
     return lut
 
 
+#: a tone reaches this far in Lab (OpenCV's 8-bit scale: L 0-255, a and b about 128)
+TONE_REACH = 16.0
+#: a group of tones (dark, white, the rest) filling at least this share of a back must show
+#: in a window at TONE_PRESENT of its share for the window to be back
+TONE_GROUP_MIN = 0.08
+TONE_PRESENT = 0.35
+
+
+def lab_of(bgr: np.ndarray) -> np.ndarray:
+    """An 8-bit BGR picture in Lab, float32 (OpenCV's 8-bit scale)."""
+    return cv2.cvtColor(np.ascontiguousarray(bgr).clip(0, 255).astype(np.uint8), cv2.COLOR_BGR2Lab).astype(np.float32)
+
+
+#: a tone is the cut card's ("dark") when it lies this close to black or a dark grey (L at most
+#: DARK_TONE_L), a face's ("white") when this close to white or a light grey (L at least
+#: WHITE_TONE_L), both in Lab
+GREY_REACH = TONE_REACH + 6.0
+DARK_TONE_L = 80.0
+WHITE_TONE_L = 190.0
+
+
+def tone_group(lab: tuple[float, float, float]) -> str:
+    """"dark" (what the cut card shows), "white" (a face's stock) or "mid" (anything else)."""
+    L, a, b = lab
+    chroma = float(np.hypot(a - 128.0, b - 128.0))
+    if np.hypot(max(0.0, L - DARK_TONE_L), chroma) < GREY_REACH:
+        return "dark"
+    if np.hypot(max(0.0, WHITE_TONE_L - L), chroma) < GREY_REACH:
+        return "white"
+    return "mid"
+
+
+@dataclass(frozen=True)
+class ToneModel:
+    """A back learned as tones in Lab (a back with no hue, or the felt's hue)."""
+
+    tones: tuple[tuple[float, float, float], ...]  # Lab, OpenCV's 8-bit scale
+    weights: tuple[float, ...]  # share of a back's pixels (quarter resolution) of each tone
+    felt_lab: tuple[float, float, float]
+    level: float  # the back's mix of tones a window must show
+
+    @property
+    def groups(self) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {"dark": [], "white": [], "mid": []}
+        for k, t in enumerate(self.tones):
+            out[tone_group(t)].append(k)
+        return out
+
+    def group_weights(self) -> dict[str, float]:
+        return {g: float(sum(self.weights[k] for k in ks)) for g, ks in self.groups.items()}
+
+    def nearest(self, corrected_bgr: np.ndarray, reach: float = TONE_REACH) -> np.ndarray:
+        """Per pixel, the index of its tone, or -1 (no tone within reach, or the felt nearer)."""
+        lab = np.ascontiguousarray(corrected_bgr).clip(0, 255).astype(np.uint8)
+        lab = cv2.cvtColor(lab, cv2.COLOR_BGR2Lab) >> LAB_SHIFT
+        return _tone_lut(self, reach)[lab[..., 0], lab[..., 1], lab[..., 2]]
+
+    def pixels(self, corrected_bgr: np.ndarray) -> np.ndarray:
+        return self.nearest(corrected_bgr) >= 0
+
+    def windowed(self, idx: np.ndarray, window: int, without_white: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(how much of the back's mix of tones each window shows, 0..1; whether it shows
+        each group of tones the back needs to be told from the cut card and a face).
+        `without_white`: the mix of its tones other than white, as a share of theirs (a card's
+        white border shows none of it)."""
+        sim = np.zeros(idx.shape, np.float32)
+        shares = []
+        whites = set(self.groups["white"]) if without_white else set()
+        for k, w in enumerate(self.weights):
+            sk = cv2.boxFilter((idx == k).astype(np.float32), -1, (window, window), normalize=True,
+                               borderType=cv2.BORDER_REPLICATE)
+            shares.append(sk)
+            if k not in whites:
+                sim += np.minimum(sk, w)
+        if without_white:
+            sim /= max(1e-6, sum(w for k, w in enumerate(self.weights) if k not in whites))
+        ok = np.ones(idx.shape, bool)
+        gw = self.group_weights()
+        if gw["dark"] >= TONE_GROUP_MIN or gw["white"] >= TONE_GROUP_MIN:
+            for g, ks in self.groups.items():
+                if gw[g] >= TONE_GROUP_MIN:
+                    ok &= sum((shares[k] for k in ks), np.zeros(idx.shape, np.float32)) >= TONE_PRESENT * gw[g]
+        return sim, ok
+
+
+def fill_holes(mask: np.ndarray, max_area: float) -> np.ndarray:
+    """`mask` (bool or 0/1) with its holes smaller than `max_area` pixels filled (bool)."""
+    inv = (np.asarray(mask) == 0).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(inv, connectivity=4)
+    small = np.zeros(n, bool)
+    small[1:] = stats[1:, cv2.CC_STAT_AREA] < max_area
+    return (np.asarray(mask) > 0) | small[labels]
+
+
+#: tones are looked up in a table of Lab cells this many bits coarser than 8-bit Lab
+LAB_SHIFT = 2
+_TONE_LUTS: dict[tuple, np.ndarray] = {}
+
+
+def _tone_lut(model: ToneModel, reach: float) -> np.ndarray:
+    """(64, 64, 64) int8: per Lab cell, the nearest tone within reach and nearer than the felt,
+    else -1 (made once per model)."""
+    key = (model.tones, model.felt_lab, reach)
+    lut = _TONE_LUTS.get(key)
+    if lut is None:
+        n = 256 >> LAB_SHIFT
+        c = (np.arange(n, dtype=np.float32) + 0.5) * (1 << LAB_SHIFT)
+        grid = np.stack(np.meshgrid(c, c, c, indexing="ij"), axis=-1)
+        d_felt = np.linalg.norm(grid - np.array(model.felt_lab, np.float32), axis=-1)
+        best = np.full(grid.shape[:3], np.inf, np.float32)
+        lut = np.full(grid.shape[:3], -1, np.int8)
+        for k, t in enumerate(model.tones):
+            d = np.linalg.norm(grid - np.array(t, np.float32), axis=-1)
+            closer = d < best
+            best[closer] = d[closer]
+            lut[closer] = k
+        lut[(best > reach) | (best >= d_felt)] = -1
+        if len(_TONE_LUTS) > 16:
+            _TONE_LUTS.clear()
+        _TONE_LUTS[key] = lut
+    return lut
+
+
 def window_px(card_w_px: float) -> int:
     """The back window, quarter-resolution pixels: a quarter of a card's width, odd."""
     n = max(3, int(round(card_w_px / 4)))
@@ -75,11 +198,27 @@ class Classes:
         return self.felt | self.skin | self.back | self.back_px | self.white | self.dark
 
 
-def classify(corrected_bgr: np.ndarray, felt: tuple[int, int, int], lut: np.ndarray | None,
+def classify(corrected_bgr: np.ndarray, felt: tuple[int, int, int], lut: np.ndarray | ToneModel | None,
              window: int, back_level: float) -> Classes:
     hsv = cv2.cvtColor(corrected_bgr, cv2.COLOR_BGR2HSV)
     h, s, v = cv2.split(hsv)
     felt_m = felt_mask(h, s, v, felt)
+    if isinstance(lut, ToneModel):
+        idx = lut.nearest(corrected_bgr)
+        back_px = idx >= 0
+        # a navy back on blue felt: the felt's hue, not its colour (nearer the back's tones
+        # than the felt's colour, even in noise or dim light, is no felt)
+        felt_m &= lut.nearest(corrected_bgr, 2 * TONE_REACH) < 0
+        share, ok = lut.windowed(idx, window)
+        back = (share >= lut.level) & ok
+        # a back's tones may be black or white too: only the back's places are back, and the
+        # cut card's black, a face's white, are what is not
+        skin = (h >= SKIN_HUE[0]) & (h <= SKIN_HUE[1]) & (s > 55) & (v > 70) & ~back_px & ~back
+        if skin.any():
+            skin = cv2.morphologyEx(skin.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) > 0
+        white = (s < WHITE_MAX_SAT) & (v > WHITE_MIN_VAL) & ~back
+        dark = (v < DARK_MAX_VAL) & ~skin & ~back
+        return Classes(felt_m, skin, back, back_px & ~white & ~dark, white, dark, share)
     if lut is not None:
         back_px = lut[h, s] & (v > MIN_BACK_VAL) & ~felt_m
         share = cv2.boxFilter(back_px.astype(np.float32), -1, (window, window), normalize=True,

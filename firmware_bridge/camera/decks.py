@@ -25,7 +25,7 @@ from firmware_bridge.camera.layout import CARD_H_MM, CARD_W_MM
 class BackDesign:
     """A card back: a ground colour and a pattern in an ink colour, in a border."""
 
-    kind: str  # "lattice" | "stripes" | "logo"
+    kind: str  # "lattice" | "stripes" | "logo" | "flat"
     ground_bgr: tuple[int, int, int]
     ink_bgr: tuple[int, int, int]
     border_mm: float = 1.5
@@ -87,8 +87,8 @@ def paint_back(design: BackDesign, mm_per_px: float) -> np.ndarray:
             y0 = cy + sign * 1.55 * r
             cv2.rectangle(big, (int(cx - 20 * k), int(y0 - 3 * k)), (int(cx + 20 * k), int(y0 + 3 * k)),
                           design.ink_bgr, -1, cv2.LINE_AA)
-    else:
-        raise ValueError(f"no back pattern {design.kind!r} (lattice, stripes, logo)")
+    elif design.kind != "flat":
+        raise ValueError(f"no back pattern {design.kind!r} (lattice, stripes, logo, flat)")
     b = max(1, round(design.border_mm * k))
     cv2.rectangle(big, (0, 0), (bw - 1, bh - 1), design.border_bgr, b)
     return cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)
@@ -119,7 +119,41 @@ STYLES: dict[str, DeckStyle] = {
         BackDesign("logo", (92, 40, 16), (215, 215, 220), border_mm=3.0, step_mm=3.5, line_mm=0.45),
         qr_margin_mm=6.0, art="press", qr_skew_deg=2.0,
     ),
+    # backs with no hue, or the felt's hue: learned as tones in Lab (colours.ToneModel)
+    "onyx": DeckStyle(
+        "onyx",
+        # black with a grey lattice (the cut card is plain black: the pattern tells them apart)
+        BackDesign("lattice", (24, 24, 24), (128, 128, 128), border_mm=2.0, step_mm=5.0, line_mm=0.8),
+        qr_margin_mm=3.0, art="press", qr_skew_deg=1.0,
+    ),
+    "slate": DeckStyle(
+        "slate",
+        # plain mid grey in a white border
+        BackDesign("flat", (126, 128, 130), (126, 128, 130), border_mm=3.0),
+        qr_margin_mm=5.0, art="classic", upside_down=True,
+    ),
+    "chess": DeckStyle(
+        "chess",
+        # black with a bold white lattice and a white border
+        BackDesign("lattice", (22, 22, 22), (236, 236, 236), border_mm=3.0, step_mm=4.0, line_mm=0.8),
+        qr_margin_mm=2.0, art="classic",
+    ),
+    "navy": DeckStyle(
+        "navy",
+        # navy with darker navy stripes, on the blue felt (the felt's hue)
+        BackDesign("stripes", (92, 40, 16), (66, 26, 10), border_mm=2.0, step_mm=6.0),
+        qr_margin_mm=4.0, art="press", qr_skew_deg=1.5, felt_bgr=(112, 72, 28),
+    ),
+    "forest": DeckStyle(
+        "forest",
+        # dark green with a darker green lattice, on the green felt (the felt's hue)
+        BackDesign("lattice", (26, 64, 20), (14, 40, 12), border_mm=2.0, step_mm=5.0, line_mm=0.8),
+        qr_margin_mm=3.0, art="classic", upside_down=True,
+    ),
 }
+
+#: the styles whose backs have no hue of their own, or the felt's (learned as tones)
+TONE_STYLES = ("onyx", "slate", "chess", "navy", "forest")
 
 
 def style_from(spec: str | DeckStyle | None) -> DeckStyle:

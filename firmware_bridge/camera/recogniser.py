@@ -178,7 +178,11 @@ class Recogniser:
             # engineer's estimate (every size in millimetres below is turned into pixels by it)
             layout = dataclasses.replace(layout, mm_per_px=layout.mm_per_px / back.card_size)
             self.layout = layout
-        self._back_lut = colours.back_lut(back.cells) if back is not None else None
+        # a back learned as hue cells is a lookup table of (hue, saturation); one learned as
+        # tones in Lab (no hue, or the felt's) is matched tone by tone (colours.ToneModel)
+        self._back_lut: np.ndarray | colours.ToneModel | None = None
+        if back is not None:
+            self._back_lut = back.tone_model(felt_bgr) if back.tones else colours.back_lut(back.cells)
         self._back_level = back.level if back is not None else 1.0
         self._white_edge = back.white_edge if back is not None else 0.0
         self._geo = {n: _ZoneGeometry(layout, n) for n in layout.zones}
@@ -443,6 +447,14 @@ class Recogniser:
             self.unknown_back_zones.discard(name)
             return ZoneView(reading=None, covered=True)
         cardish = ((~cls.felt) & inside).astype(np.uint8) * 255
+        if isinstance(self._back_lut, colours.ToneModel):
+            # a back of the felt's hue (navy on blue felt): a card's white border, averaged with
+            # the back at quarter resolution, takes the felt's hue too, a seam a pixel wide
+            # between two cards that must not part them
+            cardish = cv2.morphologyEx(cardish, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+            # and a pattern whose mix takes the felt's colour in places (a white lattice on a
+            # navy back on blue felt) leaves holes in the card: what its outline encloses is card
+            cardish = (colours.fill_holes(cardish, 0.5 * self._card_area) & inside).astype(np.uint8) * 255
         # Opening removes the zone markings (a painted outline up to MARKING_MM wide), printed
         # labels and noise; every card shows far more than that of itself.
         cardish = cv2.morphologyEx(cardish, cv2.MORPH_OPEN, self._marking_kernel)

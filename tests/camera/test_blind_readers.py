@@ -24,9 +24,12 @@ from tests.camera.heldout_seats import SEATS, _zones, calibrated
 pytestmark = pytest.mark.slow
 
 #: seats of seven read right on the frame of seed 0, sharp, table 0, as measured
-SEATS_MEASURED = {"lattice_red": 5, "emblem_purple": 2}
-#: backs without a hue (grey, black) and a navy back on blue felt: refused, and said why
-SEATS_REFUSED = {"dots_black", "plaid_grey", "waves_navy"}
+#: (plaid_grey and waves_navy calibrate since backs without a hue, or with the felt's, are
+#: learned as tones: measured on all perturbations together, 54/78 and 53/78 on 2026-12-04,
+#: their sharp frame alone was not measured, so no floor but no wrong card)
+SEATS_MEASURED = {"lattice_red": 5, "emblem_purple": 2, "plaid_grey": 0, "waves_navy": 0}
+#: a black back with dots: still refused, and said why
+SEATS_REFUSED = {"dots_black"}
 #: dice in full view named with their face, table 0, two throws under every perturbation
 DICE_MEASURED = {"white_bright_red": 24, "ivory_dull_red": 12, "pearl_dark_red": 24,
                  "translucent_white": 0, "cream_big_pips": 0}

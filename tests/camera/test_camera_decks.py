@@ -145,12 +145,18 @@ def test_a_code_in_full_view_that_does_not_decode_makes_the_card_xx(layout, styl
 
 def test_calibration_refuses_backs_it_cannot_tell_apart(layout):
     felt, _ = accuracy.calibration_stills(layout, "studio")
-    grey = DeckStyle("grey", BackDesign("lattice", (128, 128, 128), (230, 230, 230)))
+    # the felt's own colour: not seen at all, or seen as the felt
     green = DeckStyle("green", BackDesign("stripes", (40, 120, 36), (52, 138, 46)))
-    for style, message in ((grey, "coloured back"), (green, "colour of the felt")):
+    # plain black: the cut card's look (CARD_FACES.md: plain black on both sides)
+    black = DeckStyle("black", BackDesign("flat", (20, 20, 20), (20, 20, 20)))
+    for style, message in ((green, "colour of the felt"), (black, "cut card")):
         _, backs = accuracy.calibration_stills(layout, style)
         with pytest.raises(CalibrationError, match=message):
             calibrate(felt, backs, layout.mm_per_px)
+    # a grey back with a white lattice has no hue, which the sheet allows: learned as tones
+    grey = DeckStyle("grey", BackDesign("lattice", (128, 128, 128), (230, 230, 230)))
+    _, backs = accuracy.calibration_stills(layout, grey)
+    assert calibrate(felt, backs, layout.mm_per_px).back.tones
     with pytest.raises(CalibrationError, match="no face-down card"):
         calibrate(felt, felt, layout.mm_per_px)
 

@@ -1,0 +1,141 @@
+"""Backs the sheet allows that have no hue of their own, or the felt's (CARD_FACES.md, "Backs
+and the cut card": "any colours, flat or patterned"): black with a grey lattice, plain mid
+grey, a black and white lattice, navy on blue felt, dark green on green felt. Each deck is
+calibrated through `station camera calibrate` from its own stills (learned as tones in Lab,
+colours.ToneModel) and read: Pok Deng zones (one or two cards, the cut card, faces, the hand)
+and Si Zhi Dao seats (one to four backs in a row or a fan, showdowns). A plain black back is
+the cut card's look and is refused."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import cv2
+import pytest
+
+from firmware_bridge.camera import SyntheticCamera, TableScene, accuracy, seat_accuracy
+from firmware_bridge.camera.build import build_recogniser
+from firmware_bridge.camera.calibration import CalibrationError, calibrate, calibration_from_dict
+from firmware_bridge.camera.config import load_camera_config
+from firmware_bridge.camera.decks import STYLES, TONE_STYLES, BackDesign, DeckStyle
+from station.cli import main
+from station.games.pokdeng.camera_accuracy import random_table
+
+REPO = Path(__file__).resolve().parents[2]
+POKDENG = REPO / "config" / "camera_pokdeng_1080p.toml"
+SEATS = REPO / "config" / "camera_sizhidao_4k.toml"
+MARK = "# Learned by `station camera calibrate`"
+
+
+def _calibrated(tmp_path: Path, config: Path, felt_img, back_img, capsys) -> tuple[object, dict]:
+    """A copy of `config` without its calibration, calibrated through the CLI from the stills."""
+    cfg = tmp_path / config.name
+    cfg.write_text(config.read_text().split(MARK)[0])
+    felt, back = tmp_path / "felt.png", tmp_path / "back.png"
+    cv2.imwrite(str(felt), felt_img)
+    cv2.imwrite(str(back), back_img)
+    capsys.readouterr()
+    assert main(["camera", "calibrate", "--config", str(cfg), "--felt", str(felt), "--back", str(back)]) == 0, \
+        capsys.readouterr().err
+    learned = json.loads(capsys.readouterr().out)
+    return load_camera_config(cfg), learned
+
+
+def test_the_tone_styles_are_backs_the_old_model_refused():
+    # black, grey and white carry no hue; navy and dark green carry the felt's
+    for name in TONE_STYLES:
+        assert name in STYLES
+    assert {STYLES[n].back.kind for n in TONE_STYLES} >= {"lattice", "flat", "stripes"}
+
+
+@pytest.mark.parametrize("style", TONE_STYLES)
+def test_a_back_with_no_hue_or_the_felts_is_calibrated_and_pokdeng_zones_read(tmp_path, capsys, layout, style):
+    felt, backs = accuracy.calibration_stills(layout, style)
+    cam, learned = _calibrated(tmp_path, POKDENG, felt[0], backs[0], capsys)
+    assert learned["written"] is True and learned["back"]["cards"] == 3
+    assert learned["back"]["tones"], learned  # learned as tones in Lab
+    assert "tone" in learned["back_description"]
+    # what is written is what is read back
+    back = cam.layout.calibration.back
+    assert back is not None and back.tones
+    assert calibration_from_dict(cam.layout.calibration.as_dict()).back == back
+    rec = build_recogniser(cam)
+    results = accuracy.run_scenes(rec, cam.layout, style, ["clean", "blur", "dim", "jpeg"], 3, 5, random_table)
+    for r in results:
+        assert r.counts["wrong_identity"] == 0, r.examples
+        if r.preset == "clean":
+            assert r.counts["miscount"] == 0 and r.counts["correct"] == r.scored, r.examples
+    total = sum(r.counts["correct"] for r in results) / sum(r.scored for r in results)
+    assert total >= 0.97, [r.examples for r in results]
+
+
+@pytest.mark.parametrize("style", ["onyx", "chess", "slate"])
+def test_the_cut_card_a_face_and_the_hand_are_not_taken_for_a_grey_or_black_back(layout, style):
+    felt, backs = accuracy.calibration_stills(layout, style)
+    rec = build_recogniser(load_camera_config(POKDENG), calibration=calibrate(felt, backs, layout.mm_per_px))
+    scene = TableScene(layout.zone_names, seed=4)
+    scene.deal("P1", "9S")
+    scene.deal("P2", "4D", face_up=True)
+    scene.deal("P5", "KC")
+    scene.deal("P5", "2H")
+    scene.cut_card(True, "P4")
+    scene.hand_over("B")  # its fingers reach into P3 too
+    scene.deal("B", "5S")
+    for preset in ("clean", "noise"):
+        frame = SyntheticCamera(scene, layout, perturbations=preset, style=style, seed=8).read()[1]
+        zones, cut = rec.read_still(frame)
+        assert zones["P1"] == ["??"] and zones["P5"] == ["??", "??"], zones
+        assert zones["P2"] == ["4D"], zones
+        assert zones["P4"] == ["CUT"] and cut, zones  # plain black, no pattern: the cut card
+        assert zones["B"] is None, zones  # the dealer's hand: held, not read
+        assert zones["BURN"] == []
+
+
+def test_a_plain_black_back_is_refused_it_is_the_cut_cards_look(layout):
+    felt, _ = accuracy.calibration_stills(layout, "studio")
+    black = DeckStyle("black", BackDesign("flat", (22, 22, 22), (22, 22, 22), border_mm=2.0))
+    _, backs = accuracy.calibration_stills(layout, black)
+    with pytest.raises(CalibrationError, match="cut card"):
+        calibrate(felt, backs, layout.mm_per_px)
+    # and without its white border, as a cut card lies
+    borderless = DeckStyle("black", BackDesign("flat", (22, 22, 22), (22, 22, 22), border_mm=0.1,
+                                               border_bgr=(22, 22, 22)))
+    _, backs = accuracy.calibration_stills(layout, borderless)
+    with pytest.raises(CalibrationError, match="cut card"):
+        calibrate(felt, backs, layout.mm_per_px)
+
+
+@pytest.mark.parametrize("style", TONE_STYLES)
+def test_seats_of_backs_with_no_hue_or_the_felts_are_counted(tmp_path, capsys, style):
+    seat_cam = load_camera_config(SEATS)
+    layout = seat_cam.layout
+    felt, backs = seat_accuracy.seat_stills(layout, style, 1)
+    cam, learned = _calibrated(tmp_path, SEATS, felt[0], backs[0], capsys)
+    assert learned["back"]["tones"]
+    rec = build_recogniser(cam)
+    zones = tuple(layout.zones)
+    camera = SyntheticCamera(TableScene(zones), layout, perturbations="clean", seed=3, style=style)
+    score = accuracy.PresetScore("clean", style)
+    for i in range(2):
+        scene = seat_accuracy.random_seats(random.Random(40 + i), 40 + i, zones)
+        accuracy.score_frame(camera, scene, rec, score, i)
+    # rows and fans of one to four backs: every one counted; no card named that is not there
+    assert score.counts["wrong_identity"] == 0 and score.counts["miscount"] == 0, score.examples
+    assert score.counts["correct"] + score.counts["xx"] == score.scored
+
+
+def test_a_white_lattice_on_navy_on_blue_felt_is_calibrated_with_a_warning(tmp_path, capsys, layout):
+    # averaged at quarter resolution, the lattice and the navy take the felt's own colour in
+    # places: the card is what its outline encloses, the felt's colour is left out of the
+    # back's tones, and calibrate warns that glare on the felt may look like this back
+    royal = DeckStyle("royal", BackDesign("lattice", (92, 40, 16), (230, 230, 230), border_mm=2.0),
+                      qr_margin_mm=2.5, felt_bgr=(112, 72, 28))
+    felt, backs = accuracy.calibration_stills(layout, royal)
+    cam, learned = _calibrated(tmp_path, POKDENG, felt[0], backs[0], capsys)
+    assert learned["back"]["tones"] and learned["back"]["cards"] == 3
+    assert any("glare" in w for w in learned["warnings"]), learned
+    rec = build_recogniser(cam)
+    (score,) = accuracy.run_scenes(rec, cam.layout, royal, ["clean"], 3, 5, random_table)
+    assert score.counts["wrong_identity"] == 0 and score.counts["correct"] == score.scored, score.examples
