@@ -909,7 +909,8 @@ _FLAT_BAND = 0.06
 #: the level (share of the face's white) of its white proper
 _FACE_WHITE = 0.92
 #: the die's apparent size against its calibrated one, as far as its own outline may set it
-_SCALE = (0.94, 1.03)
+#: (a calibration off by a fifth either way still reads whole dice)
+_SCALE = (0.88, 1.2)
 #: the plastic may end this much (face widths) short of the outline (blur, a pixel's error)
 _SHORT = 0.06
 #: one side's flat white may end this much nearer than the others' (light and shade on rounded edges)
@@ -1038,13 +1039,17 @@ def _square_unseen(lo: np.ndarray, white: float, turn_deg: float, pips: np.ndarr
     # each angle's second-shortest of its four quarter-turns: one side hidden makes the
     # shortest, strips of side face seen off axis lengthen at most two
     second = np.sort((r[0] / _OUTLINE).reshape(4, -1), axis=0)[1]
-    scale = float(np.clip(np.median(second), _SCALE[0], _SCALE[1]))
-    outline = _OUTLINE * scale
+    seen = float(np.median(second))
+    # the outline it must reach: no larger than the calibrated one (a die seen smaller, the
+    # calibration a little large, is held to its own size) ...
+    outline = _OUTLINE * float(np.clip(seen, _SCALE[0], 1.03))
     short = _runs(outline - r[0]).max()
     if short > _SHORT:
         return f"top face not wholly in view (its plastic ends {short:.2f} of a face short of its outline)"
     if white >= _SATURATED:
         return ""  # the light clips the face's white: its flat and its surroundings are not told apart
+    # ... and the one it must not run on beyond: no smaller than the calibrated one
+    outline = _OUTLINE * float(np.clip(seen, 0.94, 1.03))
     flat = np.minimum(_flat_reaches(lo, turn_deg, pips, _FLAT_BAND, at), outline + 0.02).reshape(4, -1)
     rel = np.stack([np.median(np.delete(flat, k, axis=0), axis=0) - flat[k] for k in range(4)]).reshape(-1)
     worst = _runs(rel).max()
