@@ -61,6 +61,7 @@ Only then is the face reported.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import cv2
@@ -944,7 +945,9 @@ def _ray_reaches(lo: np.ndarray, white: float, turn_deg: float, pips: np.ndarray
         v = cv2.remap(val.astype(np.float32), mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
         m = cv2.remap(pips.astype(np.uint8), mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
         samples.append(np.where(m > 0, np.nan, v))
-    prof = np.nanmean(np.stack(samples), axis=0)  # NaN where all three lines cross a pip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a sample all three lines cross a pip at
+        prof = np.nanmean(np.stack(samples), axis=0)  # NaN where all three lines cross a pip
     for k, level in enumerate(levels):
         # NaN compares False: a pip (and the shade round it) is stepped over
         off_ = (prof < level) | (prof > 1.15)
@@ -975,13 +978,11 @@ def _flat_reaches(lo: np.ndarray, turn_deg: float, pips: np.ndarray, band: float
         v = cv2.remap(src, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
         m = cv2.remap(pips.astype(np.uint8), mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
         samples.append(np.where(m > 0, np.nan, v))
-    with np.errstate(all="ignore"):
-        import warnings
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            prof = np.nanmean(np.stack(samples), axis=0)
-            near = t <= 0.32 * FACE_PX
-            ref = np.nanmedian(prof[:, near], axis=1)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        prof = np.nanmean(np.stack(samples), axis=0)
+        near = t <= 0.32 * FACE_PX
+        ref = np.nanmedian(prof[:, near], axis=1)
     # a ray whose start is all pips takes the median of the rays' own levels
     ref = np.where(np.isfinite(ref), ref, np.nanmedian(ref) if np.isfinite(ref).any() else 1.0)
     rel = prof / np.maximum(ref[:, None], 1.0)
