@@ -41,12 +41,27 @@ felt, tray or plastic: every level is relative to the die's own white.
    reaches well beyond its pips (more than 1.45 of the pips' spacing from their centre), where
    a tall tray rim seen off axis, a hand or the picture's edge would end it nearer. A die cut
    by the picture's edge is counted as `0`.
+7. **The whole square.** The face is then held to the square a die of its calibrated size
+   makes round its pips' centre, turned as its pips are, followed along rays all round (sides
+   and corners alike, `_square_unseen`): its plastic must reach that outline on every ray
+   (a wall darker or brighter than the plastic, lying over a corner or a strip, ends it
+   nearer); its flat white must end about as far out on each side as on the other three (a
+   pale wall over it ends the white nearer on one side; the rounded edges of one die are
+   alike, a light from one side shades them only a little apart); and its flat white must not
+   run on beyond the outline (a wall as white as the die joins the face with no rounded edge
+   between). Anything less is `0`.
+8. **Dice with no region of their own.** A die whose white does not stand out as the
+   brightest thing round it (a rim or floor as light as it) is found from its pips: groups of
+   dark round spots of a pip's size, set as a face's are, that no die found accounts for,
+   are read as a face of their own (steps 4-7), so such a die is read or counted `0`, never
+   left out.
 
 Only then is the face reported.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import cv2
@@ -154,8 +169,99 @@ class DiceReader:
             for d in found:
                 d.centre = (d.centre[0] + x0, d.centre[1] + y0)
             reading.dice.extend(found)
+        # A die whose white does not stand out as the brightest thing round it (a rim or a
+        # floor as light as it, a white that lets the floor's colour through) makes no region
+        # of its own, but its pips are there: dark round spots on light plastic, set as a
+        # face's are. Each such group no die above accounts for is read as a face of its own.
+        # (A region too large for a die there, read `0`, may be such a die with the floor
+        # joined to it: its pips are read as a face too, and a face read replaces the `0`.)
+        for c, mask_box in self._pip_groups(lo8, [d.centre for d in reading.dice if d.face], lo_top):
+            bx0, by0, bx1, by1, mask = mask_box
+            d = self._read_face(image[by0:by1, bx0:bx1], mask, (c[0] - bx0, c[1] - by0))
+            if not d.face and not d.pips:
+                continue  # no face with pips there after all
+            d.centre = (d.centre[0] + bx0, d.centre[1] + by0)
+            near = [o for o in reading.dice if np.hypot(o.centre[0] - d.centre[0], o.centre[1] - d.centre[1]) < 0.9 * s]
+            if near and (not d.face or any(o.face for o in near)):
+                continue
+            reading.dice = [o for o in reading.dice if o not in near]
+            reading.dice.append(d)
         reading.dice.sort(key=lambda d: (d.centre[0], d.centre[1]))
         return reading
+
+    def _pip_groups(self, lo8: np.ndarray, known: list[tuple[float, float]], lo_top: float):
+        """Groups of pips no die found accounts for: ((x, y) of the group's centre, (x0, y0,
+        x1, y1, mask): a piece of the picture round it and, in it, the die's top face as a
+        square of the die's size turned as its outline is). A pip here is a dark round spot
+        of a pip's size much darker than the plastic round it (the picture with its pips
+        filled); a group is pips a face's spacing apart, at most six, its spots alike in size;
+        a lone spot only when it is as large as a 1's pip and red-free in no channel that a
+        black spot would be (a 1 is red)."""
+        s = self.die_px
+        f = 2 if s >= 40 else 1
+        hgt, wid = lo8.shape
+        small = cv2.resize(lo8, (wid // f, hgt // f), interpolation=cv2.INTER_AREA) if f > 1 else lo8
+        sf = s / f
+        filled = self._filled(small, sf).astype(np.float32)
+        depth = filled - small.astype(np.float32)
+        spots = ((depth >= np.maximum(25.0, 0.3 * filled)) & (filled >= max(_LEAST_WHITE, 0.45 * lo_top))).astype(np.uint8)
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(spots, connectivity=8)
+        k2 = (sf / FACE_PX) ** 2
+        pips = []
+        for j in range(1, n):
+            x0, y0, w0, h0, a = (int(v) for v in stats[j])
+            if _PIP_AREA[0] * k2 * 0.7 <= a <= _PIP_AREA[1] * k2 and max(w0, h0) <= 1.4 * min(w0, h0) + 1:
+                pips.append((float(cents[j][0]) * f, float(cents[j][1]) * f, a * f * f))
+        if not pips:
+            return
+        # group pips a face's spacing apart (single linkage)
+        group = list(range(len(pips)))
+
+        def root(i: int) -> int:
+            while group[i] != i:
+                group[i] = group[group[i]]
+                i = group[i]
+            return i
+        for i in range(len(pips)):
+            for j in range(i + 1, len(pips)):
+                if np.hypot(pips[i][0] - pips[j][0], pips[i][1] - pips[j][1]) <= 0.48 * s:
+                    group[root(i)] = root(j)
+        groups: dict[int, list[tuple[float, float, float]]] = {}
+        for i, p in enumerate(pips):
+            groups.setdefault(root(i), []).append(p)
+        # a 2's pips lie a face's diagonal apart (0.7-0.85 of the edge): two lone spots of one
+        # size so far apart, each too small for a 1's pip, are one group
+        lone = [k for k, m in groups.items() if len(m) == 1 and m[0][2] < np.pi * (0.2 * s / 2) ** 2]
+        for a_i, a in enumerate(lone):
+            for b in lone[a_i + 1:]:
+                if a in groups and b in groups and len(groups[a]) == 1 and len(groups[b]) == 1:
+                    (pa,), (pb,) = groups[a], groups[b]
+                    if 0.6 * s <= np.hypot(pa[0] - pb[0], pa[1] - pb[1]) <= 0.9 * s and max(pa[2], pb[2]) <= 2.0 * min(pa[2], pb[2]):
+                        groups[a] = [pa, pb]
+                        del groups[b]
+        for members in groups.values():
+            xs = np.array([p[0] for p in members])
+            ys = np.array([p[1] for p in members])
+            cx, cy = float(xs.mean()), float(ys.mean())
+            if len(members) > 6 or max(np.ptp(xs), np.ptp(ys)) > 0.8 * s:
+                continue
+            if any(np.hypot(cx - kx, cy - ky) < 0.9 * s for kx, ky in known):
+                continue  # a die found, or the pips of its side strips seen off axis
+            areas = [p[2] for p in members]
+            if len(members) == 1:
+                if areas[0] < np.pi * (0.2 * s / 2) ** 2:
+                    continue  # a lone spot smaller than a 1's pip: not a face
+            elif max(areas) > 2.2 * min(areas):
+                continue
+            r = int(round(0.9 * s))
+            x0, y0, x1, y1 = max(0, int(cx) - r), max(0, int(cy) - r), min(wid, int(cx) + r + 1), min(hgt, int(cy) + r + 1)
+            if x1 - x0 < s or y1 - y0 < s:
+                continue
+            ang = _outline_turn(lo8[y0:y1, x0:x1], (cx - x0, cy - y0), s)
+            mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            box = cv2.boxPoints(((cx - x0, cy - y0), (0.9 * s, 0.9 * s), ang))
+            cv2.fillConvexPoly(mask, np.round(box).astype(np.int32), 1)
+            yield (cx, cy), (x0, y0, x1, y1, mask.astype(bool))
 
     def _regions(self, lo8: np.ndarray):
         """(x, y, w, h, mask) of each region of the picture that may be the top face of a die
@@ -254,6 +360,8 @@ class DiceReader:
         white. (Sensor noise on a dark tray makes specks of a few pixels; a coloured rim caught
         at a region's edge is not ringed by white.)"""
         level = _percentile_u8(lo[region], 90)
+        if level < _LEAST_WHITE:
+            return False  # a dark tray's or felt's own brightest: no die's white, however dim the studio
         return any(self._holds_a_pip_at(region, lo, level * d, level * (1 + d) / 2) for d in _PIP_DARK)
 
     def _white_plastic(self, img: np.ndarray, lo: np.ndarray, region: np.ndarray, lo_top: float) -> bool:
@@ -416,8 +524,10 @@ class DiceReader:
             # pip between the two, even one only partly ringed by white (near the die's far
             # edge, out of focus), means this is not the face's centre: a window centred on a
             # six's row of three, its other row missed, sees a diagonal three there.
+            # (A pip of a side strip seen off axis is foreshortened: smaller than the face's.)
+            least = 0.6 * float(np.median([p[2] for p in pips if np.hypot(p[0] - n / 2, p[1] - n / 2) < 0.55 * FACE_PX] or [0.0]))
             near = [p for p in self._pips(win, lo, paper, levels, least_ringed=0.5)
-                    if 0.55 * FACE_PX <= np.hypot(p[0] - n / 2, p[1] - n / 2) < _GUARD * FACE_PX]
+                    if 0.55 * FACE_PX <= np.hypot(p[0] - n / 2, p[1] - n / 2) < _GUARD * FACE_PX and p[2] >= least]
             if near:
                 return DieReading(0, (fx, fy), "a pip beside the face", reading.pips)
         return reading
@@ -543,6 +653,8 @@ class DiceReader:
         if value != 1 and max(areas) > 2.2 * min(areas):
             return DieReading(0, centre, "pips of unequal sizes", len(pips))
         outline = self._outline_cut(lo, white, turn, spacing, holes.astype(bool))
+        if not outline:
+            outline = _square_unseen(lo, white, turn, holes.astype(bool), (du, dv), value == 1)
         if outline:
             return DieReading(0, centre, outline, len(pips))
         return DieReading(value, centre, "", len(pips))
@@ -609,6 +721,9 @@ _PIP_AREA = (np.pi * (0.12 * FACE_PX / 2) ** 2 * 0.6, np.pi * (0.40 * FACE_PX / 
 #: a die's white is at least this grey level however dim the studio (a marking on dark felt
 #: is darker)
 _EDGE_WHITE = 90
+#: ... and any region held to be a die's top face at least this one (a dark tray's noise or
+#: compression makes pip-like spots on its own brightest, about 30)
+_LEAST_WHITE = 55
 #: the share of a face's white a die's plastic keeps however shaded (its rounded edge turned
 #: from the light, a side strip); a tray's rim, the felt, a hand are darker
 _PLASTIC = 0.5
@@ -783,3 +898,181 @@ def _fill_holes(mask: np.ndarray, max_hole: float | None = None) -> np.ndarray:
         small[1:] = stats[1:, cv2.CC_STAT_AREA] <= max_hole
         holes = small[labels]
     return (pad | holes)[1:-1, 1:-1]
+
+
+#: a die's rounded corners (face widths): the outline a face's plastic must reach is drawn with
+#: corners this round, the roundest a die has, so a sharper corner only reaches further
+_CORNER = 0.18
+#: neighbouring rays (5 degrees apart) a shortfall must hold over
+_RUN = 3
+#: the face's flat white: within this share of its own level near the face's centre
+_FLAT_BAND = 0.06
+#: the level (share of the face's white) of its white proper
+_FACE_WHITE = 0.92
+#: the die's apparent size against its calibrated one, as far as its own outline may set it
+#: (a calibration off by a fifth either way still reads whole dice)
+_SCALE = (0.88, 1.2)
+#: the plastic may end this much (face widths) short of the outline (blur, a pixel's error)
+_SHORT = 0.06
+#: one side's flat white may end this much nearer than the others' (light and shade on rounded edges)
+_UNEVEN = 0.16
+#: the flat white may run this far beyond the outline (a light side strip, blur)
+_OVER = 0.1
+#: a face this white is clipped by the sensor (a glare on it)
+_SATURATED = 250
+
+#: the rays the top face's outline is followed along, a quarter turn's worth repeated four times
+_RAYS = 72
+
+
+def _ray_reaches(lo: np.ndarray, white: float, turn_deg: float, pips: np.ndarray,
+                 levels: tuple[float, ...], at: tuple[float, float] = (0.0, 0.0), enter: bool = False) -> np.ndarray:
+    """For each of `_RAYS` rays from the window's centre (the first along the face's turn,
+    then every 5 degrees), how far (face widths) the die's plastic reaches along it at each
+    of `levels` (shares of the face's white): the first distance, from 0.25 of a face out,
+    at which the ray leaves [level, 1.15] of the white (a pip, `pips`, is stepped over).
+    Shape (len(levels), _RAYS)."""
+    n = lo.shape[0]
+    val = lo / max(white, 1.0)
+    t = np.arange(0.25 * FACE_PX, 0.5 * n - 1, 0.25, dtype=np.float32)
+    phi = np.deg2rad(turn_deg + np.arange(_RAYS) * (360.0 / _RAYS)).astype(np.float32)
+    # each ray is the mean of three parallel lines a pixel apart (noise)
+    out = np.empty((len(levels), _RAYS), np.float32)
+    samples = []
+    for off in (-1.0, 0.0, 1.0):
+        mx = (n / 2 + at[0] + np.cos(phi)[:, None] * t[None, :] - np.sin(phi)[:, None] * off - 0.5).astype(np.float32)
+        my = (n / 2 + at[1] + np.sin(phi)[:, None] * t[None, :] + np.cos(phi)[:, None] * off - 0.5).astype(np.float32)
+        v = cv2.remap(val.astype(np.float32), mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        m = cv2.remap(pips.astype(np.uint8), mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        samples.append(np.where(m > 0, np.nan, v))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a sample all three lines cross a pip at
+        prof = np.nanmean(np.stack(samples), axis=0)  # NaN where all three lines cross a pip
+    for k, level in enumerate(levels):
+        # NaN compares False: a pip (and the shade round it) is stepped over
+        off_ = (prof < level) | (prof > 1.15)
+        if enter:
+            # from where the ray first meets the face (past the shade round a 1's large pip)
+            on_ = (prof >= level) & (prof <= 1.15)
+            off_ &= np.cumsum(on_, axis=1) > 0
+        first = np.where(off_.any(axis=1), off_.argmax(axis=1), len(t) - 1)
+        out[k] = t[first] / FACE_PX
+    return out
+
+
+def _flat_reaches(lo: np.ndarray, turn_deg: float, pips: np.ndarray, band: float,
+                  at: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+    """For each of `_RAYS` rays (as `_ray_reaches`), how far (face widths) the face's flat
+    white reaches: the first distance, from 0.3 of a face out, at which the ray leaves
+    [1 - band, 1 + band] of its own level near the face's centre (0.25-0.32 of a face; a
+    light or shadow across the die moves both alike). A rounded edge leaves it where it
+    starts to turn, darker away from the light or brighter toward it, on every side alike."""
+    n = lo.shape[0]
+    t = np.arange(0.25 * FACE_PX, 0.5 * n - 1, 0.25, dtype=np.float32)
+    phi = np.deg2rad(turn_deg + np.arange(_RAYS) * (360.0 / _RAYS)).astype(np.float32)
+    samples = []
+    src = lo.astype(np.float32)
+    for off in (-1.0, 0.0, 1.0):
+        mx = (n / 2 + at[0] + np.cos(phi)[:, None] * t[None, :] - np.sin(phi)[:, None] * off - 0.5).astype(np.float32)
+        my = (n / 2 + at[1] + np.sin(phi)[:, None] * t[None, :] + np.cos(phi)[:, None] * off - 0.5).astype(np.float32)
+        v = cv2.remap(src, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        m = cv2.remap(pips.astype(np.uint8), mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        samples.append(np.where(m > 0, np.nan, v))
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        prof = np.nanmean(np.stack(samples), axis=0)
+        near = t <= 0.32 * FACE_PX
+        ref = np.nanmedian(prof[:, near], axis=1)
+    # a ray whose start is all pips takes the median of the rays' own levels
+    ref = np.where(np.isfinite(ref), ref, np.nanmedian(ref) if np.isfinite(ref).any() else 1.0)
+    rel = prof / np.maximum(ref[:, None], 1.0)
+    start = t >= 0.3 * FACE_PX
+    # (brighter by more than 2.5 times the band: a rounded edge turned to the light; a glare
+    # across the die is gentler)
+    off_ = ((rel < 1 - band) | (rel > 1 + 2.5 * band)) & start[None, :]
+    first = np.where(off_.any(axis=1), off_.argmax(axis=1), len(t) - 1)
+    return t[first] / FACE_PX
+
+
+def _rounded_outline(phi: np.ndarray, half: float = 0.5, corner: float = _CORNER) -> np.ndarray:
+    """How far (face widths) a rounded square's outline (`half` the edge, corners of radius
+    `corner`) lies from its centre along each angle of `phi` (radians, from a side's normal)."""
+    c, s_ = np.abs(np.cos(phi)), np.abs(np.sin(phi))
+    # along the flat of a side, or out to the corner's circle
+    flat = half / np.maximum(np.maximum(c, s_), 1e-9)
+    k = half - corner  # the corner circle's centre at (k, k)
+    b = k * (c + s_)
+    disc = b * b - (2 * k * k - corner * corner)
+    round_ = b + np.sqrt(np.maximum(disc, 0.0))
+    x, y = flat * c, flat * s_
+    return np.where((x > k) & (y > k), round_, flat)
+
+
+_PHI = np.deg2rad(np.arange(_RAYS) * (360.0 / _RAYS))
+_OUTLINE = None  # filled on first use
+
+
+def _runs(a: np.ndarray, run: int = _RUN) -> np.ndarray:
+    """The least of each `run` neighbouring rays (round the circle): what holds over a stretch
+    of the outline, not at one noisy ray."""
+    return np.min(np.stack([np.roll(a, -i) for i in range(run)]), axis=0)
+
+
+def _square_unseen(lo: np.ndarray, white: float, turn_deg: float, pips: np.ndarray,
+                   at: tuple[float, float] = (0.0, 0.0), lone: bool = False) -> str:
+    """Why the die's top face, as a whole square of the die's size round its pips' centre, is
+    not all seen, or "". Followed along rays all round (sides and corners alike):
+
+    - its plastic (at least half its white, not much brighter) must reach its outline — the
+      die's size, its rounded corners allowed for — on every ray; a wall over it, darker or
+      brighter than the plastic, ends it nearer;
+    - its flat white must end about as far out on each side as on the other three (the
+      rounded edges of one die are alike; a light or shadow may make one a little darker): a
+      pale rim over it ends the white nearer on that side alone;
+    - its flat white must not run on beyond its outline: a rim as white as the die, lying
+      over it, joins the face with no rounded edge between.
+    `at`: the face's centre (its pips') from the window's centre, window pixels. The die's apparent size is taken from its own outline where it is seen (a calibration a
+    few percent off), within bounds."""
+    global _OUTLINE
+    if _OUTLINE is None:
+        _OUTLINE = _rounded_outline(_PHI)
+    r = _ray_reaches(lo, white, turn_deg, pips, (_PLASTIC, _FACE_WHITE), at, enter=lone)
+    # each angle's second-shortest of its four quarter-turns: one side hidden makes the
+    # shortest, strips of side face seen off axis lengthen at most two
+    second = np.sort((r[0] / _OUTLINE).reshape(4, -1), axis=0)[1]
+    seen = float(np.median(second))
+    # the outline it must reach: no larger than the calibrated one (a die seen smaller, the
+    # calibration a little large, is held to its own size) ...
+    outline = _OUTLINE * float(np.clip(seen, _SCALE[0], 1.03))
+    short = _runs(outline - r[0]).max()
+    if short > _SHORT:
+        return f"top face not wholly in view (its plastic ends {short:.2f} of a face short of its outline)"
+    if white >= _SATURATED:
+        return ""  # the light clips the face's white: its flat and its surroundings are not told apart
+    # ... and the one it must not run on beyond: no smaller than the calibrated one
+    outline = _OUTLINE * float(np.clip(seen, 0.94, 1.03))
+    flat = np.minimum(_flat_reaches(lo, turn_deg, pips, _FLAT_BAND, at), outline + 0.02).reshape(4, -1)
+    rel = np.stack([np.median(np.delete(flat, k, axis=0), axis=0) - flat[k] for k in range(4)]).reshape(-1)
+    worst = _runs(rel).max()
+    if worst > _UNEVEN:
+        return f"top face not wholly in view (its white ends {worst:.2f} of a face nearer on one side)"
+    over = _runs(r[1] - outline).max()
+    if over > _OVER:
+        return f"top face not wholly in view (its white runs {over:.2f} of a face beyond its outline)"
+    return ""
+
+
+def _outline_turn(lo: np.ndarray, centre: tuple[float, float], s: float) -> float:
+    """The turn (degrees, 0-90) of a die's outline round `centre` (picture pixels, the die `s`
+    pixels a side): the prevailing direction, a quarter turn folded, of the edges in a ring
+    where its sides lie (its pips filled first)."""
+    filled = DiceReader._filled(lo, s).astype(np.float32)
+    gx = cv2.Sobel(filled, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(filled, cv2.CV_32F, 0, 1, ksize=3)
+    yy, xx = np.mgrid[0:lo.shape[0], 0:lo.shape[1]]
+    rr = np.hypot(xx - centre[0], yy - centre[1])
+    ring = (rr >= 0.35 * s) & (rr <= 0.65 * s)
+    mag = np.hypot(gx, gy)[ring]
+    theta = np.arctan2(gy[ring], gx[ring])
+    z = np.sum(mag * np.exp(4j * theta))
+    return float(np.degrees(np.angle(z) / 4.0)) % 90.0

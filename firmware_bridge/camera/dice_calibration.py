@@ -8,7 +8,9 @@ by hand). Everything else the reader finds per picture, relative to each die's o
 tray's floor, the felt, the light), so it is not stored. The size is measured by reading the
 stills with the reader itself over a range of sizes round the layout's: the reader names a die
 only when its pips fit a face's pattern on a face of the size it was given, so the sizes at
-which the most dice are named bracket the true one, and the middle of that range is kept.
+which the most dice are named bracket the true one, and the middle of that range is kept
+(the dice named are then measured by their outline; where the outline does not stand out
+from a light floor, the middle of the range is the size).
 The result is written into the camera config as `[calibration.dice]`.
 """
 
@@ -93,7 +95,9 @@ def calibrate_dice(crops: list[np.ndarray], nominal_die_px: float) -> DiceCalibr
                 if e is not None:
                     edges.append(e)
     if not edges:
-        raise CalibrationError("the dice read could not be measured: take a still with the dice apart from the tray's rim")
+        # The outline does not stand out from the floor or rim round it (a light floor, a
+        # translucent white): the range of sizes at which the dice were read is the measure.
+        return DiceCalibration(at, best, sizes[0], sizes[-1])
     return DiceCalibration(float(np.median(edges)), best, sizes[0], sizes[-1])
 
 

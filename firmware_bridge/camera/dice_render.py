@@ -53,20 +53,40 @@ class DiceLook:
     corner_frac: float = 0.14  # corner radius / die edge
     edge_frac: float = 0.06  # width of the rounded edge seen from above / die edge
     edge_shade: float = 0.78  # brightness of that edge relative to the face
+    #: light the plastic lets through (0 opaque .. 0.3): the face takes some of the floor's
+    #: colour under it, the pips (drilled into it) are shallower and lighter, the outline softer
+    translucency: float = 0.0
+    #: the rounded edge shaded as a gradient from the face's white down to `edge_shade`
+    #: (a real rounded edge turns gradually from the light) instead of one flat band
+    edge_gradient: bool = False
 
 
 def random_look(rng: random.Random) -> DiceLook:
-    white = rng.randint(225, 250)
+    """A die set within the sheet: plastic from a cool white to ivory and cream, opaque to a
+    little translucent; pips small to big (at least 6 px at the camera's scale) in a red from
+    dark and dull to bright; rounded edges shaded flat or gradually."""
+    white = rng.randint(215, 250)
+    cream = rng.choice((0.0, 0.0, rng.uniform(0.0, 1.0)))  # white, or ivory to cream
+    red = rng.choice(("bright", "dull", "dark"))
+    if red == "bright":
+        red_bgr = (rng.randint(20, 70), rng.randint(15, 60), rng.randint(170, 230))
+    elif red == "dull":
+        red_bgr = (rng.randint(55, 90), rng.randint(50, 80), rng.randint(140, 175))
+    else:
+        red_bgr = (rng.randint(20, 50), rng.randint(15, 45), rng.randint(105, 140))
+    pip = rng.uniform(0.13, 0.21)
     return DiceLook(
-        face_bgr=(white - rng.randint(0, 10), white - rng.randint(0, 6), white),
-        red_bgr=(rng.randint(20, 70), rng.randint(15, 60), rng.randint(160, 225)),
+        face_bgr=(int(white - rng.randint(0, 10) - 48 * cream), int(white - rng.randint(0, 6) - 18 * cream), white),
+        red_bgr=red_bgr,
         black_bgr=tuple(k + rng.randint(-6, 6) for k in [rng.randint(18, 60)] * 3),  # type: ignore[arg-type]
-        pip_frac=rng.uniform(0.16, 0.20),
-        one_frac=rng.uniform(0.26, 0.36),
+        pip_frac=pip,
+        one_frac=rng.uniform(max(0.22, pip + 0.04), 0.40),
         spacing=rng.uniform(0.25, 0.29),
         corner_frac=rng.uniform(0.08, 0.16),
-        edge_frac=rng.uniform(0.03, 0.06),
+        edge_frac=rng.uniform(0.03, 0.07),
         edge_shade=rng.uniform(0.70, 0.88),
+        translucency=rng.choice((0.0, 0.0, 0.0, rng.uniform(0.05, 0.2))),
+        edge_gradient=rng.random() < 0.5,
     )
 
 
@@ -84,6 +104,25 @@ DICE_SETS: dict[str, DiceLook] = {
                         one_frac=0.32, spacing=0.27, corner_frac=0.18, edge_frac=0.08, edge_shade=0.68),
     "pale_red": DiceLook(face_bgr=(232, 238, 244), red_bgr=(72, 62, 205), black_bgr=(58, 54, 52), pip_frac=0.18,
                          one_frac=0.30, spacing=0.28, corner_frac=0.11, edge_frac=0.05, edge_shade=0.82),
+    # ivory plastic, a dull brownish red
+    "ivory_dull_red": DiceLook(face_bgr=(172, 210, 232), red_bgr=(62, 60, 150), black_bgr=(48, 44, 42),
+                               pip_frac=0.16, one_frac=0.30, spacing=0.27, corner_frac=0.12, edge_frac=0.06,
+                               edge_shade=0.76, edge_gradient=True),
+    # cream plastic, big pips, a dark red
+    "cream_big_pips": DiceLook(face_bgr=(182, 220, 238), red_bgr=(40, 36, 128), black_bgr=(34, 32, 30),
+                               pip_frac=0.23, one_frac=0.40, spacing=0.29, corner_frac=0.13, edge_frac=0.06,
+                               edge_shade=0.74, edge_gradient=True),
+    # a white that lets light through: greyer against the felt, shallow pips, soft outline
+    "translucent_white": DiceLook(face_bgr=(222, 228, 230), red_bgr=(70, 60, 190), black_bgr=(52, 50, 52),
+                                  pip_frac=0.17, one_frac=0.30, spacing=0.27, corner_frac=0.14, edge_frac=0.07,
+                                  edge_shade=0.84, translucency=0.25, edge_gradient=True),
+    # a pearly white, a dark red
+    "pearl_dark_red": DiceLook(face_bgr=(234, 236, 242), red_bgr=(32, 26, 118), black_bgr=(30, 30, 32),
+                               pip_frac=0.18, one_frac=0.32, spacing=0.26, corner_frac=0.12, edge_frac=0.05,
+                               edge_shade=0.80, edge_gradient=True),
+    # small pips (6-7 px at 0.30 mm per pixel), a bright red
+    "small_pips": DiceLook(face_bgr=(240, 244, 246), red_bgr=(36, 30, 220), black_bgr=(26, 26, 26), pip_frac=0.13,
+                           one_frac=0.24, spacing=0.25, corner_frac=0.10, edge_frac=0.04, edge_shade=0.82),
 }
 
 
@@ -137,6 +176,10 @@ class DicePerturbations:
     wall_mm: tuple[float, float] = (0.0, 0.0)  # the tray's rim height range (0: flat)
     off_axis_mm: tuple[float, float] = (0.0, 0.0)  # the camera's foot's distance from the tray's centre (range)
     camera_mm: tuple[float, float] = (1700.0, 1900.0)  # the camera's height above the felt (range)
+    pale_rim_rate: float = 0.0  # chance that the rim is pale: from 0.75 to 1.1 of the dice's white, or its tint
+    rim_turn_deg: float = 4.0  # a die against the rim is turned up to this much from square to it (its corner on it)
+    rim_gap_mm: tuple[float, float] = (0.1, 0.1)  # how far from the rim's wall a die "against" it lies (range)
+    light_floor_rate: float = 0.15  # chance that the tray's floor is light (grey, cream, pale green): little contrast with the dice
 
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> DicePerturbations:
@@ -188,6 +231,13 @@ DICE_STRESS_PRESETS: dict[str, DicePerturbations] = {
     # a millimetre or so is not told from a die's own shading, so here a die's true face
     # may still be named where the truth is `0`.
     "tall_rim": DicePerturbations(rim_rate=1.0, wall_mm=(20.0, 25.0), off_axis_mm=(300.0, 600.0)),
+    # The general class of dice partly hidden by a tray's rim: walls 12-45 mm high, dark or
+    # pale (down to the dice's own white, or lighter), the camera 150-900 mm off axis in any
+    # direction, a die against the wall or a little off it, square to it or turned so that a
+    # corner goes under it: a corner, a strip or up to half a top face hidden. Every die with
+    # any of its top face under a wall is `0` in the truth.
+    "hidden": DicePerturbations(rim_rate=1.0, wall_mm=(12.0, 45.0), off_axis_mm=(150.0, 900.0),
+                                pale_rim_rate=0.4, rim_turn_deg=45.0, rim_gap_mm=(0.1, 3.0)),
 }
 
 
@@ -210,6 +260,8 @@ def dice_perturbations_from(spec: str | dict | DicePerturbations | None) -> Dice
 
 SKIN_TONES = ((118, 158, 212), (96, 136, 190), (80, 115, 165), (105, 150, 205), (150, 180, 225))
 FELTS = ((40, 112, 34), (110, 60, 20), (35, 35, 120), (60, 60, 60), (90, 40, 70), (20, 80, 90), (25, 25, 25))
+#: light tray floors, on which a die's white stands out little (a cream floor, a light grey)
+LIGHT_FLOORS = ((150, 168, 172), (165, 195, 210), (130, 160, 135), (175, 180, 180))
 RIMS = ((30, 60, 110), (20, 20, 20), (40, 140, 190), (30, 30, 140), (60, 40, 30))
 
 
@@ -233,14 +285,24 @@ def _fill(img: np.ndarray, poly: np.ndarray, colour: tuple[float, ...]) -> None:
 class DiceArtist:
     """Draws dice onto a supersampled canvas; `scale` is canvas pixels per millimetre."""
 
-    def __init__(self, look: DiceLook, scale: float) -> None:
+    def __init__(self, look: DiceLook, scale: float, floor_bgr: tuple[int, int, int] | None = None) -> None:
         self.look = look
         self.k = scale
+        # a translucent die takes some of the colour of the floor it lies on
+        t = look.translucency
+        face = np.array(look.face_bgr, np.float64)
+        if t > 0 and floor_bgr is not None:
+            face = face * (1 - 0.5 * t) + np.array(floor_bgr, np.float64) * 0.5 * t
+        self.face = face
 
     def _pips(self, img: np.ndarray, face: int, origin: np.ndarray, ex: np.ndarray, ey: np.ndarray, squash: bool) -> None:
         """Pips of `face` on the parallelogram origin + u*ex + v*ey, u, v in -0.5..0.5."""
         look = self.look
         colour = look.red_bgr if face in RED_FACES else look.black_bgr
+        if look.translucency > 0:
+            # drilled into plastic that lets light through: a pip is shallower, lighter
+            t = look.translucency
+            colour = tuple(c * (1 - t) + f * t for c, f in zip(colour, self.face, strict=True))
         diameter = look.one_frac if face == 1 else look.pip_frac
         for gx, gy in PIP_GRID[face]:
             centre = origin + ex * (gx * look.spacing) + ey * (gy * look.spacing)
@@ -262,7 +324,7 @@ class DiceArtist:
         uy = np.array([-math.sin(ang), math.cos(ang)])
         top = np.array([cx, cy])
         foot = top - np.array(die.tilt_mm) * k
-        face = np.array(look.face_bgr, np.float64)
+        face = self.face
         # Side strips: the faces whose outward normal points against the view offset show
         # as parallelograms between the top face's edge and the foot's edge.
         offset = top - foot
@@ -282,6 +344,15 @@ class DiceArtist:
                 self._pips(img, die.side_faces[i], mid, along * edge, -offset, squash=True)
         # The top face: the rounded edge (darker) and the flat face inside it.
         _fill(img, _rounded_square(cx, cy, half, look.corner_frac * edge, ang), tuple(face * look.edge_shade))
+        if look.edge_gradient:
+            # the rounded edge turns gradually from the light: bands from its shade up to the white
+            steps = 5
+            for i in range(1, steps):
+                f = i / steps
+                inset = f * look.edge_frac * edge
+                shade = look.edge_shade + (1 - look.edge_shade) * f ** 1.5
+                _fill(img, _rounded_square(cx, cy, half - inset, max(0.0, look.corner_frac * edge - inset), ang),
+                      tuple(face * shade))
         inner = half - look.edge_frac * edge
         _fill(img, _rounded_square(cx, cy, inner, max(0.0, look.corner_frac * edge - look.edge_frac * edge), ang), tuple(face))
         self._pips(img, die.face, top, ux * edge, uy * edge, squash=False)
@@ -304,6 +375,8 @@ class TrayPicture:
     mm_per_px: float
     blurred: list[bool]  # which dice were drawn out of focus
     hidden_mm2: list[float] = field(default_factory=list)  # how much of each top face a tall rim's wall hides
+    tray: Tray | None = None  # the tray drawn (its rim's colour and height)
+    look: DiceLook | None = None  # the dice set drawn
 
 
 def random_dice(rng: random.Random, n: int, p: DicePerturbations, tray: Tray) -> list[PlacedDie]:
@@ -334,13 +407,17 @@ def random_dice(rng: random.Random, n: int, p: DicePerturbations, tray: Tray) ->
                 y = d0.y_mm + gap * math.sin(a0) + slide * math.cos(a0)
             elif rng.random() < p.rim_rate:
                 # against the rim: the die's flat side on the wall
-                angle = rng.choice((0, 90, 180, 270)) + rng.uniform(-4, 4)
+                turn = rng.uniform(-p.rim_turn_deg, p.rim_turn_deg)
+                angle = rng.choice((0, 90, 180, 270)) + turn
+                # half the die's breadth across the wall (its corner on it when turned)
+                across = edge / 2 * (abs(math.cos(math.radians(turn))) + abs(math.sin(math.radians(turn))))
+                gap = rng.uniform(*p.rim_gap_mm)
                 side = rng.choice(("l", "r", "t", "b"))
                 if side in "lr":
-                    x = (-1 if side == "l" else 1) * (w2 - edge / 2 - 0.1)
+                    x = (-1 if side == "l" else 1) * (w2 - across - gap)
                     y = rng.uniform(-h2 + reach, h2 - reach)
                 else:
-                    y = (-1 if side == "t" else 1) * (h2 - edge / 2 - 0.1)
+                    y = (-1 if side == "t" else 1) * (h2 - across - gap)
                     x = rng.uniform(-w2 + reach, w2 - reach)
             else:
                 x = rng.uniform(-w2 + reach, w2 - reach)
@@ -372,10 +449,17 @@ def render_tray(
     if p.vary_felt:
         felt = FELTS[rng.randrange(len(FELTS))]
         pad = tuple(int(np.clip(c * rng.uniform(0.7, 1.2), 0, 200)) for c in FELTS[rng.randrange(len(FELTS))])
+        if rng.random() < p.light_floor_rate:
+            pad = tuple(int(c * rng.uniform(0.85, 1.1)) for c in LIGHT_FLOORS[rng.randrange(len(LIGHT_FLOORS))])
         tray = Tray(pad_bgr=pad, rim_bgr=RIMS[rng.randrange(len(RIMS))], rim_mm=rng.uniform(2.5, 6.0))  # type: ignore[arg-type]
     else:
         felt, tray = (40, 112, 34), Tray()
     look = look or (random_look(rng) if p.vary_look else DiceLook())
+    if p.pale_rim_rate > 0 and rng.random() < p.pale_rim_rate:
+        # a rim close to the dice's white: a little darker, as white, or lighter; grey or tinted like them
+        share = rng.uniform(0.75, 1.1)
+        base = np.array(look.face_bgr, np.float64) if rng.random() < 0.5 else np.full(3, float(np.mean(look.face_bgr)))
+        tray = replace(tray, rim_bgr=tuple(int(v) for v in np.clip(base * share, 0, 255)))  # type: ignore[arg-type]
     if faces is None:
         faces = 2
     if isinstance(faces, int):
@@ -413,7 +497,7 @@ def render_tray(
                 near_walls.append((hull, top))  # drawn over the dice
             else:
                 _draw_wall(canvas, hull, top, tray.rim_bgr)
-    artist = DiceArtist(look, k)
+    artist = DiceArtist(look, k, tray.pad_bgr)
     layers: list[tuple[np.ndarray, PlacedDie]] = []
     for d in dice:
         if d.blur_px > 0:
@@ -451,7 +535,7 @@ def render_tray(
     img = _camera_effects(img, p, rng)
     order = sorted(range(len(dice)), key=lambda i: (dice[i].x_mm, dice[i].y_mm))
     return TrayPicture(img, [0 if hidden[i] >= HIDDEN_MM2 else dice[i].face for i in order], [dice[i] for i in order], mm_per_px,
-                       [dice[i].blur_px > 0 for i in order], [hidden[i] for i in order])
+                       [dice[i].blur_px > 0 for i in order], [hidden[i] for i in order], tray, look)
 
 
 @dataclass(frozen=True)

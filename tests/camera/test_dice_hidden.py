@@ -37,10 +37,11 @@ def _calibrated_reader(seed: int) -> DiceReader:
 
 
 def test_a_die_partly_hidden_by_a_tall_rim_is_zero() -> None:
-    """Every die with a strip of 2.25 mm or more under the wall is `0`. Of those with 1.25 to
-    2.25 mm under it, 73 of 105 are `0` (33 before the reader looked at the face's outline):
-    the rest are still named, their true face (the pips lie further in), which the sheet
-    counts as wrong. A 1 is left out: its lone pip gives no measure of the face."""
+    """Every die with a strip of 1.25 mm or more under the wall is `0` (82 of 82 with 1.25 to
+    2.25 mm: the reader holds the whole square of the die's calibrated size round its pips'
+    centre; holding the plastic to 1.45 pip spacings instead, 73 of 105 on the renderer's
+    earlier throws, and 33 before that). A 1 is left out here (tests/camera/
+    test_dice_rim_hidden.py has one): its lone pip gives no spacing."""
     reader = _calibrated_reader(0)  # one table: the dice sets differ from throw to throw, not their size
     deep = band = band_zero = 0
     for seed in range(160):
@@ -56,8 +57,8 @@ def test_a_die_partly_hidden_by_a_tall_rim_is_zero() -> None:
             deep += 1
         else:
             band, band_zero = band + 1, band_zero + (seen == [0])
-    assert deep >= 8 and band >= 80, (deep, band)
-    assert band_zero >= 0.65 * band, f"{band_zero} of {band} dice with 1.25-2.25 mm hidden are 0"
+    assert deep >= 3 and band >= 80, (deep, band)
+    assert band_zero == band, f"{band_zero} of {band} dice with 1.25-2.25 mm hidden are 0"
 
 
 def test_a_tall_rim_that_hides_nothing_leaves_the_dice_named() -> None:
