@@ -133,12 +133,19 @@ class ShoeSequencer:
             return Verdict(False, kind="undecided")
         if u.differs:
             return self._boot(boot, rebooted=True)
-        if not u.skipped:
-            # the burst since the last HELLO stopped short of what the station processed
+        if u.last_seq == 0:
+            # a copy straight after a copy (doubled on the line): no burst between them
+            self.counters["undecided"] += 1
+            return Verdict(False, kind="undecided")
+        first_carried = min(self._carried, default=held + 1)
+        if not u.skipped and u.run < first_carried:
+            # the burst since the last copy stopped before any frame the station can
+            # compare (a resend would have gone on to `held`); once frames were compared
+            # and matched, a short burst is a cut one and the next is waited for
             u.short_bursts += 1
             if u.short_bursts >= SHORT_BURSTS_FOR_A_BOOT:
                 return self._boot(boot, rebooted=True)
-        u.run, u.skipped = 0, False
+        u.run, u.skipped, u.last_seq = 0, False, 0
         self.counters["undecided"] += 1
         return Verdict(False, kind="undecided")
 
@@ -150,18 +157,30 @@ class ShoeSequencer:
         carried = self._carried.get(frame.seq)
         if carried is not None and carried != (frame.type, *frame.fields):
             u.differs = True  # another boot's frame: the next HELLO is taken as a boot
+        # a seq not after the one before it, with no HELLO between: a burst that began
+        # without the HELLO, so the shoe holds it no more — it had the ACK of the frame the
+        # station joined at, and this is the stream the station joined
+        burst_without_hello = u.last_seq != 0 and frame.seq <= u.last_seq
+        u.last_seq = frame.seq
         if frame.seq == u.run + 1 and not u.skipped:
             u.run = frame.seq
         else:
             u.skipped = True
-        if not u.differs and (u.run >= self._held_up_to() or frame.seq == self.expected):
-            # the burst reached what the station processed, every frame the same (or the
-            # old stream goes on): the HELLO was a resend; this boot id is the shoe's
+        if not u.differs and (u.run >= self._held_up_to() or burst_without_hello):
+            # the burst reached what the station processed, every frame the same, or the
+            # old stream goes on without the HELLO: it was a resend; the boot id is the shoe's
             self.boot_id, self._unseen = u.boot, None
             self._carried.clear()
             return None
         self.counters["undecided"] += 1
         return Verdict(False, kind="undecided")
+
+    @property
+    def undecided(self) -> bool:
+        """A HELLO of a boot never seen awaits its decision: the station acknowledges
+        nothing meanwhile (an ACK of the old stream's seqs would make a new boot drop
+        frames it holds)."""
+        return self._unseen is not None
 
     def _held_up_to(self) -> int:
         """The last seq the station processed (from its journal when it has no record)."""
@@ -189,3 +208,4 @@ class _UnseenHello:
     skipped: bool = False  # a seq came out of that order (a frame lost on the line)
     differs: bool = False  # a seq the station processed came with other content
     short_bursts: int = 0  # copies of the HELLO whose burst stopped short, none skipped
+    last_seq: int = 0  # the seq of the frame before this one since the latest copy (0: none)

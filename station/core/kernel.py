@@ -349,7 +349,7 @@ class TableKernel:
             # shoe's burst): each frame moves the table as if it had come in a read of its
             # own, so the machine passes every phase the frames take it through, in order
             self._after()
-        if res.events or res.reack:
+        if (res.events or res.reack) and not link.stream.sequencer.undecided:
             lp = link.stream.last_processed
             if lp is not None:
                 self._commands.append(("ACK", str(lp)))

@@ -221,7 +221,13 @@ class TableStation:
                  self.journal.path, n, self.settings.table, self.core.state)
         self._publish_view()
         lp = self.core.link.stream.last_processed
-        if lp is not None and self._on_shoe_command:
+        # said only of a boot the station knows: after a mid-stream join (no HELLO heard)
+        # the shoe may have booted again while the station was down, and an ACK of the old
+        # seqs would make it drop its new frames unread; a shoe still holding the old
+        # frames resends them, and their duplicates are acknowledged again
+        if (lp is not None and self._on_shoe_command
+                and self.core.link.stream.sequencer.boot_id is not None
+                and not self.core.link.stream.sequencer.undecided):
             self._on_shoe_command(("ACK", str(lp)))
         self._thread = threading.Thread(target=self._run, name="table-core", daemon=True)
         self._thread.start()

@@ -179,6 +179,43 @@ def test_a_hello_after_more_frames_than_the_shoe_holds_is_a_boot_at_once() -> No
     assert [e.seq for e in r.events[1:]] == [1]
 
 
+def test_a_boot_whose_burst_lost_a_frame_is_not_taken_for_the_old_stream() -> None:
+    # Joined at 3 (7H); the shoe power-cycled; its burst loses seq 3 on the line, so its
+    # seq 4 comes where the old stream's next would. It is not processed as the old
+    # boot's: the next burst shows seq 3 with other content, and its HELLO is a boot.
+    s = ShoeStream()
+    s.feed(card(3, "7H"), 0.0)
+    assert s.feed(hello("BBBB0001") + card(1, "2C") + card(2, "3C") + card(4, "5C"), 1.0).events == []
+    burst = hello("BBBB0001") + card(1, "2C") + card(2, "3C") + card(3, "4C") + card(4, "5C")
+    assert s.feed(burst, 1.25).events == []
+    r = s.feed(burst, 1.5)
+    assert isinstance(r.events[0], Hello) and r.events[0].rebooted
+    assert [(e.seq, e.card) for e in r.events[1:]] == [(1, "2C"), (2, "3C"), (3, "4C"), (4, "5C")]
+
+
+def test_resend_bursts_cut_short_by_the_line_are_never_taken_for_a_boot() -> None:
+    # Joined at 3..5; the shoe's resend bursts lose their last frame, twice, and a HELLO
+    # comes doubled: what could be compared matched, so the station waits for a whole one.
+    s = ShoeStream()
+    s.feed(card(3, "3H") + card(4, "4H") + card(5, "5H"), 0.0)
+    burst = hello("AAAA0001") + card(1, "9S") + card(2, "TS") + card(3, "3H") + card(4, "4H")
+    assert s.feed(hello("AAAA0001") + burst, 0.3).events == []
+    assert s.feed(burst, 0.55).events == []
+    r = s.feed(burst + card(5, "5H") + card(6, "6H"), 0.8)
+    assert [e.seq for e in r.events] == [6] and s.sequencer.boot_id == "AAAA0001"
+
+
+def test_the_old_stream_going_on_without_its_hello_decides_a_resend() -> None:
+    # Joined at 3; the burst with the HELLO loses seq 3; the shoe had the ACK of 3, so it
+    # goes on with 4, and resends 4 without any HELLO: the stream the station joined.
+    s = ShoeStream()
+    s.feed(card(3, "3H"), 0.0)
+    assert s.feed(hello("AAAA0001") + card(1, "9S") + card(2, "TS") + card(4, "4H"), 0.3).events == []
+    assert s.sequencer.undecided
+    r = s.feed(card(4, "4H") + card(5, "5H"), 0.6)
+    assert [e.seq for e in r.events] == [4, 5] and not s.sequencer.undecided
+
+
 def test_sequencer_is_pure_over_frames() -> None:
     seq = ShoeSequencer()
     assert seq.expected is None
