@@ -361,6 +361,10 @@ class ShoeDriver:
         self._advance_ack()
 
     def _advance_ack(self) -> None:
+        if self._stream.sequencer.undecided:
+            # a HELLO of a boot never seen awaits its decision: an ACK of the old stream's
+            # seqs would make a new boot drop frames it holds (sequencer.py)
+            return
         with self._state_lock:
             ack = None
             while self._unacked and self._unacked[0][2]:
@@ -372,6 +376,8 @@ class ShoeDriver:
         self._send_frame("ACK", str(ack))
 
     def _resend_current_ack(self) -> None:
+        if self._stream.sequencer.undecided:
+            return
         with self._state_lock:
             ack = self._last_acked
         if ack is not None:

@@ -155,12 +155,18 @@ class ShoeSequencer:
         u = self._unseen
         assert u is not None
         carried = self._carried.get(frame.seq)
-        if carried is not None and carried != (frame.type, *frame.fields):
-            u.differs = True  # another boot's frame: the next HELLO is taken as a boot
+        if carried is not None:
+            if carried != (frame.type, *frame.fields):
+                u.differs = True  # another boot's frame: the next HELLO is taken as a boot
+            else:
+                u.matched = True
         # a seq not after the one before it, with no HELLO between: a burst that began
         # without the HELLO, so the shoe holds it no more — it had the ACK of the frame the
         # station joined at, and this is the stream the station joined
-        burst_without_hello = u.last_seq != 0 and frame.seq <= u.last_seq
+        # (taken so only past what the station processed, or after frames that matched: a
+        # new boot's burst whose HELLO the line spoiled looks the same below that)
+        burst_without_hello = (u.last_seq != 0 and frame.seq <= u.last_seq
+                               and (frame.seq > self._held_up_to() or u.matched))
         u.last_seq = frame.seq
         if frame.seq == u.run + 1 and not u.skipped:
             u.run = frame.seq
@@ -209,3 +215,4 @@ class _UnseenHello:
     differs: bool = False  # a seq the station processed came with other content
     short_bursts: int = 0  # copies of the HELLO whose burst stopped short, none skipped
     last_seq: int = 0  # the seq of the frame before this one since the latest copy (0: none)
+    matched: bool = False  # a seq the station processed came again with the same content

@@ -216,6 +216,23 @@ def test_the_old_stream_going_on_without_its_hello_decides_a_resend() -> None:
     assert [e.seq for e in r.events] == [4, 5] and not s.sequencer.undecided
 
 
+def test_a_new_boot_whose_hello_the_line_spoiled_is_not_taken_for_a_resend() -> None:
+    # Joined at 10..12; the shoe power-cycled: HELLO, LOAD, 2C, 3C, nothing to compare
+    # (all below 10). Its next burst loses the HELLO to a bad CRC: seqs going back to 1
+    # without a HELLO must not decide "resend" (B's frames would be skipped unread).
+    s = ShoeStream()
+    s.feed(card(10, "TH") + card(11, "JH") + card(12, "QH"), 0.0)
+    burst = encode_frame(1, "LOAD") + card(2, "2C") + card(3, "3C")
+    assert s.feed(hello("BBBB0002") + burst, 0.3).events == []
+    assert s.feed(burst, 0.55).events == [] and s.sequencer.undecided
+    # the spoiled burst counts for nothing; two whole bursts short of 10 make a boot
+    assert s.feed(hello("BBBB0002") + burst, 0.8).events == []
+    assert s.feed(hello("BBBB0002") + burst, 1.05).events == []
+    r = s.feed(hello("BBBB0002") + burst, 1.3)
+    assert isinstance(r.events[0], Hello) and r.events[0].rebooted
+    assert [e.seq for e in r.events[1:]] == [1, 2, 3]
+
+
 def test_sequencer_is_pure_over_frames() -> None:
     seq = ShoeSequencer()
     assert seq.expected is None
