@@ -199,22 +199,12 @@ def learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) 
         paper = (s < 30) & (v > 150)
         ink = v < colours.DARK_MAX_VAL  # the codes' black modules
         nonfelt = cv2.morphologyEx((~felt_m).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        k, labels, stats, _ = cv2.connectedComponentsWithStats(nonfelt, connectivity=8)
         found = 0
-        for i in range(1, k):
-            area = stats[i, cv2.CC_STAT_AREA]
-            if not 0.6 * card_area <= area <= 1.4 * card_area:
-                continue
-            comp = labels == i
-            cs, _ = cv2.findContours(comp.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            (_, _), (rw, rh), _ = cv2.minAreaRect(max(cs, key=cv2.contourArea))
-            if area < 0.85 * rw * rh:
-                continue  # not one whole card lying alone
+        for comp, area, (x, y, bw, bh) in _lone_cards(nonfelt, card_area):
             if np.count_nonzero(paper & comp) > 0.5 * area and np.count_nonzero(ink & comp) > 0.02 * area:
                 notes.append(f"still {n}: a face-up card was left out (lay the cards face down)")
                 continue
             interior = cv2.erode(comp.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
-            x, y, bw, bh = (int(stats[i, c]) for c in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
             grey = cv2.cvtColor(frame[(y + 3) * SHRINK : (y + bh - 3) * SHRINK, (x + 3) * SHRINK : (x + bw - 3) * SHRINK], cv2.COLOR_BGR2GRAY)
             cards.append((hsv, comp, interior, grey))
             sides.append(_card_sides(frame, (x, y, bw, bh), felt.bgr, fh))
@@ -287,6 +277,24 @@ FELT_TONE_SHARE = 0.4
 FELT_TONE_WARN = 40.0
 
 
+def _lone_cards(nonfelt: np.ndarray, card_area: float):
+    """Each blob of `nonfelt` that is one whole card lying alone (a card's area, filling its
+    turned rectangle): its mask, its area and its box (x, y, w, h), at quarter resolution."""
+    k, labels, stats, _ = cv2.connectedComponentsWithStats(nonfelt, connectivity=8)
+    for i in range(1, k):
+        area = stats[i, cv2.CC_STAT_AREA]
+        if not 0.6 * card_area <= area <= 1.4 * card_area:
+            continue
+        comp = labels == i
+        cs, _ = cv2.findContours(comp.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        (_, _), (rw, rh), _ = cv2.minAreaRect(max(cs, key=cv2.contourArea))
+        if area < 0.85 * rw * rh:
+            continue  # not one whole card lying alone
+        box = tuple(int(stats[i, c]) for c in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP,
+                                               cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
+        yield comp, area, box
+
+
 def _not_felt_lab(bgr: np.ndarray, felt_lab: np.ndarray) -> np.ndarray:
     return np.linalg.norm(colours.lab_of(bgr) - felt_lab, axis=2) > SEGMENT_LAB
 
@@ -350,18 +358,8 @@ def learn_back_tones(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float
         # a back whose pattern, averaged, takes the felt's colour in places (a navy back with a
         # white lattice on blue felt): the card is what its outline encloses
         nonfelt = colours.fill_holes(nonfelt, card_area).astype(np.uint8)
-        k, labels, stats, _ = cv2.connectedComponentsWithStats(nonfelt, connectivity=8)
         found = 0
-        for i in range(1, k):
-            area = stats[i, cv2.CC_STAT_AREA]
-            if not 0.6 * card_area <= area <= 1.4 * card_area:
-                continue
-            comp = labels == i
-            cs, _ = cv2.findContours(comp.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            (_, _), (rw, rh), _ = cv2.minAreaRect(max(cs, key=cv2.contourArea))
-            if area < 0.85 * rw * rh:
-                continue
-            x, y, bw, bh = (int(stats[i, c]) for c in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
+        for comp, area, (x, y, bw, bh) in _lone_cards(nonfelt, card_area):
             if np.count_nonzero(paper & comp) > 0.5 * area and np.count_nonzero(ink & comp) > 0.02 * area \
                     and _carries_code(frame, (x, y, bw, bh)):
                 # white with black print may be a back too (a black and white lattice): a face
