@@ -71,7 +71,12 @@ def test_a_tall_rim_that_hides_nothing_leaves_the_dice_named() -> None:
         assert sorted(_calibrated_reader(seed).read(pic.image)) == sorted(pic.faces), seed
 
 
-@pytest.mark.parametrize("seed", range(8))
+#: throws whose dice lie far enough apart across the tray to cut one alone (seeds 0, 3 and 8
+#: of range(11) do not, and would check nothing)
+CUT_ALONE_SEEDS = (1, 2, 4, 5, 6, 7, 9, 10)
+
+
+@pytest.mark.parametrize("seed", CUT_ALONE_SEEDS)
 def test_a_die_cut_by_the_pictures_edge_is_counted_as_zero(seed: int) -> None:
     pic = render_tray(random.Random(seed), [6, 3], DicePerturbations(noise_sigma=1.0, vary_felt=False))
     reader = _calibrated_reader(seed)
@@ -79,8 +84,7 @@ def test_a_die_cut_by_the_pictures_edge_is_counted_as_zero(seed: int) -> None:
     h, w = pic.image.shape[:2]
     x_left = w / 2 + left.x_mm / pic.mm_per_px
     x_right = w / 2 + right.x_mm / pic.mm_per_px
-    if x_right - x_left < 2 * reader.die_px:
-        pytest.skip("the dice lie too close across the tray to cut one alone")
+    assert x_right - x_left >= 2 * reader.die_px, "the dice lie too close to cut one alone"
     # the picture's edge through the left die's top face, a third of it out of the picture
     crop = pic.image[:, int(round(x_left - reader.die_px / 6)):]
     assert reader.read(crop) == [0, pic.faces[1]]
