@@ -37,6 +37,7 @@ from station.games.base import BetError, Game, OutcomeError
 from station.money import AmountError, check_amount
 from station.settlement import checkpoints, pot
 from station.settlement.ledger import CheckReport, Store, Tx, check_books, open_store
+from station.settlement.ledger import confirmations
 from station.settlement.ledger.schema import MAX_BALANCE
 from station.settlement.ledger.store import ensure_system_accounts
 from station.settlement.pot import POT_KINDS
@@ -189,6 +190,7 @@ class SettlementCore:
         self._meta_lock = threading.Lock()
         try:
             pot.ensure_reservations_table(self.store)
+            confirmations.ensure_confirmations_table(self.store)
             self._system_accounts(table)
         except BaseException:
             self.store.close()
@@ -579,6 +581,8 @@ class SettlementCore:
                 raise SettlementRefused(key, "key_reused", "this key was applied with other content")
             if row[2] == "pot_in" and not reservation:
                 pot.taken(tx, table, key)  # a reserved pot_in its game took (station/settlement/pot.py)
+            elif row[2] == "bet" and not reservation:
+                confirmations.confirm(tx, table, key)  # a reserved bet its table accepted
             return json.loads(row[0])
         if reservation and kind not in RESERVABLE:
             raise SettlementRefused(key, "malformed", f"only a bet or a pot_in is reserved, not a {kind!r}")
@@ -801,8 +805,10 @@ class SettlementCore:
     @staticmethod
     def _open_bets(tx: Tx, table: str, round_id: str) -> list[tuple]:
         return tx.execute(
-            "SELECT b.id, b.account_id, a.name, b.spot, b.amount, b.deducted, b.game, b.reserved"
+            "SELECT b.id, b.account_id, a.name, b.spot, b.amount, b.deducted, b.game, b.reserved,"
+            " f.bet_id IS NOT NULL"
             " FROM bets b JOIN accounts a ON a.id = b.account_id"
+            " LEFT JOIN bet_confirmations f ON f.bet_id = b.id"
             " WHERE b.table_id = ? AND b.round_id = ? ORDER BY b.id",
             (table, round_id),
         )
@@ -833,7 +839,7 @@ class SettlementCore:
         closures: list[tuple[int, int, str]] = []
         credits: dict[int, int] = defaultdict(int)
         total_deducted = total_returned = 0
-        for _, _, name, spot, amount, deducted, bet_game, _ in held:
+        for _, _, name, spot, amount, deducted, bet_game, _, _ in held:
             if bet_game != game.name:
                 raise SettlementRefused(key, "bet_mismatch",
                                         f"round {round_id} holds {bet_game} bets, the hand is {game.name}")
@@ -843,17 +849,20 @@ class SettlementCore:
             lines.append((name, spot, amount, deducted, r))
         mine = Counter(lines)
         released: set[int] = set()
-        if not dict.__eq__(mine, theirs) and any(b[7] for b in held):
+        if not dict.__eq__(mine, theirs) and any(b[7] and not b[8] for b in held):
             # reservations the table never listed (it did not live to journal the ledger's
-            # answer, or it had given up waiting): released to their wallets, not a mismatch
+            # answer, or it had given up waiting): released to their wallets, not a mismatch.
+            # Only those the table never sent back through its outbox: a bet it accepted is
+            # confirmed (station/settlement/ledger/confirmations.py), and of two bets alike
+            # line for line, the one accepted is settled and the other released
             unlisted = mine - theirs
             for i in range(len(held) - 1, -1, -1):
-                if held[i][7] and unlisted[lines[i]] > 0:
+                if held[i][7] and not held[i][8] and unlisted[lines[i]] > 0:
                     unlisted[lines[i]] -= 1
                     released.add(i)
             mine = Counter(line for i, line in enumerate(lines) if i not in released)
         self._compare(key, round_id, mine, theirs, "returned")
-        for i, (bet_id, account_id, _, _, _, deducted, _, _) in enumerate(held):
+        for i, (bet_id, account_id, _, _, _, deducted, _, _, _) in enumerate(held):
             r = deducted if i in released else lines[i][4]
             closures.append((bet_id, r, "released" if i in released else "settled"))
             credits[account_id] += r
@@ -896,10 +905,10 @@ class SettlementCore:
         if "refunds" in m:
             # optional: the table core's own refund list, held to the same standard as a hand's
             theirs = self._settlement_list(key, m, "refunds")
-            mine = Counter((name, spot, amount, d, d) for _, _, name, spot, amount, d, _, _ in held)
+            mine = Counter((name, spot, amount, d, d) for _, _, name, spot, amount, d, _, _, _ in held)
             self._compare(key, round_id, mine, theirs, "refund")
         refunds: dict[int, int] = defaultdict(int)
-        for _, account_id, _, _, _, deducted, _, _ in held:
+        for _, account_id, _, _, _, deducted, _, _, _ in held:
             refunds[account_id] += deducted
         total = sum(refunds.values())
         rows: list[tuple[int, int, int | None]] = [(a, amt, None) for a, amt in refunds.items()]

@@ -70,10 +70,6 @@ def owners(ledger_core: SettlementCore) -> dict[str, str]:
 
 @pytest.mark.slow
 @pytest.mark.postgres
-@pytest.mark.xfail(strict=False, reason=(
-    "known defect of #25, seen once in a full run on 2026-12-04 (it passed in the run "
-    "before): a bet PD-01 accepted in round S2-R1 was closed in the ledger as a released "
-    "reservation (2000 deducted, 2000 returned) instead of settled; cause not found yet"))
 def test_reserving_tables_deal_through_partitions_crashes_and_a_cut_bus(tmp_path):
     rng = random.Random(25)
     pg = LocalPostgres(fsync=True, port=free_port()).start()

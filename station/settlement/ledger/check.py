@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from station.settlement.ledger.store import SqliteStore, Store, Tx
+from station.settlement.ledger.confirmations import released_confirmed
 from station.settlement.pot import pot_problems, reservation_figures, reservation_problems
 
 #: at most this many problems are listed one by one; the rest are counted
@@ -237,6 +238,9 @@ def _check(tx: Tx, s: str, problem: Any, require_closed: bool) -> dict[str, Any]
     for text in pot_problems(tx, require_closed=require_closed):
         problem(text)
     for text in reservation_problems(tx):
+        problem(text)
+    # a bet its table accepted is never released as a reservation it did not
+    for text in released_confirmed(tx):
         problem(text)
     pot_reserved = reservation_figures(tx)
 
