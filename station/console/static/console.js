@@ -38,6 +38,16 @@ const $ = (id) => document.getElementById(id);
 const set = (id, text) => { $(id).textContent = text; };
 const fmt = (x, unit = "") => (x === null || x === undefined ? "–" : `${x}${unit}`);
 
+// Off to the login page, once: the logout button, a timer's request answered 401 and the event
+// stream's end can all find the session gone at the same moment, and a second navigation
+// started while the first is under way aborts the first.
+let leaving = false;
+function toLogin() {
+  if (leaving) return;
+  leaving = true;
+  window.location = "/login";
+}
+
 async function api(path, options = {}) {
   const opts = { credentials: "same-origin", ...options, headers: { ...(options.headers || {}) } };
   if (opts.method && opts.method !== "GET") {
@@ -45,7 +55,7 @@ async function api(path, options = {}) {
     opts.headers["Content-Type"] = "application/json";
   }
   const resp = await fetch(path, opts);
-  if (resp.status === 401) { window.location = "/login"; throw new Error("logged out"); }
+  if (resp.status === 401) { toLogin(); throw new Error("logged out"); }
   const body = await resp.json().catch(() => ({ error: `HTTP ${resp.status}` }));
   return { status: resp.status, body };
 }
@@ -495,8 +505,8 @@ async function main() {
   set("who", `${body.user} · ${body.role}`);
   document.body.dataset.role = body.role;
   $("logout").addEventListener("click", async () => {
-    await api("/api/logout", { method: "POST", body: "{}" });
-    window.location = "/login";
+    await api("/api/logout", { method: "POST", body: "{}" }).catch(() => {});
+    toLogin();
   });
   $("recall-close").addEventListener("click", () => { $("recall-panel").hidden = true; });
   for (const p of Object.values(panels)) if (p.setup) p.setup(ui);

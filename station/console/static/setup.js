@@ -14,6 +14,12 @@ function el(tag, attrs = {}, ns = null) {
   return e;
 }
 
+// Off to the login page, once (a second navigation started meanwhile would abort the first).
+let leaving = false;
+function toLogin() {
+  if (!leaving) { leaving = true; window.location = "/login"; }
+}
+
 async function api(path, body) {
   const opts = { credentials: "same-origin", headers: {} };
   if (body !== undefined) {
@@ -23,7 +29,7 @@ async function api(path, body) {
     opts.body = JSON.stringify(body);
   }
   const resp = await fetch(path, opts);
-  if (resp.status === 401) { window.location = "/login"; throw new Error("logged out"); }
+  if (resp.status === 401) { toLogin(); throw new Error("logged out"); }
   const out = await resp.json().catch(() => ({ error: `HTTP ${resp.status}` }));
   return { status: resp.status, body: out };
 }
