@@ -36,8 +36,7 @@ from station.games import get_game
 from station.games.base import BetError, Game, OutcomeError
 from station.money import AmountError, check_amount
 from station.settlement import checkpoints, pot
-from station.settlement.ledger import CheckReport, Store, Tx, check_books, open_store
-from station.settlement.ledger import confirmations
+from station.settlement.ledger import CheckReport, Store, Tx, check_books, confirmations, open_store
 from station.settlement.ledger.schema import MAX_BALANCE
 from station.settlement.ledger.store import ensure_system_accounts
 from station.settlement.pot import POT_KINDS

@@ -22,11 +22,11 @@ from collections import Counter
 
 import numpy as np
 
+import tests.camera.blind as blind
+import tests.camera.heldout as heldout
 from firmware_bridge.camera.calibration import CalibrationError
 from firmware_bridge.camera.dice import DiceReader
 from firmware_bridge.camera.dice_calibration import calibrate_dice
-import tests.camera.blind as blind
-import tests.camera.heldout as heldout
 
 # the renderers the reader can be held to, both written from the card-face sheet alone
 RENDERERS = {"heldout": heldout, "blind": blind}

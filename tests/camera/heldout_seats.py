@@ -20,13 +20,13 @@ from pathlib import Path
 
 import cv2
 
+import tests.camera.blind as blind
+import tests.camera.heldout as heldout
 from firmware_bridge.camera.accuracy import score_zone
 from firmware_bridge.camera.build import build_recogniser
 from firmware_bridge.camera.config import load_camera_config
 from station.cli import main as station_main
 from station.games.camera_zones import game_zones
-import tests.camera.blind as blind
-import tests.camera.heldout as heldout
 from tests.camera.independent_seats import camera_config_text
 
 SEATS = tuple(f"S{i}" for i in range(1, 8))

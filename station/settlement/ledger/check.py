@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from station.settlement.ledger.store import SqliteStore, Store, Tx
 from station.settlement.ledger.confirmations import released_confirmed
+from station.settlement.ledger.store import SqliteStore, Store, Tx
 from station.settlement.pot import pot_problems, reservation_figures, reservation_problems
 
 #: at most this many problems are listed one by one; the rest are counted
