@@ -135,6 +135,8 @@ class ShoeDriver:
         self._last_acked: int | None = (
             None if expected_seq is None else (expected_seq - 1 if expected_seq > 1 else 0)
         )
+        # an ACK held back while a HELLO was undecided (`_advance_ack`), sent at its decision
+        self._ack_held = False
         self._last_valid_at: float | None = None
         self._count_lock = threading.Lock()
         self._pending: dict[int, _Pending] = {}
@@ -299,7 +301,9 @@ class ShoeDriver:
             with self._state_lock:
                 self._unacked.append([ev.seq, True, False])
             self._events.put(ev)
-        if ack_now:
+        if ack_now or (self._ack_held and not self._stream.sequencer.undecided):
+            # (a HELLO decided a resend: its frames were recorded while it was undecided,
+            # and nothing new may come to carry their ACK while the gate is locked)
             self._advance_ack()
         if result.reack:
             self._count("reacks")
@@ -363,8 +367,11 @@ class ShoeDriver:
     def _advance_ack(self) -> None:
         if self._stream.sequencer.undecided:
             # a HELLO of a boot never seen awaits its decision: an ACK of the old stream's
-            # seqs would make a new boot drop frames it holds (sequencer.py)
+            # seqs would make a new boot drop frames it holds (sequencer.py); what was
+            # recorded meanwhile is acknowledged once the HELLO is decided a resend
+            self._ack_held = True
             return
+        self._ack_held = False
         with self._state_lock:
             ack = None
             while self._unacked and self._unacked[0][2]:

@@ -158,7 +158,9 @@ class ShoeSequencer:
         if carried is not None:
             if carried != (frame.type, *frame.fields):
                 u.differs = True  # another boot's frame: the next HELLO is taken as a boot
-            else:
+            elif frame.fields:
+                # only a frame with content can match: a LOAD (no field) is every boot's
+                # seq 1 after a power-up, and says nothing of which boot sent it
                 u.matched = True
         # a seq not after the one before it, with no HELLO between: a burst that began
         # without the HELLO, so the shoe holds it no more — it had the ACK of the frame the

@@ -108,3 +108,37 @@ def test_no_ack_of_the_old_stream_while_an_unseen_boots_hello_is_undecided() -> 
     # the new boot was acknowledged its own HELLO (seq 0) and card; no ACK of the old
     # stream's 3..5 was ever sent (the core held every one of them until after the HELLO)
     assert shoe.acks() == [0, 1], shoe.acks()
+
+
+def test_what_was_recorded_while_undecided_is_acknowledged_once_the_hello_is_a_resend() -> None:
+    # Joined at 3..5 with a slow journal; the shoe, not yet acknowledged, resends from its
+    # HELLO (undecided); 3..5 are recorded meanwhile, their ACK held back; the rest of the
+    # burst carries the same frames: a resend. The held ACK must go out then — with the
+    # gate locked nothing new would ever carry it, and the shoe would resend for ever.
+    shoe = PtyShoe()
+    recording = threading.Event()
+    got: list[ShoeEvent] = []
+
+    def on_event(ev: ShoeEvent) -> None:
+        if ev.event == "card" and not recording.wait(DEADLINE):
+            raise AssertionError("the test never let the table core record")
+        got.append(ev)
+
+    old = [encode_frame(1, "LOAD"), card(2, "6H"), card(3, "7H"), card(4, "8H"), card(5, "9H")]
+    driver = ShoeDriver(shoe.path, on_event, auto_ack=True)
+    driver.start()
+    try:
+        shoe.send(*old[2:])
+        wait_until(lambda: driver.counters["frames"] >= 3, what="frames 3..5 sorted")
+        shoe.send(hello("0000B007"))
+        wait_until(lambda: driver._stream.sequencer.undecided,  # noqa: SLF001
+                   what="the HELLO undecided")
+        recording.set()
+        wait_until(lambda: driver.counters["events_delivered"] >= 3, what="3..5 recorded")
+        shoe.send(*old)  # the rest of the burst: the frames the station processed
+        shoe.listen(lambda heard: 5 in shoe.acks(), "the ACK of 5")
+    finally:
+        driver.stop()
+        shoe.close()
+    assert [e.card for e in got if e.event == "card"] == ["7H", "8H", "9H"]  # each once
+    assert set(shoe.acks()) == {5}, shoe.acks()  # (said again for the burst's duplicates)

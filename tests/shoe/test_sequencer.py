@@ -233,6 +233,24 @@ def test_a_new_boot_whose_hello_the_line_spoiled_is_not_taken_for_a_resend() -> 
     assert [e.seq for e in r.events[1:]] == [1, 2, 3]
 
 
+def test_a_frame_without_content_is_no_match_with_the_old_stream() -> None:
+    # Joined at the old boot's LOAD (seq 1: a tool had acknowledged its HELLO) and processed
+    # cards 2..5. The shoe power-cycles: HELLO, LOAD as seq 1 — a LOAD carries no field, so
+    # every boot's seq 1 looks the same and says nothing of which boot sent it. The next
+    # burst loses its HELLO to the line: it must not decide "resend" on that LOAD (the new
+    # boot's 2C.. would then be skipped as duplicates and acknowledged unread).
+    s = ShoeStream()
+    s.feed(encode_frame(1, "LOAD") + card(2, "TH") + card(3, "JH") + card(4, "QH")
+           + card(5, "KH"), 0.0)
+    assert s.feed(hello("BBBB0002") + encode_frame(1, "LOAD"), 0.3).events == []
+    assert s.feed(encode_frame(1, "LOAD"), 0.55).events == [] and s.sequencer.undecided
+    # the dealer draws from the new boot: seq 2 is 2C where the old stream had TH
+    assert s.feed(card(2, "2C"), 0.7).events == [] and s.sequencer.undecided
+    r = s.feed(hello("BBBB0002") + encode_frame(1, "LOAD") + card(2, "2C"), 0.95)
+    assert isinstance(r.events[0], Hello) and r.events[0].rebooted
+    assert [(e.seq, getattr(e, "card", None)) for e in r.events[1:]] == [(1, None), (2, "2C")]
+
+
 def test_sequencer_is_pure_over_frames() -> None:
     seq = ShoeSequencer()
     assert seq.expected is None
