@@ -846,20 +846,7 @@ class SettlementCore:
             if r is None:
                 r = memo[(spot, amount)] = game.returned(spot, amount, outcome)
             lines.append((name, spot, amount, deducted, r))
-        mine = Counter(lines)
-        released: set[int] = set()
-        if not dict.__eq__(mine, theirs) and any(b[7] and not b[8] for b in held):
-            # reservations the table never listed (it did not live to journal the ledger's
-            # answer, or it had given up waiting): released to their wallets, not a mismatch.
-            # Only those the table never sent back through its outbox: a bet it accepted is
-            # confirmed (station/settlement/ledger/confirmations.py), and of two bets alike
-            # line for line, the one accepted is settled and the other released
-            unlisted = mine - theirs
-            for i in range(len(held) - 1, -1, -1):
-                if held[i][7] and not held[i][8] and unlisted[lines[i]] > 0:
-                    unlisted[lines[i]] -= 1
-                    released.add(i)
-            mine = Counter(line for i, line in enumerate(lines) if i not in released)
+        mine, released = self._unlisted_reservations(held, lines, theirs)
         self._compare(key, round_id, mine, theirs, "returned")
         for i, (bet_id, account_id, _, _, _, deducted, _, _, _) in enumerate(held):
             r = deducted if i in released else lines[i][4]
@@ -901,10 +888,12 @@ class SettlementCore:
         if status is not None:
             raise SettlementRefused(key, "round_closed", f"round {round_id} is already {status}")
         held = self._open_bets(tx, table, round_id)
+        released: set[int] = set()
         if "refunds" in m:
             # optional: the table core's own refund list, held to the same standard as a hand's
             theirs = self._settlement_list(key, m, "refunds")
-            mine = Counter((name, spot, amount, d, d) for _, _, name, spot, amount, d, _, _, _ in held)
+            lines = [(name, spot, amount, d, d) for _, _, name, spot, amount, d, _, _, _ in held]
+            mine, released = self._unlisted_reservations(held, lines, theirs)
             self._compare(key, round_id, mine, theirs, "refund")
         refunds: dict[int, int] = defaultdict(int)
         for _, account_id, _, _, _, deducted, _, _, _ in held:
@@ -916,9 +905,9 @@ class SettlementCore:
         def close_round(entry_id: int) -> None:
             self._post(tx, key, entry_id, rows)
             tx.executemany(
-                "INSERT INTO bet_closures (bet_id, entry_id, outcome, returned)"
-                " VALUES (?, ?, 'refunded', ?)",
-                [(b[0], entry_id, b[5]) for b in held],
+                "INSERT INTO bet_closures (bet_id, entry_id, outcome, returned) VALUES (?, ?, ?, ?)",
+                [(b[0], entry_id, "released" if i in released else "refunded", b[5])
+                 for i, b in enumerate(held)],
             )
             tx.execute(
                 "INSERT INTO rounds (table_id, round_id, status, entry_id, reason)"
@@ -930,7 +919,30 @@ class SettlementCore:
             "key": key, "kind": "round_cancelled", "round_id": round_id, "status": "cancelled",
             "reason": reason, "bets": len(held), "refunded": total,
         }
+        if released:
+            result["released"] = len(released)
         return result, round_id, close_round
+
+    @staticmethod
+    def _unlisted_reservations(held: list[tuple], lines: list[tuple],
+                               theirs: Counter) -> tuple[Counter, set[int]]:
+        """The round's lines to hold to the table's list, and the indexes in `held` of the
+        reservations that list does not name: the table never
+        accepted them (it did not live to journal the ledger's answer, or it had given up
+        waiting), so the round's close releases them to their wallets instead of refusing a
+        mismatch. Only reservations the table never sent back through its outbox: a bet it
+        accepted is confirmed (station/settlement/ledger/confirmations.py), and of two bets
+        alike line for line, the one accepted is closed by the list and the other released."""
+        mine = Counter(lines)
+        if dict.__eq__(mine, theirs) or not any(b[7] and not b[8] for b in held):
+            return mine, set()
+        unlisted = mine - theirs
+        released: set[int] = set()
+        for i in range(len(held) - 1, -1, -1):
+            if held[i][7] and not held[i][8] and unlisted[lines[i]] > 0:
+                unlisted[lines[i]] -= 1
+                released.add(i)
+        return Counter(line for i, line in enumerate(lines) if i not in released), released
 
     @staticmethod
     def _settlement_list(key: str, m: Mapping[str, Any], name: str) -> Counter:

@@ -101,3 +101,60 @@ def test_the_books_check_names_a_confirmed_bet_that_was_released(tmp_path) -> No
         assert any(orphan["key"] in p and "released" in p for p in report.problems), report.problems
     finally:
         core.close()
+
+
+def _cancel(hand: dict, bets: list[dict]) -> dict:
+    """The table's cancellation of the hand's round, listing its own bets as refunds (as a
+    table core sends it: station/games/house_round.py)."""
+    return {"key": f"cancel:{hand['round_id']}", "kind": "round_cancelled",
+            "round_id": hand["round_id"], "reason": "table_closed",
+            "refunds": [{"account": b["account"], "spot": b["spot"], "amount": b["amount"],
+                         "deducted": b["deducted"], "returned": b["deducted"]} for b in bets]}
+
+
+def test_a_cancelled_round_releases_the_reservations_its_table_never_accepted(tmp_path) -> None:
+    before, hand = _round(17)
+    bets = [m for m in before if m["kind"] == "bet"]
+    core = SettlementCore(tmp_path / "ledger.sqlite")
+    try:
+        core.apply_batch([m for m in before if m["kind"] != "bet"], table=TABLE)
+        core.apply_batch(bets[:-1], table=TABLE)
+        last = bets[-1]
+        orphan = dict(last, key=last["key"] + ":lost")
+        _top_up(core, last)
+        for m in (orphan, last):  # both reserved; only `last` accepted by the table
+            assert core.apply_batch([m], table=TABLE, reservation=True).refused is None
+        core.apply(last, table=TABLE)
+        wallets = core.balances()
+        result = core.apply(_cancel(hand, bets), table=TABLE)
+        assert result["status"] == "cancelled" and result["released"] == 1
+        outcome = _outcomes(core)
+        assert outcome[orphan["key"]] == "released"
+        assert all(outcome[b["key"]] == "refunded" for b in bets)
+        # every deduction back in its wallet, the orphan's too
+        back = {}
+        for b in [*bets, orphan]:
+            back[b["account"]] = back.get(b["account"], 0) + b["deducted"]
+        assert core.balances() == {a: wallets[a] + back.get(a, 0) for a in wallets}
+        report = core.check(require_closed=True)
+        assert report.ok, report.problems
+    finally:
+        core.close()
+
+
+def test_a_cancellation_that_leaves_out_an_accepted_bet_is_refused(tmp_path) -> None:
+    before, hand = _round(19)
+    bets = [m for m in before if m["kind"] == "bet"]
+    core = SettlementCore(tmp_path / "ledger.sqlite")
+    try:
+        core.apply_batch([m for m in before if m["kind"] != "bet"], table=TABLE)
+        core.apply_batch(bets, table=TABLE)
+        extra = dict(bets[0], key=bets[0]["key"] + ":accepted")
+        _top_up(core, extra)
+        assert core.apply_batch([extra], table=TABLE, reservation=True).refused is None
+        core.apply(extra, table=TABLE)
+        outcome = core.apply_batch([_cancel(hand, bets)], table=TABLE)
+        assert outcome.refused is not None and outcome.refused.reason == "bet_mismatch"
+        assert _outcomes(core) == {}
+    finally:
+        core.close()
