@@ -46,6 +46,8 @@ function toLogin() {
   if (leaving) return;
   leaving = true;
   window.location = "/login";
+  // a navigation stopped by the user (or failed) leaves this page: let the next try go
+  setTimeout(() => { leaving = false; }, 5000);
 }
 
 async function api(path, options = {}) {
@@ -422,7 +424,9 @@ function connect() {
     pill.textContent = "reconnecting…"; pill.className = "pill bad";
     // a stream the station ended for good (session over): find out, and go to the login
     if (es.readyState === EventSource.CLOSED) {
-      api("/api/session").then(() => setTimeout(connect, 2000)).catch(() => {});
+      // (a station out of reach is tried again: the pill says so meanwhile)
+      api("/api/session").then(() => setTimeout(connect, 2000))
+        .catch(() => { if (!leaving) setTimeout(connect, 2000); });
     }
   };
   es.addEventListener("view", (ev) => {
@@ -519,4 +523,5 @@ async function main() {
 const ui = { el, $, set, fmt, api, cardEl, backEl, changed, decide, decisionsOf, handName, handText,
   secondsLeft, state };
 
-main();
+// a station out of reach while the page loads: load it again in a moment, not a dead page
+main().catch(() => { if (!leaving) setTimeout(() => window.location.reload(), 3000); });

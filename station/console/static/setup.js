@@ -17,7 +17,10 @@ function el(tag, attrs = {}, ns = null) {
 // Off to the login page, once (a second navigation started meanwhile would abort the first).
 let leaving = false;
 function toLogin() {
-  if (!leaving) { leaving = true; window.location = "/login"; }
+  if (leaving) return;
+  leaving = true;
+  window.location = "/login";
+  setTimeout(() => { leaving = false; }, 5000);  // a navigation stopped: let the next go
 }
 
 async function api(path, body) {
