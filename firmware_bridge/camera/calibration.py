@@ -174,7 +174,7 @@ def learn_back(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> t
     if not frames:
         raise CalibrationError("no still with a face-down card: lay one (or a few, apart) on the felt")
     try:
-        return learn_back_hue(frames, felt, mm_per_px)
+        model, warnings, unexplained = _learn_back_hue(frames, felt, mm_per_px)
     except CalibrationError as by_hue:
         try:
             return learn_back_tones(frames, felt, mm_per_px)
@@ -182,10 +182,30 @@ def learn_back(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> t
             if "no face-down card" in str(by_tone) and "no face-down card" not in str(by_hue):
                 raise by_hue from None
             raise by_tone from None
+    if unexplained > HUE_UNEXPLAINED:
+        # the hue cells leave much of the back to no class (a muted colour, too grey for a
+        # hue) or to skin: every card of it would be held as another deck or a hand; its
+        # tones in Lab may tell it whole
+        try:
+            return learn_back_tones(frames, felt, mm_per_px)
+        except CalibrationError:
+            pass
+    return model, warnings
+
+
+#: a back whose hue cells leave more than this share of it to no class or to skin is learned
+#: as tones when it can be
+HUE_UNEXPLAINED = 0.15
 
 
 def learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> tuple[BackModel, list[str]]:
     """The back as (hue, saturation) cells: a back with a colour of its own, not the felt's."""
+    model, warnings, _ = _learn_back_hue(frames, felt, mm_per_px)
+    return model, warnings
+
+
+def _learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> tuple[BackModel, list[str], float]:
+    """learn_back_hue, and the share of the backs the model leaves to no class or to skin."""
     if not frames:
         raise CalibrationError("no still with a face-down card: lay one (or a few, apart) on the felt")
     fh = colours.felt_hsv(felt.bgr)
@@ -236,13 +256,14 @@ def learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) 
             f"{100 * felt_like / total:.0f}% of the back looks like the felt: this deck cannot be told from "
             "this felt; use a deck set or a felt of another colour")
     cells = tuple(sorted(c for c, m in hist.items() if m >= 0.01 * total))
+    cells = _unexplained_cells(cards, hist, total, cells, fh)
     coverage = sum(hist[c] for c in cells) / total
     if coverage < 0.35:
         raise CalibrationError(
             f"only {100 * coverage:.0f}% of the back is coloured: a white, grey or black back cannot be told "
             "from card faces and the cut card; use a deck set with a coloured back")
     lut = colours.back_lut(cells)
-    shares, regions, whites, backs = [], 0, 0, 0
+    shares, regions, whites, backs, odd = [], 0, 0, 0, 0
     for hsv, _comp, interior, _ in cards:
         h, s, v = cv2.split(hsv)
         back_px = lut[h, s] & (v > colours.MIN_BACK_VAL)
@@ -256,6 +277,7 @@ def learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) 
         regions += int(np.count_nonzero(cls.back & comp))
         whites += int(np.count_nonzero(cls.white & comp))
         backs += int(np.count_nonzero(comp))
+        odd += int(np.count_nonzero((cls.skin | ~cls.explained()) & comp))
     if regions < 0.6 * backs:
         raise CalibrationError(
             f"the learned colours cover only {100 * regions / backs:.0f}% of the backs: the back is too close "
@@ -270,7 +292,35 @@ def learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) 
                         "card of this deck may be read as back (the zone is not held)")
     size = _card_size([s for s in sides if s is not None], mm_per_px, warnings)
     model = BackModel(cells, level, whites / max(1, regions), mean_bgr, texture, coverage, len(cards), size)  # type: ignore[arg-type]
-    return model, warnings
+    return model, warnings, odd / max(1, backs)
+
+
+#: a back's colours the learned cells leave to skin or to no class at all (a shaded gold
+#: emblem spread over many cells, each under 1% of the back) are learned too when together
+#: they fill this share of a back; each such cell must hold RARE_CELL of it
+UNEXPLAINED_MAX = 0.03
+RARE_CELL = 0.004
+
+
+def _unexplained_cells(cards: list, hist: Counter, total: int, cells: tuple, fh: tuple[int, int, int]) -> tuple:
+    """`cells` with the back's rarer colours added when, left out, they would be taken for a
+    dealer's hand (skin) or for another deck (no known class) wherever this back lies: a
+    medallion is larger than the back's window, so the window does not make it back."""
+    if not cells:
+        return cells
+    lut = colours.back_lut(cells)
+    left: Counter = Counter()
+    for hsv, _, interior, _ in cards:
+        h, s, v = (c[interior] for c in cv2.split(hsv))
+        known = lut[h, s] & (v > colours.MIN_BACK_VAL)
+        white = (s < colours.WHITE_MAX_SAT) & (v > colours.WHITE_MIN_VAL)
+        dark = v < colours.DARK_MAX_VAL
+        odd = ~known & ~white & ~dark & (s >= colours.MIN_BACK_SAT) & (v > colours.MIN_BACK_VAL)
+        left.update(zip((h[odd] // colours.HUE_BIN).tolist(), (s[odd] // colours.SAT_BIN).tolist(), strict=True))
+    if sum(left.values()) < UNEXPLAINED_MAX * total:
+        return cells
+    more = {c for c, m in left.items() if m >= RARE_CELL * total and hist[c] > 0}
+    return tuple(sorted(set(cells) | more))
 
 
 #: at calibration, a pixel differs from the felt by more than this in Lab (8-bit scale) when

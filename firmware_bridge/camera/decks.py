@@ -36,6 +36,9 @@ class BackDesign:
     #: of the ground inside it); "dots": the dots lie on a square grid (else staggered)
     emblem_share: float = 0.25
     square_grid: bool = True
+    #: "emblem": filled with a gradient from ink_bgr in its middle to this colour at its rim
+    #: (a gold medallion shaded like metal); None: flat ink
+    ink2_bgr: tuple[int, int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,13 @@ def paint_back(design: BackDesign, mm_per_px: float) -> np.ndarray:
         ry = math.sqrt(design.emblem_share * bw * bh / math.pi * (bh / bw))
         rx = ry * bw / bh
         cv2.ellipse(big, (int(cx), int(cy)), (int(rx), int(ry)), 0, 0, 360, design.ink_bgr, -1, cv2.LINE_AA)
+        if design.ink2_bgr is not None:
+            yy, xx = np.mgrid[0:bh, 0:bw].astype(np.float32)
+            t = np.sqrt(((xx - cx) / rx) ** 2 + ((yy - cy) / ry) ** 2)
+            inside = t <= 1.0
+            t = np.clip(t, 0.0, 1.0)[..., None]
+            grad = (1 - t) * np.array(design.ink_bgr, np.float32) + t * np.array(design.ink2_bgr, np.float32)
+            big[inside] = grad[inside].astype(np.uint8)
         ring = max(1, round(design.line_mm * 2 * k))
         cv2.ellipse(big, (int(cx), int(cy)), (int(0.8 * rx), int(0.8 * ry)), 0, 0, 360, design.ground_bgr, ring,
                     cv2.LINE_AA)
@@ -209,10 +219,17 @@ STYLES.update({
                    square_grid=False),
         qr_margin_mm=2.5, art="classic", upside_down=True,
     ),
+    "heather": DeckStyle(
+        "heather",
+        # a greyish violet (too grey for a hue over much of it) with a violet medallion two
+        # fifths of the back, no border: learned as tones
+        BackDesign("emblem", (125, 100, 118), (150, 40, 120), border_mm=0.0, emblem_share=0.4),
+        qr_margin_mm=3.5, art="press", qr_skew_deg=1.0,
+    ),
 })
 
 #: purple backs with an emblem, black backs with dots
-EMBLEM_DOT_STYLES = ("amethyst", "regent", "domino", "pepper")
+EMBLEM_DOT_STYLES = ("amethyst", "regent", "heather", "domino", "pepper")
 
 #: the styles whose backs have no hue of their own, or the felt's (learned as tones)
 TONE_STYLES = ("onyx", "slate", "chess", "navy", "forest")

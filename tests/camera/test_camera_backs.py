@@ -205,3 +205,22 @@ def test_a_seat_of_small_dotted_backs_is_counted_and_the_cut_card_is_not_a_back(
         accuracy.score_frame(camera, scene, rec, score, i)
     assert score.counts["wrong_identity"] == 0 and score.counts["miscount"] == 0, score.examples
     assert score.counts["correct"] + score.counts["xx"] == score.scored
+
+
+def test_a_greyish_violet_back_is_learned_whole_not_held_as_another_deck(tmp_path, capsys):
+    # its ground is too grey for a hue cell over much of it: learned as hue cells (its violet
+    # medallion) the rest is no known class, and every seat of it was held as a deck the
+    # camera does not know; its tones in Lab tell it whole
+    layout = load_camera_config(SEATS).layout
+    felt, backs = seat_accuracy.seat_stills(layout, "heather", 1)
+    cam, learned = _calibrated(tmp_path, SEATS, felt[0], backs[0], capsys)
+    rec = build_recogniser(cam)
+    zones = tuple(layout.zones)
+    camera = SyntheticCamera(TableScene(zones), layout, perturbations="clean", seed=3, style="heather")
+    score = accuracy.PresetScore("clean", "heather")
+    for i in range(2):
+        scene = seat_accuracy.random_seats(random.Random(60 + i), 60 + i, zones)
+        accuracy.score_frame(camera, scene, rec, score, i)
+    assert score.counts["held"] == 0 and score.counts["wrong_identity"] == 0, score.examples
+    assert not rec.unknown_back_zones
+    assert learned["back"]["tones"], learned
