@@ -54,6 +54,9 @@ TONE_WINDOW_MM = 3.0
 #: and where it shows at least this share of the mix of its tones other than white (a card's
 #: white border shows none of them, though its white may be one of the back's tones)
 TONE_COUNT_LEVEL = 0.7
+#: a white mark of a back learned as tones no bigger than this (mm², a disc 5 mm across) is
+#: its pattern (white dots); a card's white border showing on the card below is longer
+DOT_AREA_MM2 = 20.0
 
 def count_backs(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarray,
                 lut: np.ndarray | colours.ToneModel, card_area_px: float, mm_per_px: float,
@@ -99,7 +102,23 @@ def _count_tones(view: np.ndarray, pooled: bool, inside: np.ndarray, lut: colour
     of the back (a black and white lattice)."""
     idx = lut.nearest(view)
     if not pooled:
-        return [_pieces((idx >= 0) & inside, card_area_px)]
+        out = [_pieces((idx >= 0) & inside, card_area_px)]
+        whites = lut.groups["white"]
+        if whites:
+            # white dots (or any small white marks) are the back's pattern; a card's white
+            # border, a long band, parts two cards: back is the back's tones but for white
+            # that lies in pieces bigger than a dot
+            # (noise and JPEG break a border's white into crumbs: looked at through a median)
+            white = np.isin(lut.nearest(cv2.medianBlur(np.ascontiguousarray(view).clip(0, 255).astype(np.uint8), 5)),
+                            whites).astype(np.uint8)
+            white = cv2.morphologyEx(white, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+            n, labels, stats, _ = cv2.connectedComponentsWithStats(white, connectivity=8)
+            big = np.zeros(n, bool)
+            big[1:] = stats[1:, cv2.CC_STAT_AREA] > DOT_AREA_MM2 / (mm_per_px * mm_per_px)
+            back = (idx >= 0) & ~big[labels]
+            back = colours.fill_holes(back, DOT_AREA_MM2 / (mm_per_px * mm_per_px))
+            out.append(_pieces(back & inside, card_area_px))
+        return out
     share = cv2.blur((idx >= 0).astype(np.float32), (pool + 1, pool + 1))
     out = [_pieces((share >= 0.5) & inside, card_area_px)]
     sim, ok = lut.windowed(idx, max(3, int(round(TONE_WINDOW_MM / mm_per_px)) | 1), without_white=True)

@@ -61,11 +61,14 @@ class BackModel:
     #: a back learned as tones (colours.ToneModel): (L, a, b, share) in OpenCV's 8-bit Lab;
     #: empty for a back learned as hue cells
     tones: tuple[tuple[float, float, float, float], ...] = ()
+    #: a black back with small dots: the share of its full-resolution pixels that are dots
+    #: (colours.dot_share); 0 for every other back
+    dots: float = 0.0
 
     def tone_model(self, felt_bgr: tuple[int, int, int]) -> colours.ToneModel:
         lab = colours.lab_of(np.uint8([[felt_bgr]]))[0, 0]
         return colours.ToneModel(tuple((t[0], t[1], t[2]) for t in self.tones), tuple(t[3] for t in self.tones),
-                                 (float(lab[0]), float(lab[1]), float(lab[2])), self.level)
+                                 (float(lab[0]), float(lab[1]), float(lab[2])), self.level, self.dots)
 
     def describe(self) -> str:
         b, g, r = self.mean_bgr
@@ -98,6 +101,8 @@ class Calibration:
             }
             if b.card_size != 1.0:
                 out["back"]["card_size"] = round(b.card_size, 4)  # type: ignore[index]
+            if b.dots:
+                out["back"]["dots"] = round(b.dots, 4)  # type: ignore[index]
             if b.tones:
                 out["back"]["tones"] = [[round(v, 1) for v in t[:3]] + [round(t[3], 3)] for t in b.tones]  # type: ignore[index]
         return out
@@ -129,7 +134,9 @@ def calibration_from_dict(data: object, *, source: str = "<dict>") -> Calibratio
             back = BackModel(cells, level, float(d.get("white_edge", 0.0)),
                              tuple(int(v) for v in d.get("mean_bgr", (0, 0, 0))),  # type: ignore[arg-type]
                              float(d.get("texture", 0.0)), float(d.get("coverage", 0.0)), int(d.get("cards", 0)),
-                             float(d.get("card_size", 1.0)), tones)
+                             float(d.get("card_size", 1.0)), tones, float(d.get("dots", 0.0)))
+            if not 0.0 <= back.dots <= 1.0 or (back.dots and not tones):
+                raise ValueError(f"dots {back.dots}: a share 0..1, of a back learned as tones")
             if not CARD_SIZE_RANGE[0] <= back.card_size <= CARD_SIZE_RANGE[1]:
                 raise ValueError(f"card_size {back.card_size} outside {CARD_SIZE_RANGE[0]}..{CARD_SIZE_RANGE[1]}")
     except (KeyError, TypeError, ValueError) as exc:
@@ -167,7 +174,7 @@ def learn_back(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> t
     if not frames:
         raise CalibrationError("no still with a face-down card: lay one (or a few, apart) on the felt")
     try:
-        return learn_back_hue(frames, felt, mm_per_px)
+        model, warnings, unexplained = _learn_back_hue(frames, felt, mm_per_px)
     except CalibrationError as by_hue:
         try:
             return learn_back_tones(frames, felt, mm_per_px)
@@ -175,10 +182,30 @@ def learn_back(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> t
             if "no face-down card" in str(by_tone) and "no face-down card" not in str(by_hue):
                 raise by_hue from None
             raise by_tone from None
+    if unexplained > HUE_UNEXPLAINED:
+        # the hue cells leave much of the back to no class (a muted colour, too grey for a
+        # hue) or to skin: every card of it would be held as another deck or a hand; its
+        # tones in Lab may tell it whole
+        try:
+            return learn_back_tones(frames, felt, mm_per_px)
+        except CalibrationError:
+            pass
+    return model, warnings
+
+
+#: a back whose hue cells leave more than this share of it to no class or to skin is learned
+#: as tones when it can be
+HUE_UNEXPLAINED = 0.15
 
 
 def learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> tuple[BackModel, list[str]]:
     """The back as (hue, saturation) cells: a back with a colour of its own, not the felt's."""
+    model, warnings, _ = _learn_back_hue(frames, felt, mm_per_px)
+    return model, warnings
+
+
+def _learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> tuple[BackModel, list[str], float]:
+    """learn_back_hue, and the share of the backs the model leaves to no class or to skin."""
     if not frames:
         raise CalibrationError("no still with a face-down card: lay one (or a few, apart) on the felt")
     fh = colours.felt_hsv(felt.bgr)
@@ -229,13 +256,14 @@ def learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) 
             f"{100 * felt_like / total:.0f}% of the back looks like the felt: this deck cannot be told from "
             "this felt; use a deck set or a felt of another colour")
     cells = tuple(sorted(c for c, m in hist.items() if m >= 0.01 * total))
+    cells = _unexplained_cells(cards, hist, total, cells, fh)
     coverage = sum(hist[c] for c in cells) / total
     if coverage < 0.35:
         raise CalibrationError(
             f"only {100 * coverage:.0f}% of the back is coloured: a white, grey or black back cannot be told "
             "from card faces and the cut card; use a deck set with a coloured back")
     lut = colours.back_lut(cells)
-    shares, regions, whites, backs = [], 0, 0, 0
+    shares, regions, whites, backs, odd = [], 0, 0, 0, 0
     for hsv, _comp, interior, _ in cards:
         h, s, v = cv2.split(hsv)
         back_px = lut[h, s] & (v > colours.MIN_BACK_VAL)
@@ -249,6 +277,7 @@ def learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) 
         regions += int(np.count_nonzero(cls.back & comp))
         whites += int(np.count_nonzero(cls.white & comp))
         backs += int(np.count_nonzero(comp))
+        odd += int(np.count_nonzero((cls.skin | ~cls.explained()) & comp))
     if regions < 0.6 * backs:
         raise CalibrationError(
             f"the learned colours cover only {100 * regions / backs:.0f}% of the backs: the back is too close "
@@ -263,7 +292,35 @@ def learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) 
                         "card of this deck may be read as back (the zone is not held)")
     size = _card_size([s for s in sides if s is not None], mm_per_px, warnings)
     model = BackModel(cells, level, whites / max(1, regions), mean_bgr, texture, coverage, len(cards), size)  # type: ignore[arg-type]
-    return model, warnings
+    return model, warnings, odd / max(1, backs)
+
+
+#: a back's colours the learned cells leave to skin or to no class at all (a shaded gold
+#: emblem spread over many cells, each under 1% of the back) are learned too when together
+#: they fill this share of a back; each such cell must hold RARE_CELL of it
+UNEXPLAINED_MAX = 0.03
+RARE_CELL = 0.004
+
+
+def _unexplained_cells(cards: list, hist: Counter, total: int, cells: tuple, fh: tuple[int, int, int]) -> tuple:
+    """`cells` with the back's rarer colours added when, left out, they would be taken for a
+    dealer's hand (skin) or for another deck (no known class) wherever this back lies: a
+    medallion is larger than the back's window, so the window does not make it back."""
+    if not cells:
+        return cells
+    lut = colours.back_lut(cells)
+    left: Counter = Counter()
+    for hsv, _, interior, _ in cards:
+        h, s, v = (c[interior] for c in cv2.split(hsv))
+        known = lut[h, s] & (v > colours.MIN_BACK_VAL)
+        white = (s < colours.WHITE_MAX_SAT) & (v > colours.WHITE_MIN_VAL)
+        dark = v < colours.DARK_MAX_VAL
+        odd = ~known & ~white & ~dark & (s >= colours.MIN_BACK_SAT) & (v > colours.MIN_BACK_VAL)
+        left.update(zip((h[odd] // colours.HUE_BIN).tolist(), (s[odd] // colours.SAT_BIN).tolist(), strict=True))
+    if sum(left.values()) < UNEXPLAINED_MAX * total:
+        return cells
+    more = {c for c, m in left.items() if m >= RARE_CELL * total and hist[c] > 0}
+    return tuple(sorted(set(cells) | more))
 
 
 #: at calibration, a pixel differs from the felt by more than this in Lab (8-bit scale) when
@@ -345,6 +402,7 @@ def learn_back_tones(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float
     cards: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # corrected, comp, interior, grey
     notes: list[str] = []
     sides: list[tuple[float, float] | None] = []
+    dot_maps: list[np.ndarray] = []  # per card, colours.dot_share of its still
     for n, frame in enumerate(frames, 1):
         small = _quarter(frame)
         gains = _gains(small, felt.bgr)
@@ -369,6 +427,7 @@ def learn_back_tones(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float
             interior = cv2.erode(comp.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
             grey = cv2.cvtColor(frame[(y + 3) * SHRINK : (y + bh - 3) * SHRINK, (x + 3) * SHRINK : (x + bw - 3) * SHRINK], cv2.COLOR_BGR2GRAY)
             cards.append((corrected, comp, interior, grey))
+            dot_maps.append(_dot_map(frame, gains, mm_per_px, corrected.shape))
             sides.append(_card_sides(frame, (x, y, bw, bh), felt.bgr, fh, felt_lab))
             found += 1
         if not found:
@@ -391,7 +450,17 @@ def learn_back_tones(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float
     model = colours.ToneModel(tuple(tuple(float(v) for v in c) for c in centres), tuple(float(w) for w in weights),
                               tuple(float(v) for v in felt_lab), 1.0)  # type: ignore[arg-type]
     gw = model.group_weights()
-    if gw["mid"] < colours.TONE_GROUP_MIN and not (gw["dark"] >= colours.TONE_GROUP_MIN <= gw["white"]):
+    dots = 0.0
+    if gw["mid"] < colours.TONE_GROUP_MIN and not (gw["dark"] >= colours.TONE_GROUP_MIN <= gw["white"]) \
+            and gw["dark"] >= gw["white"]:
+        # black at quarter resolution; small dots may still show at full resolution, which
+        # the cut card (plain black) never does
+        dots = float(np.mean([float(dm[c[2]].mean()) for dm, c in zip(dot_maps, cards, strict=True)]))
+        if dots >= colours.DOT_MIN:
+            model = dataclasses.replace(model, dots=dots)
+        else:
+            dots = 0.0
+    if not dots and gw["mid"] < colours.TONE_GROUP_MIN and not (gw["dark"] >= colours.TONE_GROUP_MIN <= gw["white"]):
         if gw["dark"] >= gw["white"]:
             raise CalibrationError(
                 "the back is plain black (no pattern of another shade over 8% of it): it cannot be told from "
@@ -407,8 +476,8 @@ def learn_back_tones(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float
     level = max(0.3, 0.6 * float(np.median(np.concatenate(sims))))
     model = dataclasses.replace(model, level=level)
     regions = whites = backs = 0
-    for corrected, comp, _, _ in cards:
-        cls = colours.classify(corrected, fh, model, window, level)
+    for (corrected, comp, _, _), dm in zip(cards, dot_maps, strict=True):
+        cls = colours.classify(corrected, fh, model, window, level, dm)
         regions += int(np.count_nonzero(cls.back & comp))
         whites += int(np.count_nonzero(cls.white & comp))
         backs += int(np.count_nonzero(comp))
@@ -427,9 +496,18 @@ def learn_back_tones(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float
     size = _card_size([s for s in sides if s is not None], mm_per_px, warnings)
     tones = tuple((round(float(c[0]), 1), round(float(c[1]), 1), round(float(c[2]), 1), round(float(w), 3))
                   for c, w in zip(centres, weights, strict=True))
+    if dots:
+        warnings.append(f"a black back with small dots ({100 * dots:.1f}% of it): told from the cut card by its "
+                        "dots alone; keep the camera in focus")
     back = BackModel((), level, whites / max(1, regions), mean_bgr, texture, float(weights.sum()), len(cards),  # type: ignore[arg-type]
-                     size, tones)
+                     size, tones, dots)
     return back, warnings
+
+
+def _dot_map(frame: np.ndarray, gains: np.ndarray, mm_per_px: float, shape: tuple[int, ...]) -> np.ndarray:
+    """colours.dot_share of a whole still, at the quarter resolution of `shape`."""
+    h, w = shape[0] * SHRINK, shape[1] * SHRINK
+    return colours.dot_share(frame[:h, :w], gains, mm_per_px, shape)
 
 
 def _card_sides(frame: np.ndarray, box: tuple[int, int, int, int], felt_bgr: tuple[int, int, int],

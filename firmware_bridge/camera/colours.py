@@ -95,6 +95,9 @@ class ToneModel:
     weights: tuple[float, ...]  # share of a back's pixels (quarter resolution) of each tone
     felt_lab: tuple[float, float, float]
     level: float  # the back's mix of tones a window must show
+    #: a black back with small dots (too small to show as a tone at quarter resolution): the
+    #: share of its full-resolution pixels that are dots (`dot_share`); 0 for other backs
+    dots: float = 0.0
 
     @property
     def groups(self) -> dict[str, list[int]]:
@@ -138,6 +141,28 @@ class ToneModel:
                 if gw[g] >= TONE_GROUP_MIN:
                     ok &= sum((shares[k] for k in ks), np.zeros(idx.shape, np.float32)) >= TONE_PRESENT * gw[g]
         return sim, ok
+
+
+#: a dot is a small mark brighter than its surround by this many grey levels (full resolution,
+#: the light corrected), narrower than DOT_KERNEL_MM
+DOT_CONTRAST = 30.0
+DOT_KERNEL_MM = 4.0
+#: a back with dots is back only where a window shows at least this share of its dots; the
+#: cut card, plain black, shows none. A back needs DOT_MIN of its pixels dots to be learned so
+DOT_PRESENT = 0.3
+DOT_MIN = 0.01
+
+
+def dot_share(full_bgr: np.ndarray, gains: np.ndarray, mm_per_px: float, shape: tuple[int, ...]) -> np.ndarray:
+    """The share of the full-resolution pixels of each pixel of a `shape` (quarter-resolution)
+    picture that are dots: brighter than their surround by DOT_CONTRAST (a white top-hat
+    narrower than DOT_KERNEL_MM). A plain black cut card has none."""
+    corrected = cv2.transform(full_bgr, np.diag(gains).astype(np.float32)).clip(0, 255).astype(np.uint8)
+    grey = cv2.cvtColor(corrected, cv2.COLOR_BGR2GRAY)
+    k = max(3, int(round(DOT_KERNEL_MM / mm_per_px)) | 1)
+    top = cv2.morphologyEx(grey, cv2.MORPH_TOPHAT, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    dots = (top > DOT_CONTRAST).astype(np.float32)
+    return cv2.resize(dots, (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
 
 
 def fill_holes(mask: np.ndarray, max_area: float) -> np.ndarray:
@@ -199,7 +224,9 @@ class Classes:
 
 
 def classify(corrected_bgr: np.ndarray, felt: tuple[int, int, int], lut: np.ndarray | ToneModel | None,
-             window: int, back_level: float) -> Classes:
+             window: int, back_level: float, dots: np.ndarray | None = None) -> Classes:
+    """`dots`: for a back learned with dots (ToneModel.dots), `dot_share` of the same picture;
+    without it no place is such a back (it cannot be told from the cut card)."""
     hsv = cv2.cvtColor(corrected_bgr, cv2.COLOR_BGR2HSV)
     h, s, v = cv2.split(hsv)
     felt_m = felt_mask(h, s, v, felt)
@@ -211,6 +238,12 @@ def classify(corrected_bgr: np.ndarray, felt: tuple[int, int, int], lut: np.ndar
         felt_m &= lut.nearest(corrected_bgr, 2 * TONE_REACH) < 0
         share, ok = lut.windowed(idx, window)
         back = (share >= lut.level) & ok
+        if lut.dots > 0:
+            # a black back with small dots: back only where its dots show (the cut card is
+            # plain black; its black is the back's tone too)
+            dense = np.zeros(idx.shape, np.float32) if dots is None else cv2.boxFilter(
+                dots, -1, (window, window), normalize=True, borderType=cv2.BORDER_REPLICATE)
+            back &= dense >= DOT_PRESENT * lut.dots
         # a back's tones may be black or white too: only the back's places are back, and the
         # cut card's black, a face's white, are what is not
         skin = (h >= SKIN_HUE[0]) & (h <= SKIN_HUE[1]) & (s > 55) & (v > 70) & ~back_px & ~back

@@ -25,13 +25,20 @@ from firmware_bridge.camera.layout import CARD_H_MM, CARD_W_MM
 class BackDesign:
     """A card back: a ground colour and a pattern in an ink colour, in a border."""
 
-    kind: str  # "lattice" | "stripes" | "logo" | "flat"
+    kind: str  # "lattice" | "stripes" | "logo" | "flat" | "emblem" | "dots"
     ground_bgr: tuple[int, int, int]
     ink_bgr: tuple[int, int, int]
     border_mm: float = 1.5
     border_bgr: tuple[int, int, int] = (243, 244, 240)
     step_mm: float = 5.0  # pattern pitch
-    line_mm: float = 0.5  # pattern line width
+    line_mm: float = 0.5  # pattern line width (dots: a dot's diameter)
+    #: "emblem": the medallion's share of the back (a filled oval in ink, a ring and a star
+    #: of the ground inside it); "dots": the dots lie on a square grid (else staggered)
+    emblem_share: float = 0.25
+    square_grid: bool = True
+    #: "emblem": filled with a gradient from ink_bgr in its middle to this colour at its rim
+    #: (a gold medallion shaded like metal); None: flat ink
+    ink2_bgr: tuple[int, int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -87,10 +94,42 @@ def paint_back(design: BackDesign, mm_per_px: float) -> np.ndarray:
             y0 = cy + sign * 1.55 * r
             cv2.rectangle(big, (int(cx - 20 * k), int(y0 - 3 * k)), (int(cx + 20 * k), int(y0 + 3 * k)),
                           design.ink_bgr, -1, cv2.LINE_AA)
+    elif design.kind == "emblem":
+        # a large medallion in the middle: a filled oval of ink, a ring and a star of the
+        # ground inside it (a purple back with a white or gold emblem)
+        cx, cy = bw / 2, bh / 2
+        ry = math.sqrt(design.emblem_share * bw * bh / math.pi * (bh / bw))
+        rx = ry * bw / bh
+        cv2.ellipse(big, (int(cx), int(cy)), (int(rx), int(ry)), 0, 0, 360, design.ink_bgr, -1, cv2.LINE_AA)
+        if design.ink2_bgr is not None:
+            yy, xx = np.mgrid[0:bh, 0:bw].astype(np.float32)
+            t = np.sqrt(((xx - cx) / rx) ** 2 + ((yy - cy) / ry) ** 2)
+            inside = t <= 1.0
+            t = np.clip(t, 0.0, 1.0)[..., None]
+            grad = (1 - t) * np.array(design.ink_bgr, np.float32) + t * np.array(design.ink2_bgr, np.float32)
+            big[inside] = grad[inside].astype(np.uint8)
+        ring = max(1, round(design.line_mm * 2 * k))
+        cv2.ellipse(big, (int(cx), int(cy)), (int(0.8 * rx), int(0.8 * ry)), 0, 0, 360, design.ground_bgr, ring,
+                    cv2.LINE_AA)
+        star = []
+        r = 0.55 * min(rx, ry)
+        for j in range(10):
+            rr = (1.0 if j % 2 == 0 else 0.42) * r
+            a = math.pi / 2 + j * math.pi / 5
+            star.append([cx + rr * math.cos(a), cy - rr * math.sin(a)])
+        cv2.fillPoly(big, [np.array(star, np.int32)], design.ground_bgr, cv2.LINE_AA)
+    elif design.kind == "dots":
+        # dots on a grid (square or staggered): a dot's diameter is line_mm, their pitch step_mm
+        rad = max(1, round(design.line_mm * k / 2))
+        for j, y in enumerate(np.arange(step / 2, bh, step)):
+            off = 0 if design.square_grid or j % 2 == 0 else step / 2
+            for x in np.arange(step / 2 + off, bw, step):
+                cv2.circle(big, (int(x), int(y)), rad, design.ink_bgr, -1, cv2.LINE_AA)
     elif design.kind != "flat":
-        raise ValueError(f"no back pattern {design.kind!r} (lattice, stripes, logo, flat)")
-    b = max(1, round(design.border_mm * k))
-    cv2.rectangle(big, (0, 0), (bw - 1, bh - 1), design.border_bgr, b)
+        raise ValueError(f"no back pattern {design.kind!r} (lattice, stripes, logo, flat, emblem, dots)")
+    if design.border_mm > 0:
+        b = max(1, round(design.border_mm * k))
+        cv2.rectangle(big, (0, 0), (bw - 1, bh - 1), design.border_bgr, b)
     return cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)
 
 
@@ -151,6 +190,46 @@ STYLES: dict[str, DeckStyle] = {
         qr_margin_mm=3.0, art="classic", upside_down=True,
     ),
 }
+
+# purple backs with a large emblem in the middle, and black backs with dots (the variants
+# the accuracy suite reads; more in tests/camera/test_camera_backs.py)
+STYLES.update({
+    "amethyst": DeckStyle(
+        "amethyst",
+        # purple with a white medallion a quarter of the back, in a white border
+        BackDesign("emblem", (120, 40, 100), (240, 240, 240), border_mm=3.0, emblem_share=0.25),
+        qr_margin_mm=3.0, art="press", qr_skew_deg=1.0,
+    ),
+    "regent": DeckStyle(
+        "regent",
+        # dark violet with a gold medallion two fifths of the back, no border
+        BackDesign("emblem", (90, 25, 60), (40, 175, 215), border_mm=0.0, emblem_share=0.4, line_mm=0.8),
+        qr_margin_mm=5.0, art="classic", upside_down=True,
+    ),
+    "domino": DeckStyle(
+        "domino",
+        # black with large white dots, dense, in a white border
+        BackDesign("dots", (20, 20, 20), (235, 235, 235), border_mm=3.0, step_mm=5.0, line_mm=2.2),
+        qr_margin_mm=4.0, art="press", qr_skew_deg=1.5,
+    ),
+    "pepper": DeckStyle(
+        "pepper",
+        # black with small grey dots, sparse and staggered, no border
+        BackDesign("dots", (18, 18, 18), (140, 140, 140), border_mm=0.0, step_mm=6.0, line_mm=1.2,
+                   square_grid=False),
+        qr_margin_mm=2.5, art="classic", upside_down=True,
+    ),
+    "heather": DeckStyle(
+        "heather",
+        # a greyish violet (too grey for a hue over much of it) with a violet medallion two
+        # fifths of the back, no border: learned as tones
+        BackDesign("emblem", (125, 100, 118), (150, 40, 120), border_mm=0.0, emblem_share=0.4),
+        qr_margin_mm=3.5, art="press", qr_skew_deg=1.0,
+    ),
+})
+
+#: purple backs with an emblem, black backs with dots
+EMBLEM_DOT_STYLES = ("amethyst", "regent", "heather", "domino", "pepper")
 
 #: the styles whose backs have no hue of their own, or the felt's (learned as tones)
 TONE_STYLES = ("onyx", "slate", "chess", "navy", "forest")

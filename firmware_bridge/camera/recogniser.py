@@ -320,10 +320,10 @@ class Recogniser:
                 gains = self._light_gains(sampled)
             wx0, wy0, wx1, wy1 = window
             # the window at quarter resolution, averaged as the readers see it
-            part = cv2.resize(frame[wy0 * SHRINK : wy1 * SHRINK, wx0 * SHRINK : wx1 * SHRINK],
-                              (wx1 - wx0, wy1 - wy0), interpolation=cv2.INTER_LINEAR)
+            full = frame[wy0 * SHRINK : wy1 * SHRINK, wx0 * SHRINK : wx1 * SHRINK]
+            part = cv2.resize(full, (wx1 - wx0, wy1 - wy0), interpolation=cv2.INTER_LINEAR)
             found = [(bx + wx0, by + wy0, bx + wx0 + bw, by + wy0 + bh)
-                     for bx, by, bw, bh in self._cut_blobs(part, gains)]
+                     for bx, by, bw, bh in self._cut_blobs(part, gains, full)]
             # cut cards seen before and wholly outside the window are still there
             kept = [b for b in self._cut_boxes if b[2] <= wx0 or b[0] >= wx1 or b[3] <= wy0 or b[1] >= wy1]
             self._cut_boxes = kept + found
@@ -343,7 +343,7 @@ class Recogniser:
         for name in self._geo:
             view = self._read(name, frame, small, gains)
             out[name] = None if view.reading is None else list(view.reading)
-        self.cut_card_visible = self._cut_in_view(small, gains)
+        self.cut_card_visible = self._cut_in_view(small, gains, frame)
         return out, self.cut_card_visible
 
     @property
@@ -404,16 +404,23 @@ class Recogniser:
         self.felt_measured = (int(felt[0]), int(felt[1]), int(felt[2]))
         return self._felt_ref / np.maximum(felt, 8.0)
 
-    def _classes(self, patch: np.ndarray, gains: np.ndarray) -> colours.Classes:
+    def _classes(self, patch: np.ndarray, gains: np.ndarray, full: np.ndarray | None = None) -> colours.Classes:
+        """`patch` classified; `full`: the same place at full resolution (a back with small
+        dots is told from the cut card there)."""
         corrected = cv2.transform(patch, np.diag(gains).astype(np.float32))
-        return colours.classify(corrected, self._felt_hsv, self._back_lut, self._window, self._back_level)
+        dots = None
+        if isinstance(self._back_lut, colours.ToneModel) and self._back_lut.dots > 0 and full is not None:
+            dots = colours.dot_share(full, gains, self.layout.mm_per_px, patch.shape)
+        return colours.classify(corrected, self._felt_hsv, self._back_lut, self._window, self._back_level, dots)
 
-    def _cut_in_view(self, small: np.ndarray, gains: np.ndarray) -> bool:
-        return bool(self._cut_blobs(small, gains))
+    def _cut_in_view(self, small: np.ndarray, gains: np.ndarray, frame: np.ndarray | None = None) -> bool:
+        return bool(self._cut_blobs(small, gains, frame))
 
-    def _cut_blobs(self, small: np.ndarray, gains: np.ndarray) -> list[tuple[int, int, int, int]]:
-        """Boxes (x, y, w, h, quarter resolution) of cut cards in `small`."""
-        cls = self._classes(small, gains)
+    def _cut_blobs(self, small: np.ndarray, gains: np.ndarray,
+                   full: np.ndarray | None = None) -> list[tuple[int, int, int, int]]:
+        """Boxes (x, y, w, h, quarter resolution) of cut cards in `small` (`full`: the same
+        place at full resolution)."""
+        cls = self._classes(small, gains, full)
         dark = cls.dark.astype(np.uint8) * 255
         dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         n, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
@@ -440,7 +447,7 @@ class Recogniser:
         geo = self._geo[name]
         x0, y0, x1, y1 = geo.box
         patch = self._zone_patch(frame, geo)
-        cls = self._classes(patch, gains)
+        cls = self._classes(patch, gains, frame[y0 * SHRINK : y1 * SHRINK, x0 * SHRINK : x1 * SHRINK])
         inside = geo.mask > 0
         skin_px = int(np.count_nonzero(cls.skin & inside))
         if skin_px > 0.02 * self._card_area:

@@ -27,9 +27,12 @@ pytestmark = pytest.mark.slow
 #: (plaid_grey and waves_navy calibrate since backs without a hue, or with the felt's, are
 #: learned as tones: measured on all perturbations together, 54/78 and 53/78 on 2026-12-04,
 #: their sharp frame alone was not measured, so no floor but no wrong card)
-SEATS_MEASURED = {"lattice_red": 5, "emblem_purple": 2, "plaid_grey": 0, "waves_navy": 0}
-#: a black back with dots: still refused, and said why
-SEATS_REFUSED = {"dots_black"}
+#: dots_black calibrates since a black back's small dots are learned at full resolution
+#: (branch seats25, 2026-12-04: 61/84 on all perturbations together; its sharp frame alone
+#: was not measured, so no floor but no wrong card)
+SEATS_MEASURED = {"lattice_red": 5, "emblem_purple": 2, "plaid_grey": 0, "waves_navy": 0, "dots_black": 0}
+#: decks calibrate must refuse (none since dots_black calibrates)
+SEATS_REFUSED: set[str] = set()
 #: dice in full view named with their face, table 0, two throws under every perturbation
 #: (pearl_dark_red was 24 before the whole-square check of 2026-12-04; with it, 8: that
 #: table's dice are held 0 as not wholly seen — fewer read, none wrong; docs/camera.md)
