@@ -11,11 +11,26 @@ from station.settlement.sim import plan_session
 TABLE = "PD-72"
 
 
-def _round(seed: int = 7):
+def _ledger(path, seed: int, *, held_back: int = 0) -> tuple[SettlementCore, list[dict], dict]:
+    """A ledger file holding a round's wallets and its bets but the last `held_back`: the
+    core, every bet of the round and the hand that closes it."""
     plan = plan_session(seed, 3, table=TABLE, account_prefix=f"{TABLE}.", cancel_rate=0.0)
     hand = next(m for m in plan.messages if m["kind"] == "hand")
     before = plan.messages[:plan.messages.index(hand)]  # the wallets and the round's bets
-    return before, hand
+    bets = [m for m in before if m["kind"] == "bet"]
+    core = SettlementCore(path)
+    try:
+        core.apply_batch([m for m in before if m["kind"] != "bet"], table=TABLE)
+        core.apply_batch(bets[:len(bets) - held_back], table=TABLE)
+    except BaseException:
+        core.close()
+        raise
+    return core, bets, hand
+
+
+def _reserve(core: SettlementCore, bet: dict) -> None:
+    """The table's bet intake reserves `bet` in the ledger, and the ledger takes it."""
+    assert core.apply_batch([bet], table=TABLE, reservation=True).refused is None
 
 
 def _top_up(core: SettlementCore, bet: dict) -> None:
@@ -33,22 +48,18 @@ def _outcomes(core: SettlementCore) -> dict[str, str]:
 
 
 def test_of_two_bets_alike_the_one_the_table_sent_back_is_settled(tmp_path) -> None:
-    before, hand = _round()
-    bets = [m for m in before if m["kind"] == "bet"]
-    last = bets[-1]
     # the ledger reserved the same line twice under two keys: one answer never reached the
     # journal (the orphan), the other did and the table accepted that bet. Both orders of the
     # two in the ledger are tried: a rule by position alone gets one of them wrong
     for orphan_first in (True, False):
-        core = SettlementCore(tmp_path / f"ledger-{orphan_first}.sqlite")
+        core, bets, hand = _ledger(tmp_path / f"ledger-{orphan_first}.sqlite", 7, held_back=1)
         try:
-            core.apply_batch([m for m in before if m["kind"] != "bet"], table=TABLE)
-            core.apply_batch(bets[:-1], table=TABLE)
+            last = bets[-1]
             orphan = dict(last, key=last["key"] + ":lost")
             _top_up(core, last)
             order = [orphan, last] if orphan_first else [last, orphan]
             for m in order:
-                assert core.apply_batch([m], table=TABLE, reservation=True).refused is None
+                _reserve(core, m)
             core.apply(last, table=TABLE)  # the outbox brings the accepted one again
             result = core.apply(hand, table=TABLE)
             assert result["released"] == 1
@@ -61,15 +72,11 @@ def test_of_two_bets_alike_the_one_the_table_sent_back_is_settled(tmp_path) -> N
 
 
 def test_a_confirmed_bet_the_hand_does_not_list_is_refused_not_released(tmp_path) -> None:
-    before, hand = _round(11)
-    bets = [m for m in before if m["kind"] == "bet"]
-    core = SettlementCore(tmp_path / "ledger.sqlite")
+    core, bets, hand = _ledger(tmp_path / "ledger.sqlite", 11)
     try:
-        core.apply_batch([m for m in before if m["kind"] != "bet"], table=TABLE)
-        core.apply_batch(bets, table=TABLE)
         extra = dict(bets[0], key=bets[0]["key"] + ":accepted")
         _top_up(core, extra)
-        assert core.apply_batch([extra], table=TABLE, reservation=True).refused is None
+        _reserve(core, extra)
         core.apply(extra, table=TABLE)  # accepted by the table: its outbox sent it
         outcome = core.apply_batch([hand], table=TABLE)
         assert outcome.refused is not None and outcome.refused.reason == "bet_mismatch", \
@@ -82,15 +89,11 @@ def test_a_confirmed_bet_the_hand_does_not_list_is_refused_not_released(tmp_path
 
 def test_the_books_check_names_a_confirmed_bet_that_was_released(tmp_path) -> None:
     """A ledger closed by older code may hold such a record: `ledger check` says so."""
-    before, hand = _round(13)
-    bets = [m for m in before if m["kind"] == "bet"]
-    core = SettlementCore(tmp_path / "ledger.sqlite")
+    core, bets, hand = _ledger(tmp_path / "ledger.sqlite", 13)
     try:
-        core.apply_batch([m for m in before if m["kind"] != "bet"], table=TABLE)
-        core.apply_batch(bets, table=TABLE)
         orphan = dict(bets[0], key=bets[0]["key"] + ":lost")
         _top_up(core, orphan)
-        assert core.apply_batch([orphan], table=TABLE, reservation=True).refused is None
+        _reserve(core, orphan)
         assert core.apply(hand, table=TABLE)["released"] == 1
         assert core.check(require_closed=True).ok
         with core.store.transaction() as tx:  # as if the outbox had sent the orphan back
@@ -113,17 +116,13 @@ def _cancel(hand: dict, bets: list[dict]) -> dict:
 
 
 def test_a_cancelled_round_releases_the_reservations_its_table_never_accepted(tmp_path) -> None:
-    before, hand = _round(17)
-    bets = [m for m in before if m["kind"] == "bet"]
-    core = SettlementCore(tmp_path / "ledger.sqlite")
+    core, bets, hand = _ledger(tmp_path / "ledger.sqlite", 17, held_back=1)
     try:
-        core.apply_batch([m for m in before if m["kind"] != "bet"], table=TABLE)
-        core.apply_batch(bets[:-1], table=TABLE)
         last = bets[-1]
         orphan = dict(last, key=last["key"] + ":lost")
         _top_up(core, last)
         for m in (orphan, last):  # both reserved; only `last` accepted by the table
-            assert core.apply_batch([m], table=TABLE, reservation=True).refused is None
+            _reserve(core, m)
         core.apply(last, table=TABLE)
         wallets = core.balances()
         result = core.apply(_cancel(hand, bets), table=TABLE)
@@ -143,15 +142,11 @@ def test_a_cancelled_round_releases_the_reservations_its_table_never_accepted(tm
 
 
 def test_a_cancellation_that_leaves_out_an_accepted_bet_is_refused(tmp_path) -> None:
-    before, hand = _round(19)
-    bets = [m for m in before if m["kind"] == "bet"]
-    core = SettlementCore(tmp_path / "ledger.sqlite")
+    core, bets, hand = _ledger(tmp_path / "ledger.sqlite", 19)
     try:
-        core.apply_batch([m for m in before if m["kind"] != "bet"], table=TABLE)
-        core.apply_batch(bets, table=TABLE)
         extra = dict(bets[0], key=bets[0]["key"] + ":accepted")
         _top_up(core, extra)
-        assert core.apply_batch([extra], table=TABLE, reservation=True).refused is None
+        _reserve(core, extra)
         core.apply(extra, table=TABLE)
         outcome = core.apply_batch([_cancel(hand, bets)], table=TABLE)
         assert outcome.refused is not None and outcome.refused.reason == "bet_mismatch"
