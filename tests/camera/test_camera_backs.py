@@ -107,20 +107,27 @@ def test_a_plain_black_back_is_refused_it_is_the_cut_cards_look(layout):
         calibrate(felt, backs, layout.mm_per_px)
 
 
-@pytest.mark.parametrize("style", TONE_STYLES)
-def test_seats_of_backs_with_no_hue_or_the_felts_are_counted(tmp_path, capsys, style):
-    seat_cam = load_camera_config(SEATS)
-    layout = seat_cam.layout
+def _seats_scored(tmp_path, capsys, style, first_seed: int):
+    """Si Zhi Dao seats of `style` (a name or a DeckStyle) read by a recogniser calibrated on
+    its stills through `station camera calibrate`: what was learned, the recogniser, and the
+    score of two clean frames of random seats (seeds `first_seed` and the next)."""
+    layout = load_camera_config(SEATS).layout
     felt, backs = seat_accuracy.seat_stills(layout, style, 1)
     cam, learned = _calibrated(tmp_path, SEATS, felt[0], backs[0], capsys)
-    assert learned["back"]["tones"]
     rec = build_recogniser(cam)
     zones = tuple(layout.zones)
     camera = SyntheticCamera(TableScene(zones), layout, perturbations="clean", seed=3, style=style)
-    score = accuracy.PresetScore("clean", style)
+    score = accuracy.PresetScore("clean", getattr(style, "name", style))
     for i in range(2):
-        scene = seat_accuracy.random_seats(random.Random(40 + i), 40 + i, zones)
+        scene = seat_accuracy.random_seats(random.Random(first_seed + i), first_seed + i, zones)
         accuracy.score_frame(camera, scene, rec, score, i)
+    return learned, rec, score
+
+
+@pytest.mark.parametrize("style", TONE_STYLES)
+def test_seats_of_backs_with_no_hue_or_the_felts_are_counted(tmp_path, capsys, style):
+    learned, _, score = _seats_scored(tmp_path, capsys, style, 40)
+    assert learned["back"]["tones"]
     # rows and fans of one to four backs: every one counted; no card named that is not there
     assert score.counts["wrong_identity"] == 0 and score.counts["miscount"] == 0, score.examples
     assert score.counts["correct"] + score.counts["xx"] == score.scored
@@ -175,34 +182,15 @@ def test_a_black_back_with_small_dots_is_calibrated_and_the_cut_card_stays_cut(t
 
 @pytest.mark.parametrize("style", ["domino", "amethyst"])
 def test_seats_of_dotted_and_emblem_backs_are_counted(tmp_path, capsys, style):
-    seat_cam = load_camera_config(SEATS)
-    layout = seat_cam.layout
-    felt, backs = seat_accuracy.seat_stills(layout, style, 1)
-    cam, _ = _calibrated(tmp_path, SEATS, felt[0], backs[0], capsys)
-    rec = build_recogniser(cam)
-    zones = tuple(layout.zones)
-    camera = SyntheticCamera(TableScene(zones), layout, perturbations="clean", seed=3, style=style)
-    score = accuracy.PresetScore("clean", style)
-    for i in range(2):
-        scene = seat_accuracy.random_seats(random.Random(40 + i), 40 + i, zones)
-        accuracy.score_frame(camera, scene, rec, score, i)
+    _, _, score = _seats_scored(tmp_path, capsys, style, 40)
     assert score.counts["wrong_identity"] == 0 and score.counts["miscount"] == 0, score.examples
     assert score.counts["correct"] + score.counts["xx"] == score.scored
 
 
 def test_a_seat_of_small_dotted_backs_is_counted_and_the_cut_card_is_not_a_back(tmp_path, capsys):
     style = DeckStyle("dots_tiny_white", DOTTED["tiny_white"], qr_margin_mm=3.0)
-    layout = load_camera_config(SEATS).layout
-    felt, backs = seat_accuracy.seat_stills(layout, style, 1)
-    cam, learned = _calibrated(tmp_path, SEATS, felt[0], backs[0], capsys)
+    learned, _, score = _seats_scored(tmp_path, capsys, style, 50)
     assert learned["back"]["dots"] >= 0.01
-    rec = build_recogniser(cam)
-    zones = tuple(layout.zones)
-    camera = SyntheticCamera(TableScene(zones), layout, perturbations="clean", seed=3, style=style)
-    score = accuracy.PresetScore("clean", style.name)
-    for i in range(2):
-        scene = seat_accuracy.random_seats(random.Random(50 + i), 50 + i, zones)
-        accuracy.score_frame(camera, scene, rec, score, i)
     assert score.counts["wrong_identity"] == 0 and score.counts["miscount"] == 0, score.examples
     assert score.counts["correct"] + score.counts["xx"] == score.scored
 
@@ -211,16 +199,7 @@ def test_a_greyish_violet_back_is_learned_whole_not_held_as_another_deck(tmp_pat
     # its ground is too grey for a hue cell over much of it: learned as hue cells (its violet
     # medallion) the rest is no known class, and every seat of it was held as a deck the
     # camera does not know; its tones in Lab tell it whole
-    layout = load_camera_config(SEATS).layout
-    felt, backs = seat_accuracy.seat_stills(layout, "heather", 1)
-    cam, learned = _calibrated(tmp_path, SEATS, felt[0], backs[0], capsys)
-    rec = build_recogniser(cam)
-    zones = tuple(layout.zones)
-    camera = SyntheticCamera(TableScene(zones), layout, perturbations="clean", seed=3, style="heather")
-    score = accuracy.PresetScore("clean", "heather")
-    for i in range(2):
-        scene = seat_accuracy.random_seats(random.Random(60 + i), 60 + i, zones)
-        accuracy.score_frame(camera, scene, rec, score, i)
+    learned, rec, score = _seats_scored(tmp_path, capsys, "heather", 60)
     assert score.counts["held"] == 0 and score.counts["wrong_identity"] == 0, score.examples
     assert not rec.unknown_back_zones
     assert learned["back"]["tones"], learned
