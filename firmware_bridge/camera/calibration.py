@@ -227,20 +227,18 @@ def _learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float)
         ink = v < colours.DARK_MAX_VAL  # the codes' black modules
         nonfelt = cv2.morphologyEx((~felt_m).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         found = 0
-        for comp, area, (x, y, bw, bh) in _lone_cards(nonfelt, card_area):
+        for comp, area, box in _lone_cards(nonfelt, card_area):
             if np.count_nonzero(paper & comp) > 0.5 * area and np.count_nonzero(ink & comp) > 0.02 * area:
                 notes.append(f"still {n}: a face-up card was left out (lay the cards face down)")
                 continue
-            interior = cv2.erode(comp.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
-            grey = cv2.cvtColor(frame[(y + 3) * SHRINK : (y + bh - 3) * SHRINK, (x + 3) * SHRINK : (x + bw - 3) * SHRINK], cv2.COLOR_BGR2GRAY)
+            interior, grey = _card_inside(frame, comp, box)
             cards.append((hsv, comp, interior, grey))
-            sides.append(_card_sides(frame, (x, y, bw, bh), felt.bgr, fh))
+            sides.append(_card_sides(frame, box, felt.bgr, fh))
             found += 1
         if not found:
             notes.append(f"still {n}: no face-down card lying on its own was found")
     if not cards:
-        raise CalibrationError("no face-down card found in the back stills (a back the colour of the felt "
-                               "cannot be seen at all): " + "; ".join(notes))
+        raise _no_lone_card(notes)
     hist: Counter = Counter()
     total = 0
     felt_like = 0
@@ -352,6 +350,22 @@ def _lone_cards(nonfelt: np.ndarray, card_area: float):
         yield comp, area, box
 
 
+def _card_inside(frame: np.ndarray, comp: np.ndarray,
+                 box: tuple[int, int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """A lone card's inside, clear of its edge: its mask at quarter resolution, and the full
+    resolution grey picture of its box less a margin."""
+    x, y, bw, bh = box
+    interior = cv2.erode(comp.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    grey = cv2.cvtColor(frame[(y + 3) * SHRINK : (y + bh - 3) * SHRINK, (x + 3) * SHRINK : (x + bw - 3) * SHRINK],
+                        cv2.COLOR_BGR2GRAY)
+    return interior, grey
+
+
+def _no_lone_card(notes: list[str]) -> CalibrationError:
+    return CalibrationError("no face-down card found in the back stills (a back the colour of the felt "
+                            "cannot be seen at all): " + "; ".join(notes))
+
+
 def _not_felt_lab(bgr: np.ndarray, felt_lab: np.ndarray) -> np.ndarray:
     return np.linalg.norm(colours.lab_of(bgr) - felt_lab, axis=2) > SEGMENT_LAB
 
@@ -417,24 +431,22 @@ def learn_back_tones(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float
         # white lattice on blue felt): the card is what its outline encloses
         nonfelt = colours.fill_holes(nonfelt, card_area).astype(np.uint8)
         found = 0
-        for comp, area, (x, y, bw, bh) in _lone_cards(nonfelt, card_area):
+        for comp, area, box in _lone_cards(nonfelt, card_area):
             if np.count_nonzero(paper & comp) > 0.5 * area and np.count_nonzero(ink & comp) > 0.02 * area \
-                    and _carries_code(frame, (x, y, bw, bh)):
+                    and _carries_code(frame, box):
                 # white with black print may be a back too (a black and white lattice): a face
                 # is what carries a code of ours
                 notes.append(f"still {n}: a face-up card was left out (lay the cards face down)")
                 continue
-            interior = cv2.erode(comp.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
-            grey = cv2.cvtColor(frame[(y + 3) * SHRINK : (y + bh - 3) * SHRINK, (x + 3) * SHRINK : (x + bw - 3) * SHRINK], cv2.COLOR_BGR2GRAY)
+            interior, grey = _card_inside(frame, comp, box)
             cards.append((corrected, comp, interior, grey))
             dot_maps.append(_dot_map(frame, gains, mm_per_px, corrected.shape))
-            sides.append(_card_sides(frame, (x, y, bw, bh), felt.bgr, fh, felt_lab))
+            sides.append(_card_sides(frame, box, felt.bgr, fh, felt_lab))
             found += 1
         if not found:
             notes.append(f"still {n}: no face-down card lying on its own was found")
     if not cards:
-        raise CalibrationError("no face-down card found in the back stills (a back the colour of the felt "
-                               "cannot be seen at all): " + "; ".join(notes))
+        raise _no_lone_card(notes)
     samples = np.concatenate([colours.lab_of(c[0])[c[2]] for c in cards]).astype(np.float32)
     centres, weights = _tones(samples)
     if not len(centres):
