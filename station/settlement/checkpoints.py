@@ -105,18 +105,11 @@ def apply(tx: Tx, table: str, key: str, m: Mapping[str, Any]) -> tuple:
     return result, None, keep_newest
 
 
-def _exists(store: Any, name: str) -> str:
-    """The query that says whether the ledger has the table `name` (a ledger from before
-    checkpoints has none): true or 1, in either dialect."""
-    return (f"SELECT to_regclass('{name}') IS NOT NULL" if store.dialect == "postgresql"
-            else f"SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '{name}'")
-
-
 def newest(store: Any, table: str, journal_id: str) -> dict[str, Any] | None:
     """The newest checkpoint on record for the journal, read only (a ledger that never had
     one has no table for them: None)."""
     with store.transaction(read_only=True) as tx:
-        if not tx.one(_exists(store, "journal_checkpoints"))[0]:
+        if not tx.has_table("journal_checkpoints"):
             return None
         row = tx.one("SELECT seq, head, sig, t FROM journal_checkpoints"
                      " WHERE table_id = ? AND journal_id = ?", (table, journal_id))
@@ -128,7 +121,7 @@ def newest(store: Any, table: str, journal_id: str) -> dict[str, Any] | None:
 def journals_of(store: Any, table: str) -> list[str]:
     """The journal ids of the table the ledger holds checkpoints of, read only."""
     with store.transaction(read_only=True) as tx:
-        if not tx.one(_exists(store, "journal_checkpoints"))[0]:
+        if not tx.has_table("journal_checkpoints"):
             return []
         return sorted(str(r[0]) for r in tx.execute(
             "SELECT DISTINCT journal_id FROM journal_checkpoints WHERE table_id = ?", (table,)))
@@ -139,7 +132,7 @@ def every_one(store: Any, table: str, journal_id: str) -> list[dict[str, Any]]:
     `head`, `sig`, `t` and `conflict`. A ledger from before the log holds only the newest."""
     with store.transaction(read_only=True) as tx:
         rows = []
-        if tx.one(_exists(store, "journal_checkpoint_log"))[0]:
+        if tx.has_table("journal_checkpoint_log"):
             rows = [{"seq": int(r[0]), "head": r[1], "sig": r[2], "t": r[3],
                      "conflict": bool(r[4])} for r in tx.execute(
                 "SELECT seq, head, sig, t, conflict FROM journal_checkpoint_log"

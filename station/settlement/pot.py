@@ -238,10 +238,7 @@ def _pot_in(core: SettlementCore, tx: Tx, table: str, key: str, round_id: str,
 
 def _has_reservations(tx: Tx) -> bool:
     """A ledger no settlement process of this code has opened yet has no reservations table."""
-    if tx.lock:  # PostgreSQL
-        return tx.one("SELECT to_regclass('pot_reservations') IS NOT NULL")[0]  # type: ignore[index]
-    return tx.one("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pot_reservations'"
-                  ) is not None
+    return tx.has_table("pot_reservations")
 
 
 def reservation_figures(tx: Tx) -> dict[str, int]:

@@ -42,17 +42,9 @@ def confirm(tx: Tx, table: str, key: str) -> None:
                (table, key))
 
 
-def has_confirmations(tx: Tx) -> bool:
-    """A ledger no settlement process of this code has opened yet has no such table."""
-    if tx.lock:  # PostgreSQL
-        return bool(tx.one("SELECT to_regclass('bet_confirmations') IS NOT NULL")[0])  # type: ignore[index]
-    return tx.one("SELECT 1 FROM sqlite_master WHERE type = 'table'"
-                  " AND name = 'bet_confirmations'") is not None
-
-
 def released_confirmed(tx: Tx) -> list[str]:
     """Bets released as never accepted though their table had accepted them: a wrong record."""
-    if not has_confirmations(tx):
+    if not tx.has_table("bet_confirmations"):  # a ledger no process of this code has opened
         return []
     return [f"bet {key}" + (f" of table {table!r}" if table else "")
             + ": released as a reservation its table never accepted, but the table accepted it"

@@ -107,6 +107,15 @@ class Tx:
         assert row is not None
         return int(row[0])
 
+    def has_table(self, name: str) -> bool:
+        """Does the ledger have the table `name`? (Tables beside the books are made on first
+        use, so a ledger no process of the code that makes one has opened lacks it.)"""
+        if self._pg:
+            row = self.one("SELECT to_regclass(?) IS NOT NULL", (name,))
+        else:
+            row = self.one("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+        return bool(row and row[0])
+
     def in_list(self, values: Sequence[Any]) -> tuple[str, list[Any]]:
         """A membership test and its parameters: ``col`` + fragment, e.g. ``id IN (?,?)``."""
         if self._pg:
