@@ -8,6 +8,7 @@ recogniser the live camera builds. As a script, the figures per deck style and p
     .venv/bin/python -m tests.camera.heldout_seats --seeds 4 --tables 2 [--renderer heldout|blind]
 
 `--renderer blind` holds it to tests/camera/blind instead, a second renderer from the same sheet.
+`--summary` prints the counts only, not each missed seat's truth.
 """
 
 from __future__ import annotations
@@ -90,11 +91,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tables", type=int, default=1)
     ap.add_argument("--perturbations", default=None, help="comma-separated; default: all of the renderer's")
     ap.add_argument("--renderer", choices=sorted(RENDERERS), default="heldout")
+    ap.add_argument("--summary", action="store_true", help="counts only: no missed seat's truth")
     args = ap.parse_args(argv)
     renderer = RENDERERS[args.renderer]
     perts = args.perturbations.split(",") if args.perturbations else list(renderer.PERTURBATIONS)
     with tempfile.TemporaryDirectory() as d:
-        out = score(sorted(renderer.DECK_STYLES), range(args.tables), range(args.seeds), perts, Path(d), renderer=renderer)
+        out = score(sorted(renderer.DECK_STYLES), range(args.tables), range(args.seeds), perts, Path(d),
+                    log=(lambda *_: None) if args.summary else print, renderer=renderer)
     for key in ("styles", "perturbations"):
         for name, c in sorted(out[key].items()):
             n = sum(v for k, v in c.items() if k != "held")
