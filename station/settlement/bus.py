@@ -875,6 +875,8 @@ class BusConsumer:
             items.append(_Item(raw.subject[len(SETTLE_PREFIX):], raw.data or b"", None,
                                raw.headers, raw.seq))
             seq = raw.seq + 1
+        log.warning("settlement: %s: %d message(s) of %s read back from stream sequences %d-%d",
+                    durable, len(items), subject, first, last)
         self.recovered += len(items)
         for i in range(0, len(items), self.batch):
             await self._apply(js, items[i:i + self.batch])

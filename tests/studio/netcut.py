@@ -5,12 +5,19 @@ open and nothing is refused, but no byte crosses in either direction (what was s
 TCP retransmits it, and the senders' buffers fill), and a new connection is taken but not put
 through. `heal()` lets everything flow again, in order. A server that closes a connection
 (nats-server killed) closes its other end, as the real link would.
+
+The link forwards from threads of the test's own process, so under load what a process sent may
+still be on its way to the bus well after the process stopped (SIGSTOP) or died:
+`local_ports(pid)` and `wait_forwarded(ports)` let a test wait until every byte a process sent
+has reached the bus and its connections are closed there.
 """
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
+import time
 
 
 class CuttableLink:
@@ -24,6 +31,8 @@ class CuttableLink:
         self._lock = threading.Lock()
         self._sockets: set[socket.socket] = set()
         self.held_bytes = 0  # bytes that waited for the link to heal
+        #: client ports of connections whose client-to-bus bytes are not all forwarded yet
+        self._open_ports: set[int] = set()
         threading.Thread(target=self._accept, name="netcut-accept", daemon=True).start()
 
     @property
@@ -60,12 +69,27 @@ class CuttableLink:
         except OSError:
             _close(client)  # nobody listens behind the link: refused, as it would be
             return
+        port = client.getpeername()[1]
         with self._lock:
             self._sockets.update((client, server))
-        for src, dst in ((client, server), (server, client)):
-            threading.Thread(target=self._pump, args=(src, dst), daemon=True).start()
+            self._open_ports.add(port)
+        threading.Thread(target=self._pump, args=(client, server, port), daemon=True).start()
+        threading.Thread(target=self._pump, args=(server, client), daemon=True).start()
 
-    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
+    def wait_forwarded(self, ports: set[int], timeout_s: float = 30.0) -> None:
+        """Until the connections from these client ports are closed at the bus's end, every byte
+        their process sent forwarded first (the process must have died or closed them)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            with self._lock:
+                left = self._open_ports & ports
+            if not left:
+                return
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"connections from ports {sorted(left)} still open after {timeout_s:g} s")
+            time.sleep(0.05)
+
+    def _pump(self, src: socket.socket, dst: socket.socket, client_port: int | None = None) -> None:
         try:
             while True:
                 data = src.recv(65536)
@@ -82,6 +106,31 @@ class CuttableLink:
                 _close(s)
             with self._lock:
                 self._sockets.difference_update((src, dst))
+                if client_port is not None:  # the client's bytes are all through, or never will be
+                    self._open_ports.discard(client_port)
+
+
+def local_ports(pid: int) -> set[int]:
+    """The local TCP ports of a live (or stopped) process's sockets, from /proc."""
+    inodes = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue  # closed meanwhile
+        if target.startswith("socket:["):
+            inodes.add(target[len("socket:["):-1])
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = open(table).read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[9] in inodes:
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
 
 
 def _close(s: socket.socket) -> None:

@@ -30,7 +30,7 @@ from station.studio.status import bus_status
 from station.studio.tables import balances_from_outbox, outbox_messages
 from tests.ports import free_port
 from tests.settlement.helpers import kill
-from tests.studio.netcut import CuttableLink
+from tests.studio.netcut import CuttableLink, local_ports
 from tests.studio.test_consumer_metrics import scrape
 from tests.studio.test_drills import (
     journal_of,
@@ -111,7 +111,10 @@ def test_reserving_tables_deal_through_partitions_crashes_and_a_cut_bus(tmp_path
         # the lease runs out, first applying what the dead one left unacknowledged. Frozen
         # first (SIGSTOP) until the bus holds messages delivered to it and not acknowledged,
         # so the kill always leaves some: its pulls expire within half a second, so a freeze
-        # that caught none is thawed and tried again
+        # that caught none is thawed and tried again. What it left is counted only once the
+        # link has put through all it sent: acknowledgements it wrote just before the freeze
+        # may still be in the link (threads of this busy process) when the bus is first asked,
+        # and a kill that left nothing unacknowledged is tried again with a new owner
         durables_a = [f"settlement-{t}" for t in FIRST["a"].split(",")]
 
         def frozen_holding_unacked() -> int:
@@ -124,9 +127,32 @@ def test_reserving_tables_deal_through_partitions_crashes_and_a_cut_bus(tmp_path
                 pace(0.5)
                 raise
 
-        left = retry_until(frozen_holding_unacked, WaitTimeout, 90,
-                           "a freeze of the owner that holds unacknowledged messages")
-        kill(consumers["a"])
+        def killed_leaving_unacked() -> int:
+            retry_until(frozen_holding_unacked, WaitTimeout, 90,
+                        "a freeze of the owner that holds unacknowledged messages")
+            ports = local_ports(consumers["a"].pid)
+            kill(consumers["a"])
+            link.wait_forwarded(ports)
+            # the bus may still be taking in the last of them: the count, once two reads
+            # a moment apart agree (nothing else acknowledges these durables till a new owner)
+            last = [unacked(nats.url, durables_a)]
+
+            def settled() -> tuple[int] | None:
+                pace(0.3)
+                now = unacked(nats.url, durables_a)
+                agreed = now == last[0]
+                last[0] = now
+                return (now,) if agreed else None
+
+            (left,) = wait_for(settled, 20, "the bus to count what the killed owner left")
+            if not left:  # all acknowledged on the way: a new owner, and freeze it again
+                consumer("a")
+                pace(1.0)
+                raise WaitTimeout("the killed owner's last acknowledgements reached the bus")
+            return left
+
+        left = retry_until(killed_leaving_unacked, WaitTimeout, 240,
+                           "a kill of the owner that leaves unacknowledged messages")
         metrics_port = free_port()
         consumer("a", "--metrics-port", str(metrics_port))
         # ... and the new owner read them back from the stream and applied them first (each
