@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+import tomllib
 from dataclasses import replace
 
 import numpy as np
@@ -28,6 +29,7 @@ from firmware_bridge.camera.dice_calibration import (
     calibrate_dice,
     dice_calibration_from_dict,
     fit_view,
+    write_dice_calibration,
 )
 from firmware_bridge.camera.dice_render import DICE_STRESS_PRESETS, DicePerturbations, render_tray
 
@@ -111,6 +113,14 @@ def test_the_view_is_kept_in_the_camera_config(tmp_path):
     # an old config (die_px only): no view, the reader as before
     old = dice_calibration_from_dict({"die_px": 53.1, "dice": 4, "low_px": 50.0, "high_px": 56.0})
     assert old is not None and old.view is None
+    # written into the camera config's [calibration.dice] and read back from it
+    config = tmp_path / "camera.toml"
+    config.write_text("[dice]\ndie_mm = 16.0\n", encoding="utf-8")
+    write_dice_calibration(config, cal)
+    data = tomllib.loads(config.read_text(encoding="utf-8"))
+    assert data["dice"]["die_mm"] == 16.0
+    read = dice_calibration_from_dict(data["calibration"]["dice"])
+    assert read is not None and read.view == again.view
 
 
 #: one off-axis table (the camera's foot 510 mm from the tray's centre, 1.81 m up) and throws of
