@@ -30,7 +30,8 @@ def _dice_reader(layout: Layout, zone: str, cam: CameraConfig) -> ZoneReader:
     from firmware_bridge.camera.dice_zone import dice_zone_reader
 
     cal = cam.dice_calibration
-    return dice_zone_reader(layout, zone, cam.die_mm, die_px=cal.die_px if cal is not None else None)
+    return dice_zone_reader(layout, zone, cam.die_mm, die_px=cal.die_px if cal is not None else None,
+                            view=cal.view if cal is not None else None)
 
 
 ZONE_KINDS: dict[str, ZoneKind] = {

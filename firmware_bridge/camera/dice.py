@@ -50,6 +50,13 @@ felt, tray or plastic: every level is relative to the die's own white.
    alike, a light from one side shades them only a little apart); and its flat white must not
    run on beyond the outline (a wall as white as the die joins the face with no rounded edge
    between). Anything less is `0`.
+   **The side nearer the camera** (only with the camera's view calibrated, `CameraView`):
+   a camera off axis sees each die's side faces turned toward it as strips beside the top
+   face, as wide as the view predicts for the die's place in the tray; a wall between the
+   camera and the die lies over that strip first, then over the top face. Where the strip
+   predicted is wide enough to be seen (the camera not nearly overhead for this die), at the
+   top face's outline on that side there must be the die's strip or the tray's floor, not
+   something else (`_near_side_covered`) — even where the die's own strip is hidden.
 8. **Dice with no region of their own.** A die whose white does not stand out as the
    brightest thing round it (a rim or floor as light as it) is found from its pips: groups of
    dark round spots of a pip's size, set as a face's are, that no die found accounts for,
@@ -97,6 +104,31 @@ class DieReading:
     pips: int = 0
 
 
+#: where a piece of the zone's picture lies in it (x, y), the tray floor's colour and the
+#: zone's whole picture (a die's side strip may reach beyond the piece)
+_Place = tuple[int, int, "np.ndarray | None", "np.ndarray | None"]
+
+
+@dataclass(frozen=True)
+class CameraView:
+    """Where the camera looks at the tray from, as `station camera calibrate --dice` fits it
+    (dice_calibration.py) in pixels of the zone's picture: a pinhole camera over a flat tray
+    sees a die's top face shifted from its foot away from the point straight below the camera
+    (`nadir_*_px`, often outside the picture), by `strip_per_px` of its distance from it (the
+    dice's height over the camera's). The side faces turned toward the camera show as strips
+    that wide on the near side. `strips`: the dice the fit was made on."""
+
+    nadir_x_px: float
+    nadir_y_px: float
+    strip_per_px: float
+    strips: int = 0
+
+    def shift_px(self, x: float, y: float) -> tuple[float, float]:
+        """The top face's shift from its foot (picture pixels) for a die whose top face's
+        centre is at (x, y): its strips show on the opposite side, toward the camera."""
+        return self.strip_per_px * (x - self.nadir_x_px), self.strip_per_px * (y - self.nadir_y_px)
+
+
 @dataclass
 class DiceReading:
     dice: list[DieReading] = field(default_factory=list)
@@ -110,9 +142,14 @@ class DiceReader:
     """Reads the dice tray of one camera. `mm_per_px`: table millimetres per pixel of the
     picture given to `read` (the layout's, for a crop of a full frame)."""
 
-    def __init__(self, mm_per_px: float = 0.30, die_mm: float = DIE_MM, *, die_px: float | None = None) -> None:
+    def __init__(self, mm_per_px: float = 0.30, die_mm: float = DIE_MM, *, die_px: float | None = None,
+                 view: CameraView | None = None) -> None:
         """`die_px`: a die's edge in pixels as measured at the tray (`station camera calibrate
-        --dice`); without it, the edge follows from the scale and the dice's size."""
+        --dice`); without it, the edge follows from the scale and the dice's size. `view`:
+        where the camera looks from, fitted at the same calibration (in pixels of the zone's
+        picture, which `read` must then be given whole); without it, no die is held to the
+        side nearer the camera (`_near_side_covered`)."""
+        self.view = view
         if not 0.02 <= mm_per_px <= 2.0:
             raise ValueError(f"mm_per_px {mm_per_px} is not a plausible table scale")
         self.die_px = float(die_px) if die_px is not None else die_mm / mm_per_px
@@ -145,6 +182,9 @@ class DiceReader:
         lo_top = _percentile_u8(np.ascontiguousarray(lo8[::3, ::3]), 99.5)
         reading = DiceReading()
         pad = int(round(s * 0.2)) + 2
+        # the tray's floor, what lies round a die on the side nearer the camera when no wall
+        # does (only looked at with the camera's view calibrated)
+        floor = _floor_colour(image) if self.view is not None else None
         for x, y, w, h, region in self._regions(lo8):
             lo = lo8[y:y + h, x:x + w]
             if not self._holds_a_pip(region, lo):
@@ -165,7 +205,7 @@ class DiceReader:
                 continue
             full = np.zeros((y1 - y0, x1 - x0), bool)
             full[y - y0:y - y0 + h, x - x0:x - x0 + w] = region
-            found = self._read_region(image[y0:y1, x0:x1], self._filled(lo8[y0:y1, x0:x1], self.die_px), full)
+            found = self._read_region(image[y0:y1, x0:x1], self._filled(lo8[y0:y1, x0:x1], self.die_px), full, (x0, y0, floor, image))
             for d in found:
                 d.centre = (d.centre[0] + x0, d.centre[1] + y0)
             reading.dice.extend(found)
@@ -177,7 +217,7 @@ class DiceReader:
         # joined to it: its pips are read as a face too, and a face read replaces the `0`.)
         for c, mask_box in self._pip_groups(lo8, [d.centre for d in reading.dice if d.face], lo_top):
             bx0, by0, bx1, by1, mask = mask_box
-            d = self._read_face(image[by0:by1, bx0:bx1], mask, (c[0] - bx0, c[1] - by0))
+            d = self._read_face(image[by0:by1, bx0:bx1], mask, (c[0] - bx0, c[1] - by0), (bx0, by0, floor, image))
             if not d.face and not d.pips:
                 continue  # no face with pips there after all
             d.centre = (d.centre[0] + bx0, d.centre[1] + by0)
@@ -403,20 +443,22 @@ class DiceReader:
         return max(rw, rh) <= 3.0 * s and min(rw, rh) >= 0.45 * s
 
     # ---- a white region: one die, touching dice, or something not a die --------------
-    def _read_region(self, img: np.ndarray, lo: np.ndarray, region: np.ndarray) -> list[DieReading]:
+    def _read_region(self, img: np.ndarray, lo: np.ndarray, region: np.ndarray,
+                     at: _Place = (0, 0, None, None)) -> list[DieReading]:
         """The dice of one white region, at the lowest of the levels (shares of the region's
         white) at which each of them reads: a light tray floor next to a die may join its top
         face at the first level and fall away at a higher one."""
         best: list[DieReading] = []
         for k, level in enumerate(_FACE_LEVELS):
-            out = _one_per_place(self._read_region_at(img, lo, region, level), 0.5 * self.die_px)
+            out = _one_per_place(self._read_region_at(img, lo, region, level, at), 0.5 * self.die_px)
             if k == 0 or sum(1 for d in out if d.face) > sum(1 for d in best if d.face):
                 best = out
             if out and all(d.face for d in out):
                 break
         return best
 
-    def _read_region_at(self, img: np.ndarray, lo: np.ndarray, region: np.ndarray, share: float) -> list[DieReading]:
+    def _read_region_at(self, img: np.ndarray, lo: np.ndarray, region: np.ndarray, share: float,
+                        at: _Place = (0, 0, None, None)) -> list[DieReading]:
         s = self.die_px
         area_1 = s * s
         ys, xs = np.nonzero(region)
@@ -439,16 +481,17 @@ class DiceReader:
             if count < 0.35:
                 out.append(DieReading(0, c, "part of a die"))
             elif count <= 1.3 and max(_min_rect(mask)[1]) > 1.6 * s:
-                out.extend(self._read_pair(img, mask, c))  # two dice, one half hidden or blurred
+                out.extend(self._read_pair(img, mask, c, at))  # two dice, one half hidden or blurred
             elif count <= 1.3:
-                out.append(self._read_face(img, mask, c))
+                out.append(self._read_face(img, mask, c, at))
             elif count <= 2.7:  # two dice, their strips of side face seen off axis
-                out.extend(self._read_pair(img, mask, c))
+                out.extend(self._read_pair(img, mask, c, at))
             else:
                 out.append(DieReading(0, c, "more than two dice in one region"))
         return out
 
-    def _read_pair(self, img: np.ndarray, mask: np.ndarray, centre: tuple[float, float]) -> list[DieReading]:
+    def _read_pair(self, img: np.ndarray, mask: np.ndarray, centre: tuple[float, float],
+                   at: _Place = (0, 0, None, None)) -> list[DieReading]:
         """Two top faces that touch: split across the middle of their long side. Dice that
         touch face to face lie parallel, side by side or shifted along the face they share,
         so the pair's rectangle is two dice long and one to two wide, and each half holds one
@@ -470,15 +513,18 @@ class DiceReader:
             keep = side * sign > 0.02 * s
             half[yy[keep], xx[keep]] = True
             c = (float(cx + sign * ux * long_ / 4), float(cy + sign * uy * long_ / 4))
-            halves.append(self._read_face(img, half, c))
+            halves.append(self._read_face(img, half, c, at))
         return halves
 
     # ---- one top face ------------------------------------------------------------------
-    def _read_face(self, img: np.ndarray, mask: np.ndarray, centre: tuple[float, float]) -> DieReading:
+    def _read_face(self, img: np.ndarray, mask: np.ndarray, centre: tuple[float, float],
+                   at: _Place = (0, 0, None, None)) -> DieReading:
         """The bright part `mask` of one die gives only a rough place and turn: its boundary
         wanders with the rounded edges' shading, a side strip or the tray's floor showing as
         bright. The pips decide the rest: the face is re-centred on its pips (every face's
-        pattern is symmetric about the face's centre) and then held to the die's known size."""
+        pattern is symmetric about the face's centre) and then held to the die's known size.
+        `at`: where `img` lies in the zone's picture (the camera's view is known there), the
+        tray floor's colour (`_floor_colour`) and the zone's whole picture."""
         s = self.die_px
         hull = _hull(mask)
         (cx, cy), (rw, rh), ang = _min_rect(hull)
@@ -517,7 +563,15 @@ class DiceReader:
         win = self._warp(img, (fx, fy), ang, n)
         lo = np.minimum(np.minimum(win[..., 0], win[..., 1]), win[..., 2])
         pips = self._pips(win, lo, paper, levels)
-        reading = self._judge(win, lo, white, levels, pips, (fx, fy))
+        near = None
+        if self.view is not None and at[3] is not None:
+            # the top face's shift from its foot, turned and scaled into the window, and a
+            # window wide enough for its strip and what lies beyond (from the whole picture)
+            m = self._affine((fx, fy), ang, n)[:, :2]
+            shift = m @ np.array(self.view.shift_px(fx + at[0], fy + at[1]))
+            wide = int(round(FACE_PX * (1.0 + 2 * (_NEAR_REACH + float(np.hypot(*shift)) / FACE_PX))))
+            near = (self._warp(at[3], (fx + at[0], fy + at[1]), ang, wide), shift, at[2])
+        reading = self._judge(win, lo, white, levels, pips, (fx, fy), paper, near)
         if reading.face:
             # A face's pips lie within 0.46 of its width from its centre (corner pips, the
             # die's size a tenth off); a touching die's nearest pip is at least 0.66 away. A
@@ -602,7 +656,7 @@ class DiceReader:
                         _colour_of(win, lo, blob.astype(bool), white)))
         return out
 
-    def _judge(self, win, lo, white, levels, pips, centre) -> DieReading:
+    def _judge(self, win, lo, white, levels, pips, centre, paper=None, near=None) -> DieReading:
         """The face centred in the window: its pips on one face's pattern, nothing else dark on
         it, its white whole (a face cut by the picture's edge, a hand or another die is not
         whole), the pips of that face's colour."""
@@ -655,6 +709,8 @@ class DiceReader:
         outline = self._outline_cut(lo, white, turn, spacing, holes.astype(bool))
         if not outline:
             outline = _square_unseen(lo, white, turn, holes.astype(bool), (du, dv), value == 1)
+        if not outline and near is not None:
+            outline = _near_side_covered(near[0], paper, turn, (du, dv), near[1], near[2])
         if outline:
             return DieReading(0, centre, outline, len(pips))
         return DieReading(value, centre, "", len(pips))
@@ -1076,3 +1132,100 @@ def _outline_turn(lo: np.ndarray, centre: tuple[float, float], s: float) -> floa
     theta = np.arctan2(gy[ring], gx[ring])
     z = np.sum(mag * np.exp(4j * theta))
     return float(np.degrees(np.angle(z) / 4.0)) % 90.0
+
+
+#: the least strip (face widths, ~0.8 mm) the camera's view must show on a side for that side
+#: to be held to it: below it the camera is nearly overhead for this die, a wall against it
+#: leans over nothing and a strip that thin is lost in the rounded edge and a pixel's error
+_NEAR_LEAST = 0.05
+#: the rays (degrees from a side's normal) the near side is looked at along: the side's
+#: length short of its rounded corners
+_NEAR_RAYS = tuple(np.arange(-35.0, 35.1, 7.0))
+#: this many neighbouring rays must see something that is neither the die's strip nor the
+#: floor (a wall's edge over a corner; one ray alone is noise or a pip of the strip)
+_NEAR_COVERED = 3
+
+#: a sample is the die's own plastic (its strip, in any shade from this share of the face's
+#: white up, a grey against the face's white; also blended with the floor, a pixel across
+#: their border, blur) or the floor, to within this much of the face's white per channel
+_NEAR_TOLERANCE = 0.1
+_NEAR_PLASTIC = 0.3
+#: how far beyond the top face's outline and its strip (face widths) the near side is looked at
+_NEAR_REACH = 0.25
+
+
+def _floor_colour(image: np.ndarray) -> np.ndarray:
+    """The tray floor's colour (BGR): the most common colour of the middle of the zone's
+    picture (the zone is drawn round the tray, whose floor is most of its middle; the felt,
+    a rim's walls seen off axis and the dice are less there)."""
+    h, w = image.shape[:2]
+    mid = cv2.blur(image[h // 4:h - h // 4, w // 4:w - w // 4], (5, 5))
+    small = mid[::3, ::3].reshape(-1, 3)
+    q = (small // 16).astype(np.int32)
+    key = (q[:, 0] * 16 + q[:, 1]) * 16 + q[:, 2]
+    top = np.bincount(key).argmax()
+    return np.median(small[key == top], axis=0).astype(np.float32)
+
+
+def _near_side_covered(win: np.ndarray, paper: np.ndarray, turn_deg: float,
+                       at: tuple[float, float], shift: np.ndarray, floor_bgr: np.ndarray | None = None) -> str:
+    """Why the die's top face is held hidden on the side nearer the camera, or "". `shift`:
+    the top face's shift from its foot the calibrated view gives for this die (window
+    pixels): on each side turned toward the camera the die's side strip shows, as wide as the
+    shift across that side, between the top face's outline and the floor. A tray's wall
+    between the camera and the die lies over that strip first and then over the top face: at
+    the top face's outline there is then neither the strip (the die's own plastic, however
+    shaded) nor the floor, but the wall. Seen from straight above (no strip), nothing is
+    held here: a wall beside the die hides none of it. `win`: a window round the face, upright
+    as its pips and at the face's scale (FACE_PX a face), wide enough for the strip; `at`: the
+    face's centre (its pips') from the window's centre; `paper`: the face's white per
+    channel. (A wall as pale as the die's plastic is not told from its strip here.)"""
+    n = win.shape[0]
+    rel = win.astype(np.float32) / np.maximum(paper.astype(np.float32), 1.0)[None, None, :]
+    cx, cy = n / 2 + at[0], n / 2 + at[1]
+    yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
+    dx, dy = xx + 0.5 - cx, yy + 0.5 - cy
+    rr = np.hypot(dx, dy) / FACE_PX
+    level = rel.mean(axis=2)
+    tint = rel.max(axis=2) - rel.min(axis=2)
+    plastic = (level >= _NEAR_PLASTIC) & (tint <= _NEAR_TOLERANCE + 0.1 * level)
+    if floor_bgr is None:
+        return ""
+    # the floor near the die (its light and shade there): what round it is like the tray's
+    # floor, else the tray's floor itself
+    floor = floor_bgr / np.maximum(paper.astype(np.float32), 1.0)
+    like = (rr >= 0.64) & (rr <= 0.64 + _NEAR_REACH) & ~plastic & (np.abs(rel - floor[None, None, :]).max(axis=2) <= 2.5 * _NEAR_TOLERANCE)
+    if np.count_nonzero(like) >= 20:
+        floor = np.median(rel[like], axis=0)
+    basis = np.stack([floor, np.ones(3, np.float32)], axis=1)  # a blend of floor and grey plastic
+    pinv = np.linalg.pinv(basis)
+    for side in range(4):
+        a = np.deg2rad(turn_deg + 90.0 * side)
+        width = -(shift[0] * np.cos(a) + shift[1] * np.sin(a))  # the strip across this side, window px
+        if width < _NEAR_LEAST * FACE_PX:
+            continue
+        bad = []
+        for d in _NEAR_RAYS:
+            phi = a + np.deg2rad(d)
+            edge = float(_rounded_outline(np.array([np.deg2rad(d)]))[0]) * FACE_PX
+            cos = np.cos(np.deg2rad(d))
+            # just past the outline: a wall lower than the die may lie over the strip's outer
+            # part and leave the top face whole; one over the top face lies there
+            ts = edge + np.minimum(np.array([1.0, 2.0]), 0.6 * width) / cos
+            samples = []
+            for off in (-1.0, 0.0, 1.0):
+                mx = (cx + np.cos(phi) * ts - np.sin(phi) * off - 0.5).astype(np.float32)[None, :]
+                my = (cy + np.sin(phi) * ts + np.cos(phi) * off - 0.5).astype(np.float32)[None, :]
+                samples.append(cv2.remap(rel, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)[0])
+            v = np.mean(samples, axis=0)  # (len(ts), 3)
+            coef = v @ pinv.T  # (floor share, grey plastic level) of each sample
+            resid = np.abs(v - coef @ basis.T).max(axis=1)
+            floorish = np.abs(v - floor[None, :]).max(axis=1) <= _NEAR_TOLERANCE
+            explained = ((resid <= _NEAR_TOLERANCE) & (coef[:, 1] >= _NEAR_PLASTIC)) | floorish
+            # the strip (the die's plastic) or the floor at the outline
+            bad.append(bool((~explained).all()))
+        run = _runs(np.array(bad, np.float32), _NEAR_COVERED)[: len(bad) - _NEAR_COVERED + 1]
+        if run.max() > 0:
+            return (f"top face under something on the camera's side (neither its strip of {width / FACE_PX:.2f} "
+                    "of a face nor the floor at its outline)")
+    return ""

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from firmware_bridge.camera.calibration import CalibrationError, replace_tables
-from firmware_bridge.camera.dice import DiceReader
+from firmware_bridge.camera.dice import CameraView, DiceReader, _outline_turn
 from firmware_bridge.camera.layout import LayoutError
 
 #: the sizes tried, as shares of the size the layout's scale gives (a camera whose scale is
@@ -39,10 +39,18 @@ class DiceCalibration:
     dice: int  # dice named on the stills at that size
     low_px: float  # the range of sizes at which as many dice were named
     high_px: float
+    #: where the camera looks from (the point of the tray's picture straight below it and how
+    #: far a die's top face is seen shifted from its foot), fitted from the side strips of the
+    #: dice on the stills; None when they did not show it (old configs, too few dice measured)
+    view: CameraView | None = None
 
     def as_dict(self) -> dict[str, object]:
-        return {"die_px": round(self.die_px, 2), "dice": self.dice,
-                "low_px": round(self.low_px, 2), "high_px": round(self.high_px, 2)}
+        out: dict[str, object] = {"die_px": round(self.die_px, 2), "dice": self.dice,
+                                  "low_px": round(self.low_px, 2), "high_px": round(self.high_px, 2)}
+        if self.view is not None:
+            out.update({"nadir_x_px": round(self.view.nadir_x_px, 1), "nadir_y_px": round(self.view.nadir_y_px, 1),
+                        "strip_per_px": round(self.view.strip_per_px, 6), "strips": self.view.strips})
+        return out
 
 
 def dice_calibration_from_dict(data: object, *, source: str = "<dict>") -> DiceCalibration | None:
@@ -52,8 +60,12 @@ def dice_calibration_from_dict(data: object, *, source: str = "<dict>") -> DiceC
         raise LayoutError(f"{source}: [calibration.dice] must be a table")
     try:
         die_px = float(data["die_px"])
+        view = None
+        if "strip_per_px" in data:
+            view = CameraView(float(data["nadir_x_px"]), float(data["nadir_y_px"]), float(data["strip_per_px"]),
+                              int(data.get("strips", 0)))
         cal = DiceCalibration(die_px, int(data.get("dice", 0)), float(data.get("low_px", die_px)),
-                              float(data.get("high_px", die_px)))
+                              float(data.get("high_px", die_px)), view)
     except (KeyError, TypeError, ValueError) as exc:
         raise LayoutError(f"{source}: [calibration.dice]: {exc!r}; run `station camera calibrate --dice` again") from None
     if not _LEAST_PX <= die_px <= 2000:
@@ -61,9 +73,10 @@ def dice_calibration_from_dict(data: object, *, source: str = "<dict>") -> DiceC
     return cal
 
 
-def calibrate_dice(crops: list[np.ndarray], nominal_die_px: float) -> DiceCalibration:
+def calibrate_dice(crops: list[np.ndarray], nominal_die_px: float, *, view: bool = True) -> DiceCalibration:
     """The die's size from pictures of the dice zone (each a BGR crop of a still) holding
-    dice with their top faces in full view."""
+    dice with their top faces in full view, and (`view`; all crops of one zone, the same
+    part of the frame) where the camera looks from, from the side strips of those dice."""
     if not crops:
         raise CalibrationError("no still of the tray with dice given")
     named_at: list[tuple[float, int]] = []
@@ -87,26 +100,119 @@ def calibrate_dice(crops: list[np.ndarray], nominal_die_px: float) -> DiceCalibr
     at = float(np.sqrt(sizes[0] * sizes[-1]))
     reader = DiceReader(die_px=at)
     edges = []
+    named: list[tuple[np.ndarray, tuple[float, float]]] = []
     for c in crops:
         lo = cv2.min(cv2.min(c[..., 0], c[..., 1]), c[..., 2])
         for d in reader.read_detailed(c).dice:
             if d.face:
+                named.append((lo, d.centre))
                 e = _silhouette_edge(lo, d.centre, at)
                 if e is not None:
                     edges.append(e)
-    if not edges:
-        # The outline does not stand out from the floor or rim round it (a light floor, a
-        # translucent white): the range of sizes at which the dice were read is the measure.
-        return DiceCalibration(at, best, sizes[0], sizes[-1])
-    return DiceCalibration(float(np.median(edges)), best, sizes[0], sizes[-1])
+    # The outline may not stand out from the floor or rim round it (a light floor, a
+    # translucent white): the range of sizes at which the dice were read is then the measure.
+    die_px = float(np.median(edges)) if edges else at
+    fitted = fit_view([(centre, s) for lo, centre in named
+                       if (s := strip_offset(lo, centre, die_px)) is not None], die_px) if view else None
+    return DiceCalibration(die_px, best, sizes[0], sizes[-1], fitted)
 
 
-def _silhouette_edge(lo: np.ndarray, centre: tuple[float, float], rough_px: float) -> float | None:
-    """The edge of the die at `centre` (its top face's centre, as the reader found it): from
-    its outline, what is brighter than a quarter of the way from the floor round it to its
-    top face's white (its pips filled first). The top face with its rounded edges is 16 mm."""
+#: the dice's height over the camera's (above the tray's floor) a camera 1.45 to 2.1 m up
+#: gives: what a fit leans to where the dice on the stills lie too close together to tell it
+_STRIP_PER_PX_PRIOR = 16.0 / 1800.0
+#: how strongly (as a spread of the dice's positions, die edges) the fit leans to it
+_PRIOR_SPREAD_DICE = 1.0
+#: a die whose strip lies this far (die edges) from the fit's is left out (a strip measured
+#: on a light floor, a die on the stills against a wall or another die)
+_STRIP_OUTLIER = 0.06
+#: a die's strip is measured only where the floor round it is darker than its top face's white
+#: by at least this share of the white (a side face in shade is not told from a lighter floor)
+_STRIP_CONTRAST = 0.5
+
+
+def strip_offset(lo: np.ndarray, centre: tuple[float, float], die_px: float) -> tuple[float, float] | None:
+    """How far (x, y picture pixels) the top face of the die at `centre` (its pips' centre)
+    is seen shifted from its foot: a camera off axis sees the side faces turned toward it
+    as strips beside the top face, on the side nearer the camera, as wide as the shift
+    across that side. Measured on the die's outline (`_silhouette`) along its two axes: the
+    outline reaches from the top face's centre half a die on the far side and half a die
+    plus the strip on the near one, so the difference of the two is the shift along that
+    axis (the rounded edges and their shade, alike on both sides, cancel). None when the
+    outline does not stand out from the floor round it."""
+    # (a side face in shade is darker than halfway to the top face's white: a quarter; and
+    # on a floor less than half as dark as the white, a side face in shade is not told
+    # from it)
+    sil = _silhouette(lo, centre, die_px, reach=1.3, share=0.25, contrast=_STRIP_CONTRAST)
+    if sil is None:
+        return None
+    comp, px, py = sil
+    turn = np.deg2rad(_outline_turn(lo, centre, die_px))
+    steps = np.arange(0.0, 1.25 * die_px, 0.25)
+    across = np.linspace(-0.2, 0.2, 9) * die_px
+    shift = []
+    for a in (turn, turn + np.pi / 2):
+        u, v = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+        reach = []
+        for sign in (1.0, -1.0):
+            xs = np.rint(px + sign * u[0] * steps[None, :] + v[0] * across[:, None]).astype(int)
+            ys = np.rint(py + sign * u[1] * steps[None, :] + v[1] * across[:, None]).astype(int)
+            ok = (xs >= 0) & (ys >= 0) & (xs < comp.shape[1]) & (ys < comp.shape[0])
+            inside = np.zeros(xs.shape, bool)
+            inside[ok] = comp[ys[ok], xs[ok]]
+            if inside[:, -1].any():
+                return None  # the outline runs on (the die joins a light floor, a wall, a die)
+            reach.append(float(np.median(np.argmin(inside, axis=1))) * 0.25)
+        if not 0.4 * die_px <= min(reach) <= 0.62 * die_px or max(reach) > 1.1 * die_px:
+            return None  # no die's side on one side: not a die's outline alone
+        shift.append(reach[1] - reach[0])  # the top face's shift along +u
+    (a, b), (ua, ub) = shift, (turn, turn + np.pi / 2)
+    return (float(a * np.cos(ua) + b * np.cos(ub)), float(a * np.sin(ua) + b * np.sin(ub)))
+
+
+def fit_view(strips: list[tuple[tuple[float, float], tuple[float, float]]], die_px: float) -> CameraView | None:
+    """The camera's view from the strips of the dice on the stills ((top face's centre,
+    shift), picture pixels of the zone): a pinhole camera over a flat tray sees a die's top
+    face shifted from its foot away from the point straight below it, by the dice's height
+    over the camera's, `shift = k * (centre - nadir)`. Fitted by least squares in k and
+    `-k * nadir` (linear), leaning a little to a plausible k where the dice lie close together
+    (the shift over the tray, which is what the reader needs, is then still right), the
+    dice that disagree left out. None with fewer than three dice measured."""
+    if len(strips) < 3:
+        return None
+    pts = np.array([c for c, _ in strips], np.float64)
+    off = np.array([s for _, s in strips], np.float64)
+    keep = np.ones(len(pts), bool)
+    while True:
+        if keep.sum() < 3:
+            return None
+        mean = pts[keep].mean(axis=0)
+        p = pts[keep] - mean
+        # unknowns: k, then the shift at the dice's mean position (x, y)
+        rows = [np.c_[p[:, 0], np.ones(len(p)), np.zeros(len(p))], np.c_[p[:, 1], np.zeros(len(p)), np.ones(len(p))]]
+        a = np.vstack(rows)
+        y = np.r_[off[keep, 0], off[keep, 1]]
+        lam = np.sqrt(len(p)) * _PRIOR_SPREAD_DICE * die_px
+        a = np.vstack([a, [lam, 0.0, 0.0]])
+        y = np.r_[y, lam * _STRIP_PER_PX_PRIOR]
+        (k, sx, sy), *_ = np.linalg.lstsq(a, y, rcond=None)
+        k = max(float(k), 1e-4)
+        pred = k * (pts - mean) + np.array([sx, sy])
+        err = np.hypot(*(off - pred).T)
+        if not (keep & (err > _STRIP_OUTLIER * die_px)).any():
+            break
+        keep[int(np.argmax(np.where(keep, err, -1.0)))] = False  # the worst one out, then fit again
+    nadir = mean - np.array([sx, sy]) / k
+    return CameraView(float(nadir[0]), float(nadir[1]), k, int(keep.sum()))
+
+
+def _silhouette(lo: np.ndarray, centre: tuple[float, float], rough_px: float, reach: float = 1.0,
+                share: float = 0.5, contrast: float = 0.0):
+    """The outline of the die at `centre` (its top face's centre, as the reader found it):
+    what is brighter than `share` of the way from the floor round it to its top face's white (its pips
+    filled first), with its side strips, within `reach` dice of its centre. (mask, x, y of
+    the centre in it) or None."""
     h, w = lo.shape
-    r = int(round(rough_px))
+    r = int(round(rough_px * reach))
     cx, cy = int(round(centre[0])), int(round(centre[1]))
     x0, y0, x1, y1 = max(0, cx - r), max(0, cy - r), min(w, cx + r + 1), min(h, cy + r + 1)
     win = lo[y0:y1, x0:x1]
@@ -117,18 +223,28 @@ def _silhouette_edge(lo: np.ndarray, centre: tuple[float, float], rough_px: floa
     face = float(np.percentile(filled[max(0, py - q):py + q, max(0, px - q):px + q], 90))
     border = np.concatenate([filled[0], filled[-1], filled[:, 0], filled[:, -1]])
     floor = float(np.median(border))
-    if face - floor < 10:
+    if face - floor < max(10.0, contrast * face):
         return None
-    mask = (filled >= floor + 0.5 * (face - floor)).astype(np.uint8)
+    mask = (filled >= floor + share * (face - floor)).astype(np.uint8)
     n, labels, _, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
     if not 0 <= py < labels.shape[0] or not 0 <= px < labels.shape[1] or labels[py, px] == 0:
         return None
+    return labels == labels[py, px], px, py
+
+
+def _silhouette_edge(lo: np.ndarray, centre: tuple[float, float], rough_px: float) -> float | None:
+    """The edge of the die at `centre` (its top face's centre, as the reader found it): from
+    its outline, what is brighter than a quarter of the way from the floor round it to its
+    top face's white (its pips filled first). The top face with its rounded edges is 16 mm."""
+    sil = _silhouette(lo, centre, rough_px)
+    if sil is None:
+        return None
+    comp, px, py = sil
     # The top face's centre is the pips' (the reader re-centres every face on them), so its
     # four sides are the nearest the outline comes to it, a quarter turn apart. A side may
     # look further (a strip of side face seen off axis joins the outline there) or nearer (a
     # rounded edge turned from the light is as dark as the floor), each on at most two sides:
     # the middle two of the four are kept.
-    comp = labels == labels[py, px]
     theta = np.deg2rad(np.arange(0.0, 360.0, 2.0))
     steps = np.arange(0.0, 1.5 * rough_px, 0.5)
     xs = np.rint(px + np.cos(theta)[:, None] * steps).astype(int)

@@ -176,6 +176,9 @@ class DicePerturbations:
     wall_mm: tuple[float, float] = (0.0, 0.0)  # the tray's rim height range (0: flat)
     off_axis_mm: tuple[float, float] = (0.0, 0.0)  # the camera's foot's distance from the tray's centre (range)
     camera_mm: tuple[float, float] = (1700.0, 1900.0)  # the camera's height above the felt (range)
+    #: one table's camera: its foot (mm from the tray's centre) fixed, not drawn per picture (the
+    #: stills a dice calibration learns the camera's view from, and the throws read after it)
+    camera_foot_mm: tuple[float, float] | None = None
     pale_rim_rate: float = 0.0  # chance that the rim is pale: from 0.75 to 1.1 of the dice's white, or its tint
     rim_turn_deg: float = 4.0  # a die against the rim is turned up to this much from square to it (its corner on it)
     rim_gap_mm: tuple[float, float] = (0.1, 0.1)  # how far from the rim's wall a die "against" it lies (range)
@@ -552,6 +555,8 @@ class _OffAxisView:
     def toward(cls, rng: random.Random, p: DicePerturbations, tray: Tray, dice: list[PlacedDie]) -> _OffAxisView:
         """A camera off axis: most often beyond the wall the first die lies nearest (that
         die then lies against the wall nearer the camera), else anywhere round the tray."""
+        if p.camera_foot_mm is not None:
+            return cls((float(p.camera_foot_mm[0]), float(p.camera_foot_mm[1])), rng.uniform(*p.camera_mm))
         reach = rng.uniform(*p.off_axis_mm)
         a = rng.uniform(0, 2 * math.pi)
         if dice and rng.random() < 0.75:

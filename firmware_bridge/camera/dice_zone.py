@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from firmware_bridge.camera.dice import DIE_MM, DiceReader
+from firmware_bridge.camera.dice import DIE_MM, CameraView, DiceReader
 from firmware_bridge.camera.layout import Layout, LayoutError
 from firmware_bridge.camera.recogniser import ZoneReader, ZoneView
 
@@ -22,12 +22,15 @@ def zone_box(layout: Layout, zone: str) -> tuple[int, int, int, int]:
     return max(0, x0), max(0, y0), min(layout.width, x1), min(layout.height, y1)
 
 
-def dice_zone_reader(layout: Layout, zone: str, die_mm: float = DIE_MM, *, die_px: float | None = None) -> ZoneReader:
+def dice_zone_reader(layout: Layout, zone: str, die_mm: float = DIE_MM, *, die_px: float | None = None,
+                     view: CameraView | None = None) -> ZoneReader:
     """A zone reader for the recogniser's `zone_readers` hook, for `zone` of `layout`;
-    `die_px`: a die's size measured at the tray (`[calibration.dice]`), else the scale's."""
+    `die_px`: a die's size measured at the tray (`[calibration.dice]`), else the scale's;
+    `view`: where the camera looks from, fitted at the same calibration (in pixels of this
+    zone's box, `zone_box`)."""
     x0, y0, x1, y1 = zone_box(layout, zone)
     try:
-        reader = DiceReader(layout.mm_per_px, die_mm, die_px=die_px)
+        reader = DiceReader(layout.mm_per_px, die_mm, die_px=die_px, view=view)
     except ValueError as exc:
         raise LayoutError(f"layout {layout.name!r}: zone {zone}: {exc}") from None
 

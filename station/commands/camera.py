@@ -338,7 +338,8 @@ def _calibrate_dice(args: argparse.Namespace, cfg, frames: list) -> dict[str, ob
     for zone in zones:
         x0, y0, x1, y1 = zone_box(lay, zone)
         crops += [f[y0:y1, x0:x1] for f in frames]
-    dice = calibrate_dice(crops, cfg.die_mm / lay.mm_per_px)
+    # the camera's view is fitted in one zone's picture: with several trays, their size only
+    dice = calibrate_dice(crops, cfg.die_mm / lay.mm_per_px, view=len(zones) == 1)
     if not args.dry_run:
         write_dice_calibration(args.config, dice)
     return {**dice.as_dict(), "zones": zones, "scale_die_px": round(cfg.die_mm / lay.mm_per_px, 2)}
