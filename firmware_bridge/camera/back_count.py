@@ -201,3 +201,54 @@ def _median_depth(depth: np.ndarray, point: np.ndarray, direction: np.ndarray) -
     d = depth[ys[keep], xs[keep]]
     d = d[d > 0]
     return float(np.median(d)) if d.size else 0.0
+
+
+#: an outline's straight run is a card's own edge when at least this share of a card's width
+#: long (a rounded corner, a crumb of noise, is far shorter; a card of a fan shows at least
+#: half of its outer edge)
+OUTLINE_RUN = 0.3
+#: the outline is followed to within this many pixels (quarter resolution) when it is cut into
+#: straight runs
+OUTLINE_TOLERANCE_PX = 1.0
+#: two cards of a fan are told apart by their edges when turned at least this far from each
+#: other (degrees, modulo 90: a card's edges run at its turn and a right angle to it). A dealer
+#: lays a row's cards a few degrees apart at most; fans turn each card further
+OUTLINE_TURN_DEG = 11.0
+
+
+def count_by_outline(blob_mask: np.ndarray, card_w_px: float, zone_mask: np.ndarray | None = None) -> int | None:
+    """The number of cards of a fan counted by the turns of their edges on the blob's outline
+    (`blob_mask` and `card_w_px` at one resolution, quarter resolution in the recogniser): each
+    card of a fan is turned on from the one before and shows a stretch of its outer edge on the
+    felt, so the outline's long straight runs take as many directions (modulo a right angle) as
+    there are cards. A row's cards all lie one way: it gives 1, and the caller keeps another
+    count. Runs along the zone's own edge (`zone_mask`: a card lying over it, cut off) are not
+    a card's edge. None when the blob has no outline."""
+    cs, _ = cv2.findContours(blob_mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not cs:
+        return None
+    outline = max(cs, key=cv2.contourArea)
+    poly = cv2.approxPolyDP(outline, OUTLINE_TOLERANCE_PX, True).reshape(-1, 2).astype(np.float64)
+    rim = None
+    if zone_mask is not None:
+        # the zone's edge, a pixel either side: a blob cut off there has a straight run along it
+        z = (zone_mask > 0).astype(np.uint8)
+        rim = cv2.dilate(z, np.ones((3, 3), np.uint8)) - cv2.erode(z, np.ones((5, 5), np.uint8))
+    turns: list[float] = []
+    for a, b in zip(poly, np.roll(poly, -1, axis=0)):
+        if float(np.hypot(*(b - a))) < OUTLINE_RUN * card_w_px:
+            continue
+        if rim is not None:
+            mx, my = (int(round(v)) for v in (a + b) / 2)
+            if 0 <= my < rim.shape[0] and 0 <= mx < rim.shape[1] and rim[my, mx]:
+                continue
+        turns.append(math.degrees(math.atan2(b[1] - a[1], b[0] - a[0])) % 90.0)
+    if not turns:
+        return 1
+    turns.sort()
+    if len(turns) == 1:
+        return 1
+    # directions round the circle of 90 degrees: each gap of OUTLINE_TURN_DEG or more parts two
+    # cards' directions
+    gaps = [(turns[(i + 1) % len(turns)] - turns[i]) % 90.0 for i in range(len(turns))]
+    return max(1, sum(1 for g in gaps if g >= OUTLINE_TURN_DEG))

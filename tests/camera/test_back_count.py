@@ -72,3 +72,27 @@ def test_the_edges_need_half_a_card_between_them():
     img, mask = _row(2, 0.3 * CARD_W_MM)
     assert back_count.count_by_edges(img, mask, np.ones(3, np.float32), CARD_PX, MM_PER_PX) == 1
     assert math.isclose(back_count.EDGE_GAP, 0.4)
+
+
+@pytest.mark.parametrize(("n", "step_mm", "fan_deg"), [(2, 40, 0), (3, 34, 0), (4, 33, 0), (2, 40, 20), (3, 38, 20),
+                                                        (4, 36, 18)])
+def test_a_fan_is_counted_by_its_cards_turns_on_the_outline_a_row_is_left_to_the_others(n, step_mm, fan_deg):
+    # at quarter resolution, as the recogniser sees the blob: each card of a fan shows a
+    # stretch of its outer edge turned its own way; a row's cards all lie one way (1)
+    _, mask = _row(n, step_mm, fan_deg)
+    quarter = cv2.resize(mask, (mask.shape[1] // 4, mask.shape[0] // 4), interpolation=cv2.INTER_AREA)
+    assert back_count.count_by_outline(quarter, CARD_PX[0] / 4) == (n if fan_deg else 1)
+
+
+def test_a_fan_cut_off_by_the_zones_edge_gains_no_card_from_that_edge():
+    # the zone's edge, straight and turned its own way (about 50 degrees here, no card's), cuts
+    # a corner off the blob: that straight run is no card's edge
+    _, mask = _row(3, 38, 20)
+    quarter = cv2.resize(mask, (mask.shape[1] // 4, mask.shape[0] // 4), interpolation=cv2.INTER_AREA)
+    h, w = quarter.shape
+    zone = np.zeros_like(quarter)
+    cv2.fillPoly(zone, [np.array([[0, 0], [w, 0], [w, h], [130, h], [0, h - 156]], np.int32)], 1)
+    cut = quarter & zone
+    assert np.count_nonzero(quarter) > np.count_nonzero(cut)
+    assert back_count.count_by_outline(cut, CARD_PX[0] / 4) == 4  # the zone's edge not known
+    assert back_count.count_by_outline(cut, CARD_PX[0] / 4, zone) == 3
