@@ -252,3 +252,102 @@ def count_by_outline(blob_mask: np.ndarray, card_w_px: float, zone_mask: np.ndar
     # cards' directions
     gaps = [(turns[(i + 1) % len(turns)] - turns[i]) % 90.0 for i in range(len(turns))]
     return max(1, sum(1 for g in gaps if g >= OUTLINE_TURN_DEG))
+
+
+#: a back's pattern repeats along the row with a pitch of PITCH_MM[0] to PITCH_MM[1] (dots,
+#: a lattice, a plaid, waves); shifted by its pitch it matches itself to within
+#: PITCH_MATCH of what other shifts leave (the median)
+PITCH_MM = (2.5, 16.0)
+PITCH_MATCH = 0.5
+#: a seam shows where the pattern, shifted by its pitch, does not match itself: a band one
+#: pitch wide (PHASE_BAND of a pitch, either way: an emblem in the middle of a back is far
+#: wider) running across the whole row
+PHASE_BAND = (0.4, 1.6)
+#: and where it leaves at least PHASE_CONTRAST times the mismatch within a card, and this many
+#: grey levels more
+PHASE_CONTRAST = 3.0
+PHASE_LEVEL = 3.0
+
+
+def count_by_phase(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarray,
+                   card_px: tuple[float, float], mm_per_px: float) -> int | None:
+    """The number of cards in a row of backs whose pattern repeats (dots, a lattice, waves)
+    with neither border nor a line at the cards' edges: within a card, the pattern shifted by
+    its pitch along the row matches itself; where a card lies on the one before, the upper
+    card's pattern starts afresh at its edge (the lower one's is cut anywhere in its pitch), so
+    the shifted pattern fails to match over a band one pitch wide across the row. The pitch is
+    the row's own (no deck's pitch is built in). None when the blob shows no repeating pattern
+    along its length (a flat back, an emblem, a fan: each card turned its own way)."""
+    corrected = cv2.transform(full_bgr, np.diag(gains).astype(np.float32)).clip(0, 255).astype(np.uint8)
+    grey = cv2.cvtColor(corrected, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    cs, _ = cv2.findContours(blob_mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not cs:
+        return None
+    (cx, cy), (rw, rh), ang = cv2.minAreaRect(max(cs, key=cv2.contourArea))
+    if rw < rh:
+        ang += 90.0
+    # the row laid along x
+    h, w = grey.shape
+    size = int(math.hypot(w, h)) + 2
+    m = cv2.getRotationMatrix2D((cx, cy), ang, 1.0)
+    m[:, 2] += [size / 2 - cx, size / 2 - cy]
+    g = cv2.GaussianBlur(cv2.warpAffine(grey, m, (size, size), flags=cv2.INTER_LINEAR), (0, 0), 0.3 / mm_per_px)
+    blob = cv2.warpAffine(blob_mask, m, (size, size), flags=cv2.INTER_NEAREST)
+    # a few millimetres in from the outline (the felt, a card's shadow on it)
+    inner = cv2.erode(blob, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(4 / mm_per_px) | 1,) * 2)) > 0
+    lo, hi = (int(round(v / mm_per_px)) for v in PITCH_MM)
+    mismatch = np.full(hi + 1, np.inf)
+    for d in range(lo, hi + 1):
+        both = inner[:, :-d] & inner[:, d:]
+        if np.count_nonzero(both) >= 200:
+            mismatch[d] = float(np.mean(np.abs(g[:, :-d] - g[:, d:])[both]))
+    finite = mismatch[np.isfinite(mismatch)]
+    if finite.size < 5:
+        return None
+    pitch = int(np.argmin(mismatch))
+    if pitch <= lo or pitch >= hi or mismatch[pitch] > PITCH_MATCH * float(np.median(finite)):
+        return None  # no repeating pattern along the row
+    both = inner[:, :-pitch] & inner[:, pitch:]
+    diff = np.abs(g[:, :-pitch] - g[:, pitch:]) * both
+    per_col = np.count_nonzero(both, axis=0).astype(np.float32)
+    cols = np.nonzero(per_col >= 0.3 * per_col.max())[0]
+    if cols.size < 10:
+        return None
+    c0, c1 = int(cols.min()), int(cols.max()) + 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        profile = diff[:, c0:c1].sum(axis=0) / per_col[c0:c1]
+    profile = np.where(per_col[c0:c1] >= 0.3 * per_col.max(), profile, np.nan)
+    profile = np.where(np.isnan(profile), np.nanmedian(profile), profile)
+    k = max(3, pitch // 2)
+    smooth = np.convolve(profile, np.ones(k) / k, mode="same")
+    base, peak = float(np.median(smooth)), float(smooth.max())
+    if peak < PHASE_CONTRAST * base or peak < base + PHASE_LEVEL:
+        return 1  # the pattern runs on along the whole row: no seam seen
+    level = (base + peak) / 2
+    xs = np.nonzero(blob.any(axis=0))[0]
+    first, last = float(xs.min()), float(xs.max())
+    card_w = card_px[0]
+    kept: list[float] = []
+    above = np.concatenate([[False], smooth > level, [False]])
+    starts = np.nonzero(~above[:-1] & above[1:])[0]
+    ends = np.nonzero(above[:-1] & ~above[1:])[0]
+    for a, b in zip(starts, ends):
+        if not PHASE_BAND[0] * pitch <= b - a <= PHASE_BAND[1] * pitch:
+            continue  # narrower than a pitch: noise; wider: an emblem, a change of print
+        # across the whole row: each half of the blob's height there mismatches (a mark on
+        # one card, a fold of light, lies in one place)
+        band, rows = diff[:, c0 + a : c0 + b], both[:, c0 + a : c0 + b]
+        ys = np.nonzero(rows.any(axis=1))[0]
+        if ys.size < 4:
+            continue
+        mid = (int(ys.min()) + int(ys.max())) // 2
+        halves = [(band[y0:y1].sum() / max(1, np.count_nonzero(rows[y0:y1])))
+                  for y0, y1 in ((0, mid), (mid, band.shape[0]))]
+        if min(halves) < PHASE_CONTRAST * base:
+            continue
+        x = c0 + (a + b) / 2 + pitch / 2  # the upper card's edge: the band's far end
+        if x - first < 0.35 * card_w or last - x < 0.35 * card_w:
+            continue  # the first card shows at least half of itself; the last one whole
+        if all(abs(x - q) >= EDGE_GAP * card_w for q in kept):
+            kept.append(x)
+    return len(kept) + 1

@@ -648,6 +648,11 @@ class Recogniser:
         by_outline = back_count.count_by_outline(comp, self._card_w, zone_mask)
         if by_outline is not None:
             counts.append(by_outline)
+        # and, in a row of backs whose pattern repeats, by where the pattern starts afresh
+        # (each card's pattern begins at its own edge)
+        by_phase = back_count.count_by_phase(crop, mask, gains, self.layout.card_px, self.layout.mm_per_px)
+        if by_phase is not None:
+            counts.append(by_phase)
         fits = [n for n in counts if back_count.plausible(n, area, self._card_area)]
         return max(fits) if fits else estimate
 
