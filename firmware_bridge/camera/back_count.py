@@ -351,3 +351,68 @@ def count_by_phase(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarra
         if all(abs(x - q) >= EDGE_GAP * card_w for q in kept):
             kept.append(x)
     return len(kept) + 1
+
+
+#: a back with an emblem: its two colours (the ground, the emblem) lie at least this far apart
+#: in Lab (OpenCV's 8-bit scale); the emblem is one island of the rarer colour, covering at
+#: least MARK_MIN of the back, clear of the card's edge by MARK_EDGE_MM
+MARK_SPLIT_LAB = 20.0
+MARK_MIN = 0.08
+#: and at most this share of it: an emblem has the ground round it (an island covering most of
+#: the back is the inside of a border, a lattice's ground seen whole)
+MARK_MAX = 0.5
+MARK_EDGE_MM = 2.0
+#: a card under another shows at least half of itself, and so of an emblem in its middle: an
+#: island of MARK_PIECE of the emblem or more is one card's (at most MARK_WHOLE of it: the
+#: whole emblem of the card on top)
+MARK_PIECE = (0.35, 1.3)
+
+
+def marks(full_bgr: np.ndarray, mask: np.ndarray, gains: np.ndarray, mm_per_px: float) -> list[tuple[float, float, float]]:
+    """The islands of a back's rarer colour within `mask` (a full-resolution crop of one card or
+    a blob of cards): each (area in full-resolution pixels, centre x, centre y), read at half
+    resolution. The back's pixels are split into its two colours (k-means in Lab); an island
+    is a piece of the rarer one that stays MARK_EDGE_MM clear of the outline (an emblem in
+    a card's middle; a border or a lattice reaches the outline). Empty when the two colours
+    lie closer than MARK_SPLIT_LAB (a flat back, noise)."""
+    h, w = full_bgr.shape[:2]
+    f = 2
+    small = cv2.resize(full_bgr, (max(1, w // f), max(1, h // f)), interpolation=cv2.INTER_AREA)
+    inside = cv2.resize(mask.astype(np.uint8), (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
+    mm = mm_per_px * f
+    lab = colours.lab_of(cv2.transform(small, np.diag(gains).astype(np.float32)))
+    k = int(MARK_EDGE_MM / mm) | 1
+    clear = cv2.erode(inside, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1,) * 2)) > 0
+    px = lab[clear]
+    if px.shape[0] < 200:
+        return []
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    _, labels, centres = cv2.kmeans(px.astype(np.float32), 2, None, crit, 2, cv2.KMEANS_PP_CENTERS)
+    if float(np.linalg.norm(centres[0] - centres[1])) < MARK_SPLIT_LAB:
+        return []
+    rare = int(np.argmin(np.bincount(labels.ravel(), minlength=2)))
+    near = np.linalg.norm(lab - centres[rare], axis=2) < np.linalg.norm(lab - centres[1 - rare], axis=2)
+    ink = (near & (inside > 0)).astype(np.uint8)
+    # an emblem's ring and star of the ground, its shading, do not part it; specks are no emblem
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(3.0 / mm) | 1,) * 2)
+    ink = cv2.morphologyEx(cv2.morphologyEx(ink, cv2.MORPH_CLOSE, disc), cv2.MORPH_OPEN, disc)
+    n, lab_img, stats, cents = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    rim = (inside > 0) & ~clear
+    touching = set(np.unique(lab_img[rim]).tolist())
+    return [(float(stats[i, cv2.CC_STAT_AREA]) * f * f, float(cents[i][0]) * f, float(cents[i][1]) * f)
+            for i in range(1, n) if i not in touching]
+
+
+def count_by_marks(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarray,
+                   card_px: tuple[float, float], mm_per_px: float, emblem: float) -> int | None:
+    """The number of cards in a row or fan of backs with one emblem in the middle of each
+    (`emblem`: its share of a back, learned at calibration from lone cards): each card shows
+    at least half of itself, so at least half of its emblem, an island of the back's rarer
+    colour apart from the others (the ground lies round each emblem). None when no island of
+    an emblem's size is seen."""
+    if emblem <= 0:
+        return None
+    whole = emblem * card_px[0] * card_px[1]
+    found = [a for a, _, _ in marks(full_bgr, blob_mask, gains, mm_per_px)
+             if MARK_PIECE[0] * whole <= a <= MARK_PIECE[1] * whole]
+    return len(found) or None

@@ -185,6 +185,7 @@ class Recogniser:
             self._back_lut = back.tone_model(felt_bgr) if back.tones else colours.back_lut(back.cells)
         self._back_level = back.level if back is not None else 1.0
         self._white_edge = back.white_edge if back is not None else 0.0
+        self._emblem = back.emblem if back is not None else 0.0
         self._geo = {n: _ZoneGeometry(layout, n) for n in layout.zones}
         self.zone_readers: dict[str, ZoneReader] = {n: self._read_card_zone for n in layout.zones}
         for name, reader in (zone_readers or {}).items():
@@ -653,6 +654,12 @@ class Recogniser:
         by_phase = back_count.count_by_phase(crop, mask, gains, self.layout.card_px, self.layout.mm_per_px)
         if by_phase is not None:
             counts.append(by_phase)
+        # and, for a back with an emblem in its middle, by its emblems (each card shows at
+        # least half of its own)
+        by_marks = back_count.count_by_marks(crop, mask, gains, self.layout.card_px, self.layout.mm_per_px,
+                                             self._emblem)
+        if by_marks is not None:
+            counts.append(by_marks)
         fits = [n for n in counts if back_count.plausible(n, area, self._card_area)]
         return max(fits) if fits else estimate
 

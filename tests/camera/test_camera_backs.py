@@ -239,3 +239,31 @@ def test_a_fan_of_backs_with_neither_border_nor_frame_is_counted_by_its_edges_tu
 
     read = _laid_seats(tmp_path, capsys, style, fan)
     assert all(truth == seen for truth, seen in read.values()), read
+
+
+@pytest.mark.parametrize("style", ["regent", "heather"])
+def test_a_row_of_backs_with_an_emblem_and_no_border_is_counted_by_its_emblems(tmp_path, capsys, style, monkeypatch):
+    # a medallion in the middle of each card and nothing at the cards' edges: a row's backs
+    # run on into one another, but each card shows at least half of itself and so at least
+    # half of its medallion, an island of its own in the ground
+    monkeypatch.setattr(scene_module, "new_plan", lambda rng: dataclasses.replace(new_plan(rng), fan=False))
+
+    def row(scene, zone, rng):
+        for k in range(3 + int(zone[1:]) % 2):  # three and four cards
+            scene.deal(zone, f"{k + 2}C")
+
+    read = _laid_seats(tmp_path, capsys, style, row)
+    assert all(truth == seen for truth, seen in read.values()), read
+
+
+@pytest.mark.parametrize(("style", "emblem"), [("regent", True), ("heather", True), ("amethyst", False),
+                                               ("crest", False), ("pepper", False), ("bordeaux", False)])
+def test_calibrate_learns_an_emblem_only_for_a_back_with_one_in_its_middle_clear_of_its_edges(tmp_path, capsys,
+                                                                                              style, emblem):
+    # a border (amethyst's, crest's) reaches the card's edge, dots and a lattice are no island
+    # of an emblem's size: only a medallion alone in the ground is counted as one per card
+    layout = load_camera_config(SEATS).layout
+    felt, backs = seat_accuracy.seat_stills(layout, style, 1)
+    cam, learned = _calibrated(tmp_path, SEATS, felt[0], backs[0], capsys)
+    assert (learned["back"].get("emblem", 0.0) > 0.3) is emblem, learned
+    assert cam.layout.calibration.back.emblem == learned["back"].get("emblem", 0.0)

@@ -56,3 +56,9 @@ def test_a_pale_hand_over_a_held_out_seat_is_held(tmp_path):
     seen, _ = build_recogniser(cam).read_still(img)
     assert seen["S6"] is None
 
+
+def test_a_bordered_lattice_is_learned_with_no_emblem(tmp_path):
+    # red_lattice's cream border encloses its whole lattice: one island clear of the card's
+    # edge, most of the back; an emblem has the ground round it (back_count.MARK_MAX)
+    cam = calibrated(tmp_path, "red_lattice", 0)
+    assert cam is not None and cam.layout.calibration.back.emblem == 0.0
