@@ -235,7 +235,7 @@ def count_by_outline(blob_mask: np.ndarray, card_w_px: float, zone_mask: np.ndar
         z = (zone_mask > 0).astype(np.uint8)
         rim = cv2.dilate(z, np.ones((3, 3), np.uint8)) - cv2.erode(z, np.ones((5, 5), np.uint8))
     turns: list[float] = []
-    for a, b in zip(poly, np.roll(poly, -1, axis=0)):
+    for a, b in zip(poly, np.roll(poly, -1, axis=0), strict=True):
         if float(np.hypot(*(b - a))) < OUTLINE_RUN * card_w_px:
             continue
         if rim is not None:
@@ -331,7 +331,7 @@ def count_by_phase(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarra
     above = np.concatenate([[False], smooth > level, [False]])
     starts = np.nonzero(~above[:-1] & above[1:])[0]
     ends = np.nonzero(above[:-1] & ~above[1:])[0]
-    for a, b in zip(starts, ends):
+    for a, b in zip(starts, ends, strict=True):
         if not PHASE_BAND[0] * pitch <= b - a <= PHASE_BAND[1] * pitch:
             continue  # narrower than a pitch: noise; wider: an emblem, a change of print
         # across the whole row: each half of the blob's height there mismatches (a mark on

@@ -107,7 +107,7 @@ def _printed_row(design, steps_mm: list[float], drop_mm: list[float]):
     img[:] = FELT
     mask = np.zeros(img.shape[:2], np.uint8)
     x = 200.0
-    for k, (step, drop) in enumerate(zip([0.0, *steps_mm], [0.0, *drop_mm])):
+    for step, drop in zip([0.0, *steps_mm], [0.0, *drop_mm], strict=True):
         x += step / MM_PER_PX
         y0 = int(200 + drop / MM_PER_PX)
         img[y0 : y0 + tile.shape[0], int(x) : int(x) + tile.shape[1]] = tile

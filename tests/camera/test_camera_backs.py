@@ -17,11 +17,11 @@ import cv2
 import pytest
 
 from firmware_bridge.camera import SyntheticCamera, TableScene, accuracy, seat_accuracy
+from firmware_bridge.camera import scene as scene_module
 from firmware_bridge.camera.build import build_recogniser
 from firmware_bridge.camera.calibration import CalibrationError, calibrate, calibration_from_dict
 from firmware_bridge.camera.config import load_camera_config
 from firmware_bridge.camera.decks import STYLES, TONE_STYLES, BackDesign, DeckStyle
-from firmware_bridge.camera import scene as scene_module
 from firmware_bridge.camera.seat_poses import new_plan
 from station.cli import main
 from station.games.pokdeng.camera_accuracy import random_table
