@@ -201,3 +201,218 @@ def _median_depth(depth: np.ndarray, point: np.ndarray, direction: np.ndarray) -
     d = depth[ys[keep], xs[keep]]
     d = d[d > 0]
     return float(np.median(d)) if d.size else 0.0
+
+
+#: an outline's straight run is a card's own edge when at least this share of a card's width
+#: long (a rounded corner, a crumb of noise, is far shorter; a card of a fan shows at least
+#: half of its outer edge)
+OUTLINE_RUN = 0.3
+#: the outline is followed to within this many pixels (quarter resolution) when it is cut into
+#: straight runs
+OUTLINE_TOLERANCE_PX = 1.0
+#: two cards of a fan are told apart by their edges when turned at least this far from each
+#: other (degrees, modulo 90: a card's edges run at its turn and a right angle to it). A dealer
+#: lays a row's cards a few degrees apart at most; fans turn each card further
+OUTLINE_TURN_DEG = 11.0
+
+
+def count_by_outline(blob_mask: np.ndarray, card_w_px: float, zone_mask: np.ndarray | None = None) -> int | None:
+    """The number of cards of a fan counted by the turns of their edges on the blob's outline
+    (`blob_mask` and `card_w_px` at one resolution, quarter resolution in the recogniser): each
+    card of a fan is turned on from the one before and shows a stretch of its outer edge on the
+    felt, so the outline's long straight runs take as many directions (modulo a right angle) as
+    there are cards. A row's cards all lie one way: it gives 1, and the caller keeps another
+    count. Runs along the zone's own edge (`zone_mask`: a card lying over it, cut off) are not
+    a card's edge. None when the blob has no outline."""
+    cs, _ = cv2.findContours(blob_mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not cs:
+        return None
+    outline = max(cs, key=cv2.contourArea)
+    poly = cv2.approxPolyDP(outline, OUTLINE_TOLERANCE_PX, True).reshape(-1, 2).astype(np.float64)
+    rim = None
+    if zone_mask is not None:
+        # the zone's edge, a pixel either side: a blob cut off there has a straight run along it
+        z = (zone_mask > 0).astype(np.uint8)
+        rim = cv2.dilate(z, np.ones((3, 3), np.uint8)) - cv2.erode(z, np.ones((5, 5), np.uint8))
+    turns: list[float] = []
+    for a, b in zip(poly, np.roll(poly, -1, axis=0), strict=True):
+        if float(np.hypot(*(b - a))) < OUTLINE_RUN * card_w_px:
+            continue
+        if rim is not None:
+            mx, my = (int(round(v)) for v in (a + b) / 2)
+            if 0 <= my < rim.shape[0] and 0 <= mx < rim.shape[1] and rim[my, mx]:
+                continue
+        turns.append(math.degrees(math.atan2(b[1] - a[1], b[0] - a[0])) % 90.0)
+    if not turns:
+        return 1
+    turns.sort()
+    if len(turns) == 1:
+        return 1
+    # directions round the circle of 90 degrees: each gap of OUTLINE_TURN_DEG or more parts two
+    # cards' directions
+    gaps = [(turns[(i + 1) % len(turns)] - turns[i]) % 90.0 for i in range(len(turns))]
+    return max(1, sum(1 for g in gaps if g >= OUTLINE_TURN_DEG))
+
+
+#: a back's pattern repeats along the row with a pitch of PITCH_MM[0] to PITCH_MM[1] (dots,
+#: a lattice, a plaid, waves); shifted by its pitch it matches itself to within
+#: PITCH_MATCH of what other shifts leave (the median)
+PITCH_MM = (2.5, 16.0)
+PITCH_MATCH = 0.5
+#: a seam shows where the pattern, shifted by its pitch, does not match itself: a band one
+#: pitch wide (PHASE_BAND of a pitch, either way: an emblem in the middle of a back is far
+#: wider) running across the whole row
+PHASE_BAND = (0.4, 1.6)
+#: and where it leaves at least PHASE_CONTRAST times the mismatch within a card, and this many
+#: grey levels more
+PHASE_CONTRAST = 3.0
+PHASE_LEVEL = 3.0
+
+
+def count_by_phase(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarray,
+                   card_px: tuple[float, float], mm_per_px: float) -> int | None:
+    """The number of cards in a row of backs whose pattern repeats (dots, a lattice, waves)
+    with neither border nor a line at the cards' edges: within a card, the pattern shifted by
+    its pitch along the row matches itself; where a card lies on the one before, the upper
+    card's pattern starts afresh at its edge (the lower one's is cut anywhere in its pitch), so
+    the shifted pattern fails to match over a band one pitch wide across the row. The pitch is
+    the row's own (no deck's pitch is built in). None when the blob shows no repeating pattern
+    along its length (a flat back, an emblem, a fan: each card turned its own way)."""
+    corrected = cv2.transform(full_bgr, np.diag(gains).astype(np.float32)).clip(0, 255).astype(np.uint8)
+    grey = cv2.cvtColor(corrected, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    cs, _ = cv2.findContours(blob_mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not cs:
+        return None
+    (cx, cy), (rw, rh), ang = cv2.minAreaRect(max(cs, key=cv2.contourArea))
+    if rw < rh:
+        ang += 90.0
+    # the row laid along x
+    h, w = grey.shape
+    size = int(math.hypot(w, h)) + 2
+    m = cv2.getRotationMatrix2D((cx, cy), ang, 1.0)
+    m[:, 2] += [size / 2 - cx, size / 2 - cy]
+    g = cv2.GaussianBlur(cv2.warpAffine(grey, m, (size, size), flags=cv2.INTER_LINEAR), (0, 0), 0.3 / mm_per_px)
+    blob = cv2.warpAffine(blob_mask, m, (size, size), flags=cv2.INTER_NEAREST)
+    # a few millimetres in from the outline (the felt, a card's shadow on it)
+    inner = cv2.erode(blob, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(4 / mm_per_px) | 1,) * 2)) > 0
+    lo, hi = (int(round(v / mm_per_px)) for v in PITCH_MM)
+    mismatch = np.full(hi + 1, np.inf)
+    for d in range(lo, hi + 1):
+        both = inner[:, :-d] & inner[:, d:]
+        if np.count_nonzero(both) >= 200:
+            mismatch[d] = float(np.mean(np.abs(g[:, :-d] - g[:, d:])[both]))
+    finite = mismatch[np.isfinite(mismatch)]
+    if finite.size < 5:
+        return None
+    pitch = int(np.argmin(mismatch))
+    if pitch <= lo or pitch >= hi or mismatch[pitch] > PITCH_MATCH * float(np.median(finite)):
+        return None  # no repeating pattern along the row
+    both = inner[:, :-pitch] & inner[:, pitch:]
+    diff = np.abs(g[:, :-pitch] - g[:, pitch:]) * both
+    per_col = np.count_nonzero(both, axis=0).astype(np.float32)
+    cols = np.nonzero(per_col >= 0.3 * per_col.max())[0]
+    if cols.size < 10:
+        return None
+    c0, c1 = int(cols.min()), int(cols.max()) + 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        profile = diff[:, c0:c1].sum(axis=0) / per_col[c0:c1]
+    profile = np.where(per_col[c0:c1] >= 0.3 * per_col.max(), profile, np.nan)
+    profile = np.where(np.isnan(profile), np.nanmedian(profile), profile)
+    k = max(3, pitch // 2)
+    smooth = np.convolve(profile, np.ones(k) / k, mode="same")
+    base, peak = float(np.median(smooth)), float(smooth.max())
+    if peak < PHASE_CONTRAST * base or peak < base + PHASE_LEVEL:
+        return 1  # the pattern runs on along the whole row: no seam seen
+    level = (base + peak) / 2
+    xs = np.nonzero(blob.any(axis=0))[0]
+    first, last = float(xs.min()), float(xs.max())
+    card_w = card_px[0]
+    kept: list[float] = []
+    above = np.concatenate([[False], smooth > level, [False]])
+    starts = np.nonzero(~above[:-1] & above[1:])[0]
+    ends = np.nonzero(above[:-1] & ~above[1:])[0]
+    for a, b in zip(starts, ends, strict=True):
+        if not PHASE_BAND[0] * pitch <= b - a <= PHASE_BAND[1] * pitch:
+            continue  # narrower than a pitch: noise; wider: an emblem, a change of print
+        # across the whole row: each half of the blob's height there mismatches (a mark on
+        # one card, a fold of light, lies in one place)
+        band, rows = diff[:, c0 + a : c0 + b], both[:, c0 + a : c0 + b]
+        ys = np.nonzero(rows.any(axis=1))[0]
+        if ys.size < 4:
+            continue
+        mid = (int(ys.min()) + int(ys.max())) // 2
+        halves = [(band[y0:y1].sum() / max(1, np.count_nonzero(rows[y0:y1])))
+                  for y0, y1 in ((0, mid), (mid, band.shape[0]))]
+        if min(halves) < PHASE_CONTRAST * base:
+            continue
+        x = c0 + (a + b) / 2 + pitch / 2  # the upper card's edge: the band's far end
+        if x - first < 0.35 * card_w or last - x < 0.35 * card_w:
+            continue  # the first card shows at least half of itself; the last one whole
+        if all(abs(x - q) >= EDGE_GAP * card_w for q in kept):
+            kept.append(x)
+    return len(kept) + 1
+
+
+#: a back with an emblem: its two colours (the ground, the emblem) lie at least this far apart
+#: in Lab (OpenCV's 8-bit scale); the emblem is one island of the rarer colour, covering at
+#: least MARK_MIN of the back, clear of the card's edge by MARK_EDGE_MM
+MARK_SPLIT_LAB = 20.0
+MARK_MIN = 0.08
+#: and at most this share of it: an emblem has the ground round it (an island covering most of
+#: the back is the inside of a border, a lattice's ground seen whole)
+MARK_MAX = 0.5
+MARK_EDGE_MM = 2.0
+#: a card under another shows at least half of itself, and so of an emblem in its middle: an
+#: island of MARK_PIECE of the emblem or more is one card's (at most MARK_WHOLE of it: the
+#: whole emblem of the card on top)
+MARK_PIECE = (0.35, 1.3)
+
+
+def marks(full_bgr: np.ndarray, mask: np.ndarray, gains: np.ndarray, mm_per_px: float) -> list[tuple[float, float, float]]:
+    """The islands of a back's rarer colour within `mask` (a full-resolution crop of one card or
+    a blob of cards): each (area in full-resolution pixels, centre x, centre y), read at half
+    resolution. The back's pixels are split into its two colours (k-means in Lab); an island
+    is a piece of the rarer one that stays MARK_EDGE_MM clear of the outline (an emblem in
+    a card's middle; a border or a lattice reaches the outline). Empty when the two colours
+    lie closer than MARK_SPLIT_LAB (a flat back, noise)."""
+    h, w = full_bgr.shape[:2]
+    f = 2
+    small = cv2.resize(full_bgr, (max(1, w // f), max(1, h // f)), interpolation=cv2.INTER_AREA)
+    inside = cv2.resize(mask.astype(np.uint8), (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
+    mm = mm_per_px * f
+    lab = colours.lab_of(cv2.transform(small, np.diag(gains).astype(np.float32)))
+    k = int(MARK_EDGE_MM / mm) | 1
+    clear = cv2.erode(inside, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1,) * 2)) > 0
+    px = lab[clear]
+    if px.shape[0] < 200:
+        return []
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    _, labels, centres = cv2.kmeans(px.astype(np.float32), 2, None, crit, 2, cv2.KMEANS_PP_CENTERS)
+    if float(np.linalg.norm(centres[0] - centres[1])) < MARK_SPLIT_LAB:
+        return []
+    rare = int(np.argmin(np.bincount(labels.ravel(), minlength=2)))
+    near = np.linalg.norm(lab - centres[rare], axis=2) < np.linalg.norm(lab - centres[1 - rare], axis=2)
+    ink = (near & (inside > 0)).astype(np.uint8)
+    # an emblem's ring and star of the ground, its shading, do not part it; specks are no emblem
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(3.0 / mm) | 1,) * 2)
+    ink = cv2.morphologyEx(cv2.morphologyEx(ink, cv2.MORPH_CLOSE, disc), cv2.MORPH_OPEN, disc)
+    n, lab_img, stats, cents = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    rim = (inside > 0) & ~clear
+    touching = set(np.unique(lab_img[rim]).tolist())
+    return [(float(stats[i, cv2.CC_STAT_AREA]) * f * f, float(cents[i][0]) * f, float(cents[i][1]) * f)
+            for i in range(1, n) if i not in touching]
+
+
+def count_by_marks(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarray,
+                   card_px: tuple[float, float], mm_per_px: float, emblem: float) -> int | None:
+    """The number of cards in a row or fan of backs with one emblem in the middle of each
+    (`emblem`: its share of a back, learned at calibration from lone cards): each card shows
+    at least half of itself, so at least half of its emblem, an island of the back's rarer
+    colour apart from the others (the ground lies round each emblem). None when no island of
+    an emblem's size is seen."""
+    if emblem <= 0:
+        return None
+    whole = emblem * card_px[0] * card_px[1]
+    found = [a for a, _, _ in marks(full_bgr, blob_mask, gains, mm_per_px)
+             if MARK_PIECE[0] * whole <= a <= MARK_PIECE[1] * whole]
+    return len(found) or None

@@ -20,6 +20,7 @@ CARD_FACES.md) and a plain white one (a face's stock).
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from firmware_bridge.camera import colours
+from firmware_bridge.camera import back_count, colours
 from firmware_bridge.camera.layout import CARD_H_MM, CARD_W_MM, LayoutError
 
 SHRINK = 4
@@ -64,6 +65,10 @@ class BackModel:
     #: a black back with small dots: the share of its full-resolution pixels that are dots
     #: (colours.dot_share); 0 for every other back
     dots: float = 0.0
+    #: a back with one emblem in its middle (a medallion, a crest of another colour): the
+    #: emblem's share of the back, measured on the lone cards (back_count.marks); 0 for a back
+    #: without one. A row or fan of such backs is counted by its emblems
+    emblem: float = 0.0
 
     def tone_model(self, felt_bgr: tuple[int, int, int]) -> colours.ToneModel:
         lab = colours.lab_of(np.uint8([[felt_bgr]]))[0, 0]
@@ -103,6 +108,8 @@ class Calibration:
                 out["back"]["card_size"] = round(b.card_size, 4)  # type: ignore[index]
             if b.dots:
                 out["back"]["dots"] = round(b.dots, 4)  # type: ignore[index]
+            if b.emblem:
+                out["back"]["emblem"] = round(b.emblem, 4)  # type: ignore[index]
             if b.tones:
                 out["back"]["tones"] = [[round(v, 1) for v in t[:3]] + [round(t[3], 3)] for t in b.tones]  # type: ignore[index]
         return out
@@ -134,7 +141,10 @@ def calibration_from_dict(data: object, *, source: str = "<dict>") -> Calibratio
             back = BackModel(cells, level, float(d.get("white_edge", 0.0)),
                              tuple(int(v) for v in d.get("mean_bgr", (0, 0, 0))),  # type: ignore[arg-type]
                              float(d.get("texture", 0.0)), float(d.get("coverage", 0.0)), int(d.get("cards", 0)),
-                             float(d.get("card_size", 1.0)), tones, float(d.get("dots", 0.0)))
+                             float(d.get("card_size", 1.0)), tones, float(d.get("dots", 0.0)),
+                             float(d.get("emblem", 0.0)))
+            if not 0.0 <= back.emblem < 1.0:
+                raise ValueError(f"emblem {back.emblem}: a share 0..1 of a back")
             if not 0.0 <= back.dots <= 1.0 or (back.dots and not tones):
                 raise ValueError(f"dots {back.dots}: a share 0..1, of a back learned as tones")
             if not CARD_SIZE_RANGE[0] <= back.card_size <= CARD_SIZE_RANGE[1]:
@@ -568,7 +578,51 @@ def _card_size(sides: list[tuple[float, float]], mm_per_px: float, warnings: lis
 def calibrate(felt_frames: list[np.ndarray], back_frames: list[np.ndarray], mm_per_px: float) -> Calibration:
     felt = learn_felt(felt_frames)
     back, warnings = learn_back(back_frames, felt, mm_per_px)
+    # (the table's scale as measured on the lone cards, as the recogniser takes it)
+    emblem = learn_emblem(back_frames, felt, mm_per_px / back.card_size)
+    if emblem:
+        back = dataclasses.replace(back, emblem=emblem)
     return Calibration(felt, back, tuple(warnings))
+
+
+#: an emblem lies in the middle of its card: its centre within this share of the card's
+#: width of the card's centre
+EMBLEM_CENTRE = 0.15
+
+
+def learn_emblem(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> float:
+    """The share of a back its emblem covers, when every lone face-down card in the stills
+    shows exactly one island of the back's rarer colour in its middle, clear of its edges and
+    at least back_count.MARK_MIN of it and at most MARK_MAX (a medallion, a crest); else 0 (a border, a lattice, dots,
+    a flat back, two emblems)."""
+    felt_lab = colours.lab_of(np.uint8([[felt.bgr]]))[0, 0]
+    card_w, card_h = CARD_W_MM / mm_per_px, CARD_H_MM / mm_per_px
+    card_area = card_w * card_h / (SHRINK * SHRINK)
+    shares: list[float] = []
+    for frame in frames:
+        small = _quarter(frame)
+        gains = _gains(small, felt.bgr)
+        corrected = cv2.transform(small, np.diag(gains).astype(np.float32)).clip(0, 255).astype(np.uint8)
+        nonfelt = cv2.morphologyEx(_not_felt_lab(corrected, felt_lab).astype(np.uint8), cv2.MORPH_OPEN,
+                                   np.ones((3, 3), np.uint8))
+        nonfelt = colours.fill_holes(nonfelt, card_area).astype(np.uint8)
+        for comp, _, (x, y, bw, bh) in _lone_cards(nonfelt, card_area):
+            crop = frame[y * SHRINK : (y + bh) * SHRINK, x * SHRINK : (x + bw) * SHRINK]
+            mask = cv2.resize(comp[y : y + bh, x : x + bw].astype(np.uint8), (crop.shape[1], crop.shape[0]),
+                              interpolation=cv2.INTER_NEAREST)
+            islands = [m for m in back_count.marks(crop, mask, gains, mm_per_px)
+                       if m[0] >= back_count.MARK_MIN * card_w * card_h]
+            if len(islands) != 1:
+                return 0.0
+            area, cx, cy = islands[0]
+            ys, xs = np.nonzero(mask)
+            if math.hypot(cx - xs.mean(), cy - ys.mean()) > EMBLEM_CENTRE * card_w:
+                return 0.0
+            share = area / float(np.count_nonzero(mask))
+            if share > back_count.MARK_MAX:
+                return 0.0
+            shares.append(share)
+    return float(np.mean(shares)) if shares else 0.0
 
 
 _SECTION = re.compile(r"^\s*\[([^\]]+)\]\s*(#.*)?$")

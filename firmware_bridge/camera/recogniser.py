@@ -185,6 +185,7 @@ class Recogniser:
             self._back_lut = back.tone_model(felt_bgr) if back.tones else colours.back_lut(back.cells)
         self._back_level = back.level if back is not None else 1.0
         self._white_edge = back.white_edge if back is not None else 0.0
+        self._emblem = back.emblem if back is not None else 0.0
         self._geo = {n: _ZoneGeometry(layout, n) for n in layout.zones}
         self.zone_readers: dict[str, ZoneReader] = {n: self._read_card_zone for n in layout.zones}
         for name, reader in (zone_readers or {}).items():
@@ -522,7 +523,7 @@ class Recogniser:
                     face_up = 1 if (has_face and back_a < face_white) else 0
                 elif not has_face and not cut and self._back_lut is not None:
                     # backs only: a row or fan of one to four, counted by their visible backs
-                    cards = self._count_backs(frame, comp, (x0, y0), gains, rest, cards)
+                    cards = self._count_backs(frame, comp, (x0, y0), gains, rest, cards, geo.mask)
                 else:
                     face_up = cards if not has_back else (0 if not has_face else max(1, min(cards - 1, round(face_white / (0.7 * self._card_area)))))
             blobs.append(BlobView(box, full_contour, cards, face_up, cut))
@@ -625,7 +626,7 @@ class Recogniser:
         return float(np.count_nonzero(odd & ~face))
 
     def _count_backs(self, frame: np.ndarray, comp: np.ndarray, origin: tuple[int, int], gains: np.ndarray,
-                     area: float, estimate: int) -> int:
+                     area: float, estimate: int, zone_mask: np.ndarray | None = None) -> int:
         """A blob of backs bigger than one card: count its cards by their visible backs at full
         resolution (back_count); keep the area's estimate when the pieces do not fit it."""
         ys, xs = np.nonzero(comp)
@@ -643,6 +644,22 @@ class Recogniser:
         by_edges = back_count.count_by_edges(crop, mask, gains, self.layout.card_px, self.layout.mm_per_px)
         if by_edges is not None:
             counts.append(by_edges)
+        # and by the turns of the cards' own edges on the blob's outline (a fan of backs whose
+        # pattern runs on from card to card, with neither border nor a line at its edges)
+        by_outline = back_count.count_by_outline(comp, self._card_w, zone_mask)
+        if by_outline is not None:
+            counts.append(by_outline)
+        # and, in a row of backs whose pattern repeats, by where the pattern starts afresh
+        # (each card's pattern begins at its own edge)
+        by_phase = back_count.count_by_phase(crop, mask, gains, self.layout.card_px, self.layout.mm_per_px)
+        if by_phase is not None:
+            counts.append(by_phase)
+        # and, for a back with an emblem in its middle, by its emblems (each card shows at
+        # least half of its own)
+        by_marks = back_count.count_by_marks(crop, mask, gains, self.layout.card_px, self.layout.mm_per_px,
+                                             self._emblem)
+        if by_marks is not None:
+            counts.append(by_marks)
         fits = [n for n in counts if back_count.plausible(n, area, self._card_area)]
         return max(fits) if fits else estimate
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from firmware_bridge.camera import back_count
+from firmware_bridge.camera.decks import BackDesign, paint_back
 from firmware_bridge.camera.layout import CARD_H_MM, CARD_W_MM
 
 MM_PER_PX = 0.3
@@ -72,3 +73,71 @@ def test_the_edges_need_half_a_card_between_them():
     img, mask = _row(2, 0.3 * CARD_W_MM)
     assert back_count.count_by_edges(img, mask, np.ones(3, np.float32), CARD_PX, MM_PER_PX) == 1
     assert math.isclose(back_count.EDGE_GAP, 0.4)
+
+
+@pytest.mark.parametrize(("n", "step_mm", "fan_deg"), [(2, 40, 0), (3, 34, 0), (4, 33, 0), (2, 40, 20), (3, 38, 20),
+                                                        (4, 36, 18)])
+def test_a_fan_is_counted_by_its_cards_turns_on_the_outline_a_row_is_left_to_the_others(n, step_mm, fan_deg):
+    # at quarter resolution, as the recogniser sees the blob: each card of a fan shows a
+    # stretch of its outer edge turned its own way; a row's cards all lie one way (1)
+    _, mask = _row(n, step_mm, fan_deg)
+    quarter = cv2.resize(mask, (mask.shape[1] // 4, mask.shape[0] // 4), interpolation=cv2.INTER_AREA)
+    assert back_count.count_by_outline(quarter, CARD_PX[0] / 4) == (n if fan_deg else 1)
+
+
+def test_a_fan_cut_off_by_the_zones_edge_gains_no_card_from_that_edge():
+    # the zone's edge, straight and turned its own way (about 50 degrees here, no card's), cuts
+    # a corner off the blob: that straight run is no card's edge
+    _, mask = _row(3, 38, 20)
+    quarter = cv2.resize(mask, (mask.shape[1] // 4, mask.shape[0] // 4), interpolation=cv2.INTER_AREA)
+    h, w = quarter.shape
+    zone = np.zeros_like(quarter)
+    cv2.fillPoly(zone, [np.array([[0, 0], [w, 0], [w, h], [130, h], [0, h - 156]], np.int32)], 1)
+    cut = quarter & zone
+    assert np.count_nonzero(quarter) > np.count_nonzero(cut)
+    assert back_count.count_by_outline(cut, CARD_PX[0] / 4) == 4  # the zone's edge not known
+    assert back_count.count_by_outline(cut, CARD_PX[0] / 4, zone) == 3
+
+
+def _printed_row(design, steps_mm: list[float], drop_mm: list[float]):
+    """A row of backs painted by the project's renderer (decks.paint_back), each card laid on
+    the one before `steps_mm` further along and `drop_mm` lower, with sensor noise."""
+    tile = paint_back(design, MM_PER_PX)
+    img = np.zeros((700, 1300, 3), np.uint8)
+    img[:] = FELT
+    mask = np.zeros(img.shape[:2], np.uint8)
+    x = 200.0
+    for step, drop in zip([0.0, *steps_mm], [0.0, *drop_mm], strict=True):
+        x += step / MM_PER_PX
+        y0 = int(200 + drop / MM_PER_PX)
+        img[y0 : y0 + tile.shape[0], int(x) : int(x) + tile.shape[1]] = tile
+        mask[y0 : y0 + tile.shape[0], int(x) : int(x) + tile.shape[1]] = 1
+    noise = np.random.default_rng(len(steps_mm)).normal(0, 3, img.shape)
+    return np.clip(img + noise, 0, 255).astype(np.uint8), mask
+
+
+@pytest.mark.parametrize(("steps_mm", "drop_mm"), [([38.0], [1.0]), ([35.0, 41.0], [-1.5, 2.0]),
+                                                   ([33.5, 36.0, 39.5], [1.2, -2.0, 0.7])])
+def test_a_row_of_dotted_backs_with_no_border_is_counted_where_the_dots_start_afresh(steps_mm, drop_mm):
+    # black with grey dots on a staggered grid, nothing at the cards' edges: the colours part
+    # nothing and no line crosses the row, but each card's dots start at its own edge
+    design = BackDesign("dots", (18, 18, 18), (140, 140, 140), border_mm=0.0, step_mm=6.0, line_mm=1.2,
+                        square_grid=False)
+    img, mask = _printed_row(design, steps_mm, drop_mm)
+    gains = np.ones(3, np.float32)
+    assert back_count.count_by_edges(img, mask, gains, CARD_PX, MM_PER_PX) == 1
+    assert back_count.count_by_phase(img, mask, gains, CARD_PX, MM_PER_PX) == len(steps_mm) + 1
+
+
+def test_an_emblem_in_a_dotted_back_is_no_seam_and_a_flat_back_has_no_pattern():
+    # dots all over and a crest in the middle of each card: where the crest lies the dots do
+    # not repeat, over far more than a pitch; a flat back repeats nothing at all
+    crest = BackDesign("logo", (92, 40, 16), (215, 215, 220), border_mm=0.0, step_mm=3.5, line_mm=0.45)
+    img, mask = _printed_row(crest, [36.0, 40.0], [0.0, 0.0])
+    gains = np.ones(3, np.float32)
+    assert back_count.count_by_phase(img, mask, gains, CARD_PX, MM_PER_PX) in (None, 1, 2, 3)
+    one, one_mask = _printed_row(crest, [], [])
+    assert back_count.count_by_phase(one, one_mask, gains, CARD_PX, MM_PER_PX) in (None, 1)
+    flat = BackDesign("flat", (126, 128, 130), (126, 128, 130), border_mm=0.0)
+    img, mask = _printed_row(flat, [36.0, 40.0], [0.0, 0.0])
+    assert back_count.count_by_phase(img, mask, gains, CARD_PX, MM_PER_PX) is None

@@ -8,6 +8,7 @@ the cut card's look and is refused."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -16,10 +17,12 @@ import cv2
 import pytest
 
 from firmware_bridge.camera import SyntheticCamera, TableScene, accuracy, seat_accuracy
+from firmware_bridge.camera import scene as scene_module
 from firmware_bridge.camera.build import build_recogniser
 from firmware_bridge.camera.calibration import CalibrationError, calibrate, calibration_from_dict
 from firmware_bridge.camera.config import load_camera_config
 from firmware_bridge.camera.decks import STYLES, TONE_STYLES, BackDesign, DeckStyle
+from firmware_bridge.camera.seat_poses import new_plan
 from station.cli import main
 from station.games.pokdeng.camera_accuracy import random_table
 
@@ -203,3 +206,64 @@ def test_a_greyish_violet_back_is_learned_whole_not_held_as_another_deck(tmp_pat
     assert score.counts["held"] == 0 and score.counts["wrong_identity"] == 0, score.examples
     assert not rec.unknown_back_zones
     assert learned["back"]["tones"], learned
+
+
+def _laid_seats(tmp_path, capsys, style, lay):
+    """Seats of `style` read by a recogniser calibrated through `station camera calibrate`:
+    every seat laid by `lay(scene, zone, rng)` on one clean frame; (truth, seen) per seat."""
+    layout = load_camera_config(SEATS).layout
+    felt, backs = seat_accuracy.seat_stills(layout, style, 1)
+    cam, _ = _calibrated(tmp_path, SEATS, felt[0], backs[0], capsys)
+    rec = build_recogniser(cam)
+    zones = tuple(layout.zones)
+    scene = TableScene(zones, seed=5, seat_zones=zones)
+    rng = random.Random(5)
+    for zone in zones:
+        lay(scene, zone, rng)
+    camera = SyntheticCamera(scene, layout, perturbations="clean", seed=3, style=style)
+    seen, _ = rec.read_still(camera.read()[1])
+    return {z: (sorted(scene.snapshot()[z]), sorted(seen[z] or [])) for z in zones}
+
+
+@pytest.mark.parametrize("style", ["regent", "pepper"])
+def test_a_fan_of_backs_with_neither_border_nor_frame_is_counted_by_its_edges_turns(tmp_path, capsys, style,
+                                                                                  monkeypatch):
+    # the pattern runs on from card to card and nothing lines a card's edge: the colours part
+    # nothing, no edge line crosses the fan; its cards' outer edges on the felt turn one way
+    # per card (seat_poses: about 21 degrees from card to card), which counts them
+    monkeypatch.setattr(scene_module, "new_plan", lambda rng: dataclasses.replace(new_plan(rng), fan=True))
+
+    def fan(scene, zone, rng):
+        for k in range(3 + int(zone[1:]) % 2):  # three and four cards
+            scene.deal(zone, f"{k + 2}C")
+
+    read = _laid_seats(tmp_path, capsys, style, fan)
+    assert all(truth == seen for truth, seen in read.values()), read
+
+
+@pytest.mark.parametrize("style", ["regent", "heather"])
+def test_a_row_of_backs_with_an_emblem_and_no_border_is_counted_by_its_emblems(tmp_path, capsys, style, monkeypatch):
+    # a medallion in the middle of each card and nothing at the cards' edges: a row's backs
+    # run on into one another, but each card shows at least half of itself and so at least
+    # half of its medallion, an island of its own in the ground
+    monkeypatch.setattr(scene_module, "new_plan", lambda rng: dataclasses.replace(new_plan(rng), fan=False))
+
+    def row(scene, zone, rng):
+        for k in range(3 + int(zone[1:]) % 2):  # three and four cards
+            scene.deal(zone, f"{k + 2}C")
+
+    read = _laid_seats(tmp_path, capsys, style, row)
+    assert all(truth == seen for truth, seen in read.values()), read
+
+
+@pytest.mark.parametrize(("style", "emblem"), [("regent", True), ("heather", True), ("amethyst", False),
+                                               ("crest", False), ("pepper", False), ("bordeaux", False)])
+def test_calibrate_learns_an_emblem_only_for_a_back_with_one_in_its_middle_clear_of_its_edges(tmp_path, capsys,
+                                                                                              style, emblem):
+    # a border (amethyst's, crest's) reaches the card's edge, dots and a lattice are no island
+    # of an emblem's size: only a medallion alone in the ground is counted as one per card
+    layout = load_camera_config(SEATS).layout
+    felt, backs = seat_accuracy.seat_stills(layout, style, 1)
+    cam, learned = _calibrated(tmp_path, SEATS, felt[0], backs[0], capsys)
+    assert (learned["back"].get("emblem", 0.0) > 0.3) is emblem, learned
+    assert cam.layout.calibration.back.emblem == learned["back"].get("emblem", 0.0)
