@@ -61,6 +61,11 @@ SHRINK = 4  # quarter resolution for everything but QR decoding
 #: zone markings on the felt (a painted outline, a seat's name) are at most this wide; cards
 #: always show far more of themselves (a card dealt on another shows at least half its back)
 MARKING_MM = 10.0
+#: a zone is covered by the dealer's hand when skin wider than a marking fills this share of a
+#: card's area in it
+HAND_SKIN_SHARE = 0.02
+#: skin inside a zone with at most this share of felt round it is print on a card, not a hand
+PRINT_RING_FELT = 0.05
 
 # Change detection at quarter resolution: a pixel has changed when it differs by more than
 # CHANGE_LEVEL grey levels; a zone has changed when more than CHANGE_FRACTION of its pixels
@@ -444,14 +449,39 @@ class Recogniser:
         self.views[name] = view
         return view
 
+    def _hand_over(self, skin: np.ndarray, felt: np.ndarray, inside: np.ndarray) -> bool:
+        """Whether the dealer's hand (skin, quarter resolution) lies over a zone (`inside`).
+        Not every skin-coloured thing is a hand: a zone's painted outline or name (gold or
+        copper paint) is never wider than MARKING_MM, and a hand's finger is wider, so skin
+        counts only where it is wider than a marking; and a picture printed on a card's face (a
+        court figure's flesh and gold) lies on the cards, clear of the felt and of the zone's
+        edge, where a hand, reaching in from the dealer's side over cards and felt, never
+        does."""
+        limit = HAND_SKIN_SHARE * self._card_area
+        if np.count_nonzero(skin) <= limit:
+            return False
+        wide = cv2.morphologyEx(skin.astype(np.uint8), cv2.MORPH_OPEN, self._marking_kernel)
+        if np.count_nonzero(wide) <= limit:
+            return False
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(wide, connectivity=8)
+        hand_px = 0
+        for i in range(1, n):
+            comp = (labels == i).astype(np.uint8)
+            around = cv2.dilate(comp, self._marking_kernel) > 0
+            ring = around & (comp == 0)
+            on_cards = np.count_nonzero(ring & felt) <= PRINT_RING_FELT * np.count_nonzero(ring) \
+                and not np.any(around & ~inside)
+            if not on_cards:
+                hand_px += int(stats[i, cv2.CC_STAT_AREA])
+        return hand_px > limit
+
     def _read_card_zone(self, name: str, frame: np.ndarray, small: np.ndarray, gains: np.ndarray) -> ZoneView:
         geo = self._geo[name]
         x0, y0, x1, y1 = geo.box
         patch = self._zone_patch(frame, geo)
         cls = self._classes(patch, gains, frame[y0 * SHRINK : y1 * SHRINK, x0 * SHRINK : x1 * SHRINK])
         inside = geo.mask > 0
-        skin_px = int(np.count_nonzero(cls.skin & inside))
-        if skin_px > 0.02 * self._card_area:
+        if self._hand_over(cls.skin & inside, cls.felt, inside):
             self.unknown_back_zones.discard(name)
             return ZoneView(reading=None, covered=True)
         cardish = ((~cls.felt) & inside).astype(np.uint8) * 255
