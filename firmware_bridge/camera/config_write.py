@@ -37,7 +37,9 @@ def edited_text(text: str, zones: dict[str, list[list[int]]], calibration: Calib
         m = _SECTION.match(line)
         if m:
             section = m.group(1).strip()
-            skipping = calibration is not None and section.startswith("calibration")
+            # the cards' calibration is replaced; the dice tray's (`calibrate --dice`) is not theirs
+            skipping = calibration is not None and section.startswith("calibration") \
+                and section != "calibration.dice"
         if calibration is not None and (skipping or line.startswith(_CAL_COMMENT)):
             continue
         if section and section.startswith("zones."):

@@ -53,24 +53,70 @@ class DiceCalibration:
         return out
 
 
+#: what `[calibration.dice]` may hold
+_KEYS = ("die_px", "dice", "low_px", "high_px", "nadir_x_px", "nadir_y_px", "strip_per_px", "strips")
+_VIEW_KEYS = ("nadir_x_px", "nadir_y_px", "strip_per_px")
+#: the largest strip a camera view may predict per pixel from the point below it: a fit
+#: leans towards 0.01 (a camera 1.8 m up sees 16 mm dice shifted about 0.9 px per 100 px);
+#: more would be a camera a few dice above the tray, and would make every read search far
+_MAX_STRIP_PER_PX = 0.05
+#: the strip a view predicts at the tray picture's corner is at most this many dice wide (a
+#: wider one is a camera looking along the table, not down at it)
+_MAX_STRIP_DICE = 2.0
+
+
+def _number(data: dict, key: str, source: str) -> float:
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+        raise LayoutError(f"{source}: [calibration.dice] {key} = {value!r}: a finite number; "
+                          "run `station camera calibrate --dice` again")
+    return float(value)
+
+
+def _plausible(view: CameraView, die_px: float) -> bool:
+    """Whether a view is one of a camera looking down at the tray (see the bounds above)."""
+    return 0 < view.strip_per_px <= _MAX_STRIP_PER_PX \
+        and view.strip_per_px * float(np.hypot(view.nadir_x_px, view.nadir_y_px)) <= _MAX_STRIP_DICE * die_px
+
+
 def dice_calibration_from_dict(data: object, *, source: str = "<dict>") -> DiceCalibration | None:
     if data is None:
         return None
     if not isinstance(data, dict):
         raise LayoutError(f"{source}: [calibration.dice] must be a table")
-    try:
-        die_px = float(data["die_px"])
-        view = None
-        if "strip_per_px" in data:
-            view = CameraView(float(data["nadir_x_px"]), float(data["nadir_y_px"]), float(data["strip_per_px"]),
-                              int(data.get("strips", 0)))
-        cal = DiceCalibration(die_px, int(data.get("dice", 0)), float(data.get("low_px", die_px)),
-                              float(data.get("high_px", die_px)), view)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise LayoutError(f"{source}: [calibration.dice]: {exc!r}; run `station camera calibrate --dice` again") from None
+    unknown = sorted(set(data) - set(_KEYS))
+    if unknown:
+        raise LayoutError(f"{source}: [calibration.dice]: unknown key(s) {', '.join(unknown)} "
+                          f"(known: {', '.join(_KEYS)})")
+    if "die_px" not in data:
+        raise LayoutError(f"{source}: [calibration.dice]: no die_px; run `station camera calibrate --dice` again")
+    die_px = _number(data, "die_px", source)
     if not _LEAST_PX <= die_px <= 2000:
         raise LayoutError(f"{source}: [calibration.dice] die_px {die_px}: at least {_LEAST_PX:g} pixels")
-    return cal
+    view = None
+    given = [k for k in _VIEW_KEYS if k in data]
+    if given:
+        missing = [k for k in _VIEW_KEYS if k not in data]
+        if missing:
+            raise LayoutError(f"{source}: [calibration.dice]: the camera's view needs {', '.join(_VIEW_KEYS)}; "
+                              f"{', '.join(missing)} missing; run `station camera calibrate --dice` again")
+        nadir_x, nadir_y, per_px = (_number(data, k, source) for k in _VIEW_KEYS)
+        if not 0 < per_px <= _MAX_STRIP_PER_PX:
+            raise LayoutError(f"{source}: [calibration.dice] strip_per_px {per_px}: more than 0 and at most "
+                              f"{_MAX_STRIP_PER_PX}")
+        if not _plausible(CameraView(nadir_x, nadir_y, per_px, 0), die_px):
+            raise LayoutError(f"{source}: [calibration.dice] nadir ({nadir_x}, {nadir_y}) with strip_per_px "
+                              f"{per_px}: a strip wider than {_MAX_STRIP_DICE:g} dice at the tray; run "
+                              "`station camera calibrate --dice` again")
+        strips = _number(data, "strips", source) if "strips" in data else 0
+        if strips < 0 or strips != int(strips):
+            raise LayoutError(f"{source}: [calibration.dice] strips {strips}: a count")
+        view = CameraView(nadir_x, nadir_y, per_px, int(strips))
+    elif "strips" in data:
+        raise LayoutError(f"{source}: [calibration.dice]: strips without the camera's view ({', '.join(_VIEW_KEYS)})")
+    extra = {k: _number(data, k, source) for k in ("dice", "low_px", "high_px") if k in data}
+    return DiceCalibration(die_px, int(extra.get("dice", 0)), extra.get("low_px", die_px),
+                           extra.get("high_px", die_px), view)
 
 
 def calibrate_dice(crops: list[np.ndarray], nominal_die_px: float, *, view: bool = True) -> DiceCalibration:
@@ -202,7 +248,9 @@ def fit_view(strips: list[tuple[tuple[float, float], tuple[float, float]]], die_
             break
         keep[int(np.argmax(np.where(keep, err, -1.0)))] = False  # the worst one out, then fit again
     nadir = mean - np.array([sx, sy]) / k
-    return CameraView(float(nadir[0]), float(nadir[1]), k, int(keep.sum()))
+    view = CameraView(float(nadir[0]), float(nadir[1]), k, int(keep.sum()))
+    # no camera looking down at a tray gives more; such a fit is of dice misread, not kept
+    return view if _plausible(view, die_px) else None
 
 
 def _silhouette(lo: np.ndarray, centre: tuple[float, float], rough_px: float, reach: float = 1.0,

@@ -32,6 +32,7 @@ from firmware_bridge.camera.dice_calibration import (
     write_dice_calibration,
 )
 from firmware_bridge.camera.dice_render import DICE_STRESS_PRESETS, DicePerturbations, render_tray
+from firmware_bridge.camera.layout import LayoutError
 
 NOMINAL_MM_PER_PX = 0.30
 DIE_HEIGHT_MM = 16.0
@@ -123,6 +124,25 @@ def test_the_view_is_kept_in_the_camera_config(tmp_path):
     assert read is not None and read.view == again.view
 
 
+@pytest.mark.parametrize("edit, says", [
+    ({"strip_per_px": None}, "strip_per_px missing"),  # a partial view is never dropped quietly
+    ({"strip_per_pixel": 0.009}, "unknown key"),  # nor a misspelt one
+    ({"strip_per_px": float("nan")}, "a finite number"),
+    ({"nadir_x_px": float("inf")}, "a finite number"),
+    ({"strip_per_px": True}, "a finite number"),
+    ({"strip_per_px": -0.009}, "more than 0"),
+    ({"strip_per_px": 0.5}, "at most"),
+    ({"nadir_x_px": -5.0e6}, "wider than"),
+    ({"strips": -1}, "a count"),
+])
+def test_a_view_edited_wrong_is_refused_with_what_is_wrong(edit, says):
+    good = DiceCalibration(53.1, 4, 50.0, 56.0, CameraView(-812.35, 1430.5, 0.0091234, 4)).as_dict()
+    data = {**good, **edit}
+    data = {k: v for k, v in data.items() if v is not None}
+    with pytest.raises(LayoutError, match=says):
+        dice_calibration_from_dict(data, source="camera.toml")
+
+
 #: one off-axis table (the camera's foot 510 mm from the tray's centre, 1.81 m up) and throws of
 #: the `hidden` class on it under a dark wall, one die against a wall
 DARK_WALLS = replace(DICE_STRESS_PRESETS["hidden"], pale_rim_rate=0.0, mm_per_px=(0.30, 0.30))
@@ -183,3 +203,25 @@ def test_a_whole_die_against_the_rim_seen_from_straight_above_stays_named():
         assert sorted(seen) == sorted(pic.faces), (s, seen)
         named += len(seen)
     assert named == 24
+
+
+def test_saving_the_cards_calibration_from_the_console_keeps_the_trays(tmp_path):
+    # the console's table setup saves zones and the cards' calibration through edited_text:
+    # the tray's die size and view, from `calibrate --dice`, are not the cards' to replace
+    from pathlib import Path
+
+    from firmware_bridge.camera.config import load_camera_config
+    from firmware_bridge.camera.config_write import save_camera_config
+
+    config = tmp_path / "camera.toml"
+    shipped = Path(__file__).resolve().parents[2] / "config" / "camera_paigow_1080p.toml"
+    config.write_text(shipped.read_text(encoding="utf-8"), encoding="utf-8")
+    cal = DiceCalibration(53.1, 4, 50.0, 56.0, CameraView(-812.35, 1430.5, 0.0091234, 4))
+    write_dice_calibration(config, cal)
+    before = load_camera_config(config)
+    assert before.dice_calibration is not None and before.layout.calibration is not None
+    zones = {name: [list(map(int, p)) for p in zone.polygon] for name, zone in before.layout.zones.items()}
+    save_camera_config(config, zones, before.layout.calibration)
+    after = load_camera_config(config)
+    assert after.dice_calibration == before.dice_calibration
+    assert after.layout.calibration == before.layout.calibration
