@@ -8,7 +8,7 @@ through. `heal()` lets everything flow again, in order. A server that closes a c
 
 The link forwards from threads of the test's own process, so under load what a process sent may
 still be on its way to the bus well after the process stopped (SIGSTOP) or died:
-`local_ports(pid)` and `wait_forwarded(ports)` let a test wait until every byte a process sent
+`local_ports(pid, link.port)` and `wait_forwarded(ports)` let a test wait until every byte a process sent
 has reached the bus and its connections are closed there.
 """
 
@@ -56,23 +56,26 @@ class CuttableLink:
     def _accept(self) -> None:
         while not self._closed:
             try:
-                client, _ = self._listener.accept()
+                client, address = self._listener.accept()
             except OSError:
                 return
-            threading.Thread(target=self._connect, args=(client,), daemon=True).start()
+            port = address[1]
+            with self._lock:  # from the moment it is taken: its bytes are the link's to forward
+                self._open_ports.add(port)
+            threading.Thread(target=self._connect, args=(client, port), daemon=True).start()
 
-    def _connect(self, client: socket.socket) -> None:
+    def _connect(self, client: socket.socket, port: int) -> None:
         self._flowing.wait()  # a connection made during the cut goes through when it heals
         try:
             server = socket.create_connection(self.upstream, timeout=5)
             server.settimeout(None)
         except OSError:
             _close(client)  # nobody listens behind the link: refused, as it would be
+            with self._lock:
+                self._open_ports.discard(port)
             return
-        port = client.getpeername()[1]
         with self._lock:
             self._sockets.update((client, server))
-            self._open_ports.add(port)
         threading.Thread(target=self._pump, args=(client, server, port), daemon=True).start()
         threading.Thread(target=self._pump, args=(server, client), daemon=True).start()
 
@@ -110,8 +113,9 @@ class CuttableLink:
                     self._open_ports.discard(client_port)
 
 
-def local_ports(pid: int) -> set[int]:
-    """The local TCP ports of a live (or stopped) process's sockets, from /proc."""
+def local_ports(pid: int, remote_port: int) -> set[int]:
+    """The local TCP ports of a live (or stopped) process's connections to `remote_port` (the
+    link's), from /proc: its other connections (the ledger's) may reuse a port number."""
     inodes = set()
     for fd in os.listdir(f"/proc/{pid}/fd"):
         try:
@@ -128,7 +132,7 @@ def local_ports(pid: int) -> set[int]:
             continue
         for line in lines:
             fields = line.split()
-            if fields[9] in inodes:
+            if fields[9] in inodes and int(fields[2].rsplit(":", 1)[1], 16) == remote_port:
                 ports.add(int(fields[1].rsplit(":", 1)[1], 16))
     return ports
 
