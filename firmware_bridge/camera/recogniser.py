@@ -66,6 +66,9 @@ MARKING_MM = 10.0
 HAND_SKIN_SHARE = 0.02
 #: skin inside a zone with at most this share of felt round it is print on a card, not a hand
 PRINT_RING_FELT = 0.05
+#: ... and print lies within one face, so it covers at most this share of a card (a hand
+#: flat on a seat's cards, its outline on nothing but cards, covers more)
+PRINT_MAX_CARD_SHARE = 0.5
 
 # Change detection at quarter resolution: a pixel has changed when it differs by more than
 # CHANGE_LEVEL grey levels; a zone has changed when more than CHANGE_FRACTION of its pixels
@@ -454,9 +457,9 @@ class Recogniser:
         Not every skin-coloured thing is a hand: a zone's painted outline or name (gold or
         copper paint) is never wider than MARKING_MM, and a hand's finger is wider, so skin
         counts only where it is wider than a marking; and a picture printed on a card's face (a
-        court figure's flesh and gold) lies on the cards, clear of the felt and of the zone's
-        edge, where a hand, reaching in from the dealer's side over cards and felt, never
-        does."""
+        court figure's flesh and gold) lies within one card, clear of the felt and of the
+        zone's edge, where a hand, larger than a card and reaching in from the dealer's side
+        over cards and felt, never does."""
         limit = HAND_SKIN_SHARE * self._card_area
         if np.count_nonzero(skin) <= limit:
             return False
@@ -469,7 +472,8 @@ class Recogniser:
             comp = (labels == i).astype(np.uint8)
             around = cv2.dilate(comp, self._marking_kernel) > 0
             ring = around & (comp == 0)
-            on_cards = np.count_nonzero(ring & felt) <= PRINT_RING_FELT * np.count_nonzero(ring) \
+            on_cards = stats[i, cv2.CC_STAT_AREA] <= PRINT_MAX_CARD_SHARE * self._card_area \
+                and np.count_nonzero(ring & felt) <= PRINT_RING_FELT * np.count_nonzero(ring) \
                 and not np.any(around & ~inside)
             if not on_cards:
                 hand_px += int(stats[i, cv2.CC_STAT_AREA])

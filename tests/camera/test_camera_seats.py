@@ -11,6 +11,7 @@ import random
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from firmware_bridge.camera.accuracy import score_zone
@@ -230,3 +231,20 @@ def test_faces_printed_with_a_figure_in_skin_and_gold_are_read_not_taken_for_a_h
     assert all(seen[z] is not None for z in zones), seen  # no seat held as under a hand
     # a card whose code the figure's print comes near may be XX (never a wrong card)
     assert verdicts.count("correct") >= 5, json.dumps({z: [truth[z], seen[z]] for z in zones})
+
+
+
+def test_skin_on_nothing_but_cards_is_print_only_when_a_face_could_hold_it(calibrated):
+    # the rule on its own, at quarter resolution: a zone of cards (no felt), skin in its middle
+    # clear of its edge; a figure's size (a fifth of a card) is print, a palm's (more than a
+    # card: the dealer's hand flat on a seat's cards, its sleeve hiding the wrist) is the hand
+    rec = Recogniser(calibrated)
+    card_px = rec._card_area
+    h = w = int(4 * np.sqrt(card_px))
+    inside = np.ones((h, w), bool)
+    for share, hand in ((0.2, False), (1.2, True)):
+        skin = np.zeros((h, w), np.uint8)
+        cv2.circle(skin, (w // 2, h // 2), int(np.sqrt(share * card_px / np.pi)), 1, -1)
+        assert bool(rec._hand_over(skin > 0, np.zeros((h, w), bool), inside)) is hand, share
+        # the same skin with felt round it (a hand reaching in over the felt) is the hand
+        assert bool(rec._hand_over(skin > 0, skin == 0, inside)) is True, share
