@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import socket
 import threading
-import time
 
 
 class CuttableLink:
@@ -82,15 +81,14 @@ class CuttableLink:
     def wait_forwarded(self, ports: set[int], timeout_s: float = 30.0) -> None:
         """Until the connections from these client ports are closed at the bus's end, every byte
         their process sent forwarded first (the process must have died or closed them)."""
-        deadline = time.monotonic() + timeout_s
-        while True:
+        from tests.waiting import wait_for
+
+        def forwarded() -> bool:
             with self._lock:
-                left = self._open_ports & ports
-            if not left:
-                return
-            if time.monotonic() >= deadline:
-                raise TimeoutError(f"connections from ports {sorted(left)} still open after {timeout_s:g} s")
-            time.sleep(0.05)
+                return not self._open_ports & ports
+
+        wait_for(forwarded, timeout_s, lambda: f"the link to forward all from ports {sorted(ports)} and close them",
+                 poll_s=0.05)
 
     def _pump(self, src: socket.socket, dst: socket.socket, client_port: int | None = None) -> None:
         try:
