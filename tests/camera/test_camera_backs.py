@@ -225,19 +225,24 @@ def _laid_seats(tmp_path, capsys, style, lay):
     return {z: (sorted(scene.snapshot()[z]), sorted(seen[z] or [])) for z in zones}
 
 
+def _three_and_four_backs(tmp_path, capsys, style, monkeypatch, *, fan: bool):
+    """_laid_seats with every seat dealt three or four backs, all in a fan or all in a row."""
+    monkeypatch.setattr(scene_module, "new_plan", lambda rng: dataclasses.replace(new_plan(rng), fan=fan))
+
+    def deal(scene, zone, rng):
+        for k in range(3 + int(zone[1:]) % 2):  # three and four cards
+            scene.deal(zone, f"{k + 2}C")
+
+    return _laid_seats(tmp_path, capsys, style, deal)
+
+
 @pytest.mark.parametrize("style", ["regent", "pepper"])
 def test_a_fan_of_backs_with_neither_border_nor_frame_is_counted_by_its_edges_turns(tmp_path, capsys, style,
                                                                                   monkeypatch):
     # the pattern runs on from card to card and nothing lines a card's edge: the colours part
     # nothing, no edge line crosses the fan; its cards' outer edges on the felt turn one way
     # per card (seat_poses: about 21 degrees from card to card), which counts them
-    monkeypatch.setattr(scene_module, "new_plan", lambda rng: dataclasses.replace(new_plan(rng), fan=True))
-
-    def fan(scene, zone, rng):
-        for k in range(3 + int(zone[1:]) % 2):  # three and four cards
-            scene.deal(zone, f"{k + 2}C")
-
-    read = _laid_seats(tmp_path, capsys, style, fan)
+    read = _three_and_four_backs(tmp_path, capsys, style, monkeypatch, fan=True)
     assert all(truth == seen for truth, seen in read.values()), read
 
 
@@ -246,13 +251,7 @@ def test_a_row_of_backs_with_an_emblem_and_no_border_is_counted_by_its_emblems(t
     # a medallion in the middle of each card and nothing at the cards' edges: a row's backs
     # run on into one another, but each card shows at least half of itself and so at least
     # half of its medallion, an island of its own in the ground
-    monkeypatch.setattr(scene_module, "new_plan", lambda rng: dataclasses.replace(new_plan(rng), fan=False))
-
-    def row(scene, zone, rng):
-        for k in range(3 + int(zone[1:]) % 2):  # three and four cards
-            scene.deal(zone, f"{k + 2}C")
-
-    read = _laid_seats(tmp_path, capsys, style, row)
+    read = _three_and_four_backs(tmp_path, capsys, style, monkeypatch, fan=False)
     assert all(truth == seen for truth, seen in read.values()), read
 
 

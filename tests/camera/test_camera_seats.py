@@ -55,11 +55,29 @@ def _frame(scene: TableScene, layout, seed: int, perturbations="clean"):
     if cam is None:
         cam = _CAMERAS[(id(layout), perturbations)] = SyntheticCamera(scene, layout, perturbations=perturbations, seed=seed)
     cam.scene = scene
+    return _grab(cam)
+
+
+def _grab(cam: SyntheticCamera):
+    """The camera's next frame of a new view."""
     cam.new_view()
     got = None
     while got is None:
         got = cam.read()
     return got[1]
+
+
+def _every_seat_shown_down(zones, deck_seed: int, scene_seed: int) -> TableScene:
+    """A scene whose every seat holds four cards of a shuffled deck turned up as two pairs."""
+    deck = [str(c) for c in ALL_CARDS]
+    random.Random(deck_seed).shuffle(deck)
+    scene = TableScene(zones, seed=scene_seed, seat_zones=zones)
+    for zone in zones:
+        cards = [deck.pop() for _ in range(4)]
+        for c in cards:
+            scene.deal(zone, c)
+        scene.show_down(zone, cards[:2], cards[2:])
+    return scene
 
 
 def test_the_4k_config_meets_the_seats_section():
@@ -114,14 +132,7 @@ def test_one_to_four_backs_in_a_row_or_fan_read_one_each(calibrated):
 def test_a_showdown_of_two_pairs_names_every_card(calibrated):
     rec = Recogniser(calibrated)
     zones = tuple(calibrated.zones)
-    deck = [str(c) for c in ALL_CARDS]
-    random.Random(5).shuffle(deck)
-    scene = TableScene(zones, seed=9, seat_zones=zones)
-    for zone in zones:
-        cards = [deck.pop() for _ in range(4)]
-        for c in cards:
-            scene.deal(zone, c)
-        scene.show_down(zone, cards[:2], cards[2:])
+    scene = _every_seat_shown_down(zones, deck_seed=5, scene_seed=9)
     seen, _ = rec.read_still(_frame(scene, calibrated, 4))
     truth = scene.snapshot()
     verdicts = [score_zone(truth[z], seen[z]) for z in zones]
@@ -197,14 +208,7 @@ def test_faces_printed_with_a_figure_in_skin_and_gold_are_read_not_taken_for_a_h
     # lies on the cards, clear of the felt and of the zone's edge, where a hand never does
     rec = Recogniser(calibrated)
     zones = tuple(calibrated.zones)
-    deck = [str(c) for c in ALL_CARDS]
-    random.Random(8).shuffle(deck)
-    scene = TableScene(zones, seed=11, seat_zones=zones)
-    for zone in zones:
-        cards = [deck.pop() for _ in range(4)]
-        for c in cards:
-            scene.deal(zone, c)
-        scene.show_down(zone, cards[:2], cards[2:])
+    scene = _every_seat_shown_down(zones, deck_seed=8, scene_seed=11)
     camera = SyntheticCamera(scene, calibrated, perturbations="clean", seed=11)
     artist = camera.renderer.artist
     plain_face = artist.face
@@ -220,11 +224,7 @@ def test_faces_printed_with_a_figure_in_skin_and_gold_are_read_not_taken_for_a_h
         return tile
 
     artist.face = figured_face
-    camera.new_view()
-    got = None
-    while got is None:
-        got = camera.read()
-    seen, _ = rec.read_still(got[1])
+    seen, _ = rec.read_still(_grab(camera))
     truth = scene.snapshot()
     verdicts = [score_zone(truth[z], seen[z]) for z in zones]
     assert "wrong_identity" not in verdicts
