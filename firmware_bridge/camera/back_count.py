@@ -145,8 +145,7 @@ def count_by_edges(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarra
     small = cv2.resize(full_bgr, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     mask = cv2.resize(blob_mask, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
     mm, card_w, card_h = 2 * mm_per_px, card_px[0] / 2, card_px[1] / 2
-    grey = cv2.cvtColor(cv2.transform(small, np.diag(gains).astype(np.float32)).clip(0, 255).astype(np.uint8),
-                        cv2.COLOR_BGR2GRAY).astype(np.float32)
+    grey = cv2.cvtColor(colours.balanced(small, gains), cv2.COLOR_BGR2GRAY).astype(np.float32)
     line = np.zeros_like(grey)
     for axis in (0, 1):  # a thin line is brighter or darker than both its sides
         a, b = np.roll(grey, 2, axis), np.roll(grey, -2, axis)
@@ -278,8 +277,7 @@ def count_by_phase(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarra
     the shifted pattern fails to match over a band one pitch wide across the row. The pitch is
     the row's own (no deck's pitch is built in). None when the blob shows no repeating pattern
     along its length (a flat back, an emblem, a fan: each card turned its own way)."""
-    corrected = cv2.transform(full_bgr, np.diag(gains).astype(np.float32)).clip(0, 255).astype(np.uint8)
-    grey = cv2.cvtColor(corrected, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    grey = cv2.cvtColor(colours.balanced(full_bgr, gains), cv2.COLOR_BGR2GRAY).astype(np.float32)
     cs, _ = cv2.findContours(blob_mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not cs:
         return None

@@ -430,7 +430,7 @@ def learn_back_tones(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float
     for n, frame in enumerate(frames, 1):
         small = _quarter(frame)
         gains = _gains(small, felt.bgr)
-        corrected = cv2.transform(small, np.diag(gains).astype(np.float32)).clip(0, 255).astype(np.uint8)
+        corrected = colours.balanced(small, gains)
         hsv = cv2.cvtColor(corrected, cv2.COLOR_BGR2HSV)
         _, s, v = cv2.split(hsv)
         paper = (s < 30) & (v > 150)
@@ -602,7 +602,7 @@ def learn_emblem(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) ->
     for frame in frames:
         small = _quarter(frame)
         gains = _gains(small, felt.bgr)
-        corrected = cv2.transform(small, np.diag(gains).astype(np.float32)).clip(0, 255).astype(np.uint8)
+        corrected = colours.balanced(small, gains)
         nonfelt = cv2.morphologyEx(_not_felt_lab(corrected, felt_lab).astype(np.uint8), cv2.MORPH_OPEN,
                                    np.ones((3, 3), np.uint8))
         nonfelt = colours.fill_holes(nonfelt, card_area).astype(np.uint8)

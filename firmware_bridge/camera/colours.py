@@ -153,12 +153,17 @@ DOT_PRESENT = 0.3
 DOT_MIN = 0.01
 
 
+def balanced(bgr: np.ndarray, gains: np.ndarray) -> np.ndarray:
+    """`bgr` with the light's per-channel `gains` applied (the felt's colour as calibrated),
+    as 8-bit colours."""
+    return cv2.transform(bgr, np.diag(gains).astype(np.float32)).clip(0, 255).astype(np.uint8)
+
+
 def dot_share(full_bgr: np.ndarray, gains: np.ndarray, mm_per_px: float, shape: tuple[int, ...]) -> np.ndarray:
     """The share of the full-resolution pixels of each pixel of a `shape` (quarter-resolution)
     picture that are dots: brighter than their surround by DOT_CONTRAST (a white top-hat
     narrower than DOT_KERNEL_MM). A plain black cut card has none."""
-    corrected = cv2.transform(full_bgr, np.diag(gains).astype(np.float32)).clip(0, 255).astype(np.uint8)
-    grey = cv2.cvtColor(corrected, cv2.COLOR_BGR2GRAY)
+    grey = cv2.cvtColor(balanced(full_bgr, gains), cv2.COLOR_BGR2GRAY)
     k = max(3, int(round(DOT_KERNEL_MM / mm_per_px)) | 1)
     top = cv2.morphologyEx(grey, cv2.MORPH_TOPHAT, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     dots = (top > DOT_CONTRAST).astype(np.float32)
