@@ -132,6 +132,9 @@ class CameraView:
 @dataclass
 class DiceReading:
     dice: list[DieReading] = field(default_factory=list)
+    #: what was looked at and taken for no die, and why (zone pixels): for the engineer at
+    #: bring-up and the accuracy figures, which count why dice went unseen
+    passed_over: list[tuple[tuple[float, float], str]] = field(default_factory=list)
 
     @property
     def faces(self) -> list[int]:
@@ -185,10 +188,12 @@ class DiceReader:
         # the tray's floor, what lies round a die on the side nearer the camera when no wall
         # does (only looked at with the camera's view calibrated)
         floor = _floor_colour(image) if self.view is not None else None
-        for x, y, w, h, region in self._regions(lo8):
+        for x, y, w, h, region in self._regions(lo8, reading.passed_over):
             lo = lo8[y:y + h, x:x + w]
             if not self._holds_a_pip(region, lo):
-                continue  # glare, a light patch of rim, tray or felt: no die (every face has pips)
+                # glare, a light patch of rim, tray or felt: no die (every face has pips)
+                reading.passed_over.append(((x + w / 2, y + h / 2), "a white region with no pip"))
+                continue
             # work on the region's neighbourhood only
             x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(wid, x + w + pad), min(hgt, y + h + pad)
             if x == 0 or y == 0 or x + w >= wid or y + h >= hgt:
@@ -202,6 +207,8 @@ class DiceReader:
                     ys, xs = np.nonzero(region)
                     reading.dice.append(DieReading(0, (float(xs.mean()) + x, float(ys.mean()) + y),
                                                    "cut by the picture's edge"))
+                else:
+                    reading.passed_over.append(((x + w / 2, y + h / 2), "at the picture's edge, not white plastic"))
                 continue
             full = np.zeros((y1 - y0, x1 - x0), bool)
             full[y - y0:y - y0 + h, x - x0:x - x0 + w] = region
@@ -219,7 +226,9 @@ class DiceReader:
             bx0, by0, bx1, by1, mask = mask_box
             d = self._read_face(image[by0:by1, bx0:bx1], mask, (c[0] - bx0, c[1] - by0), (bx0, by0, floor, image))
             if not d.face and not d.pips:
-                continue  # no face with pips there after all
+                # no face with pips there after all
+                reading.passed_over.append((c, f"a group of pips read as no face ({d.reason})"))
+                continue
             d.centre = (d.centre[0] + bx0, d.centre[1] + by0)
             near = [o for o in reading.dice if np.hypot(o.centre[0] - d.centre[0], o.centre[1] - d.centre[1]) < 0.9 * s]
             if near and (not d.face or any(o.face for o in near)):
@@ -303,7 +312,7 @@ class DiceReader:
             cv2.fillConvexPoly(mask, np.round(box).astype(np.int32), 1)
             yield (cx, cy), (x0, y0, x1, y1, mask.astype(bool))
 
-    def _regions(self, lo8: np.ndarray):
+    def _regions(self, lo8: np.ndarray, passed_over: list | None = None):
         """(x, y, w, h, mask) of each region of the picture that may be the top face of a die
         or of two touching. Regions only give a die's rough place: they are found at half
         resolution when a die is large enough (at least 20 pixels there), for speed.
@@ -334,7 +343,7 @@ class DiceReader:
         white = cv2.morphologyEx(white, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close, close)))
         # Fill the pips a face encloses, not the floor a light rim encloses.
         white = _fill_holes(white, max_hole=0.5 * s * s)
-        for x, y, w, h, region in self._candidates(white, ratio, s):
+        for x, y, w, h, region in self._candidates(white, ratio, s, passed_over, f):
             if f > 1:
                 x, y, w, h = x * f, y * f, min(w * f, wid - x * f), min(h * f, hgt - y * f)
                 region = cv2.resize(region.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST).astype(bool)
@@ -348,14 +357,21 @@ class DiceReader:
         d = int(round(s * _PIP_FILL)) | 1
         return cv2.morphologyEx(lo, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (d, d)))
 
-    def _candidates(self, white: np.ndarray, ratio: np.ndarray, s: float):
+    def _candidates(self, white: np.ndarray, ratio: np.ndarray, s: float, passed_over: list | None = None,
+                    f: int = 1):
         """(x, y, w, h, mask) of each white region one die or two touching could make. A
         region larger than that is the floor or felt, with a die on it when the die's white
         is close to the floor's (an ivory die on a cream tray): its top face is then what
         stays when the level is raised, so the region is looked at again at higher levels.
-        `s`: a die's edge in pixels of `white`."""
+        `s`: a die's edge in pixels of `white`, `f` how many zone pixels one of it is;
+        regions passed over are noted in `passed_over`."""
         area_1 = s * s
         n, labels, stats, _ = cv2.connectedComponentsWithStats(white, connectivity=8)
+
+        def note(i: int, why: str) -> None:
+            if passed_over is not None:
+                x, y, w, h = (int(v) for v in stats[i, :4])
+                passed_over.append((((x + w / 2) * f, (y + h / 2) * f), why))
         hgt, wid = white.shape
         for i in range(1, n):
             x, y, w, h = (int(v) for v in stats[i, :4])
@@ -372,7 +388,14 @@ class DiceReader:
             if self._die_sized(region, s):
                 yield x, y, w, h, region
             elif stats[i, cv2.CC_STAT_AREA] > area_1:
-                yield from self._raised(region, ratio[y:y + h, x:x + w], x, y, 0, s)
+                found = 0
+                for piece in self._raised(region, ratio[y:y + h, x:x + w], x, y, 0, s):
+                    found += 1
+                    yield piece
+                if not found:
+                    note(i, "a white region larger than two dice, none within it at higher levels")
+            else:
+                note(i, "a white region of a die's area but not its shape")
 
     def _raised(self, region: np.ndarray, ratio: np.ndarray, x: int, y: int, step: int, s: float):
         if step >= len(_RAISED_LEVELS):

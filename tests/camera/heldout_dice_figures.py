@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import Counter
 
@@ -54,8 +55,22 @@ def score(expected: list[int], seen: list[int]) -> tuple[int, int, int]:
     return sum(want.values()), named, wrong
 
 
+def wrong_faces(expected: list[int], seen: list[int]) -> list[str]:
+    """The faces read that the tray does not hold, each beside the faces it holds that went
+    unnamed: "read 2 where unnamed [3]"."""
+    want = Counter(f for f in expected if f)
+    got = Counter(f for f in seen if f)
+    extra = sorted((got - want).elements())
+    unnamed = sorted((want - got).elements())
+    return [f"read {f} where unnamed {unnamed}" for f in extra]
+
+
 def run_set(dice_set: str, throws: int, tables: int = 1, renderer=heldout, view: bool = True) -> dict:
     total = Counter()
+    why_zero: Counter = Counter()
+    wrong_as: Counter = Counter()
+    per_table: list[Counter] = [Counter() for _ in range(tables)]
+    passed_over: Counter = Counter()
     per: dict[str, Counter] = {p: Counter() for p in renderer.PERTURBATIONS}
     misses: list[str] = []
     cals = []
@@ -82,8 +97,16 @@ def run_set(dice_set: str, throws: int, tables: int = 1, renderer=heldout, view:
                 if expected is None:
                     continue  # the dealer's hand covers the tray
                 x0, y0, x1, y1 = _box(truth, img)
-                seen = reader.read(img[y0:y1, x0:x1])
+                detailed = reader.read_detailed(img[y0:y1, x0:x1])
+                seen = detailed.faces
+                why_zero.update(re.sub(r"[0-9.]+", "#", d.reason) for d in detailed.dice if not d.face)
                 full, named, wrong = score(expected, seen)
+                per_table[table].update(full=full, named=named, unfound=max(0, len(expected) - len(seen)))
+                if len(seen) < len(expected):
+                    passed_over.update(re.sub(r"[0-9.]+", "#", why) for _, why in detailed.passed_over)
+                    passed_over["trays with dice not found"] += 1
+                if wrong:
+                    wrong_as.update(f"table {table}: {w}" for w in wrong_faces(expected, seen))
                 c = Counter(full=full, named=named, wrong=wrong, trays=1)
                 total.update(c)
                 per[p].update(c)
@@ -91,7 +114,10 @@ def run_set(dice_set: str, throws: int, tables: int = 1, renderer=heldout, view:
                     misses.append(f"table {table} seed {seed} {p}: truth {expected} read {seen}")
     return {"dice_set": dice_set, "tables": tables, "die_px": cals, **total,
             "named_pct": round(100.0 * total["named"] / max(1, total["full"]), 2),
-            "per_perturbation": {p: dict(c) for p, c in per.items()}, "misses": misses}
+            "per_perturbation": {p: dict(c) for p, c in per.items()}, "misses": misses,
+            "why_zero": dict(why_zero.most_common()), "wrong_as": dict(wrong_as.most_common()),
+            "passed_over_where_dice_not_found": dict(passed_over.most_common()),
+            "per_table": [f"{c['named']}/{c['full']} named, {c['unfound']} not found" for c in per_table]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sets", default=None, help="comma-separated; default: all of the renderer's")
     ap.add_argument("--renderer", choices=sorted(RENDERERS), default="heldout")
     ap.add_argument("--summary", action="store_true", help="counts only: no missed tray's truth")
+    ap.add_argument("--reasons", action="store_true",
+                    help="with --summary: also the reader's own reasons for its 0s, counted, and each "
+                         "wrong face beside the faces left unnamed in its tray")
     ap.add_argument("--no-view", action="store_true",
                     help="read without the camera's view the calibration fits (its die size only, as before)")
     args = ap.parse_args(argv)
@@ -111,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
         total.update({k: r[k] for k in ("full", "named", "wrong", "trays")})
         if args.summary:
             r["misses"] = len(r["misses"])
+            if not args.reasons:
+                del r["why_zero"], r["wrong_as"], r["per_table"], r["passed_over_where_dice_not_found"]
         print(json.dumps(r), flush=True)
     print(json.dumps({"dice_set": "all", **total, "named_pct": round(100.0 * total["named"] / max(1, total["full"]), 2)}))
     return 1 if total["wrong"] else 0
