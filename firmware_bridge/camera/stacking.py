@@ -4,9 +4,9 @@ rule names a card from a code only when that code is in full view).
 A QR symbol decodes with part of its quiet zone, even a sliver of its modules, covered, so a
 code that decodes may still lie partly under another card. Where each face-up card lies is
 known from its codes (both read: to a millimetre or so; one read: up to the 2-6 mm margin the
-sheet allows). A code is in full view when no other face-up card can reach its symbol (its
-modules, and CLEAR_MM round them; a card whose two codes were read lies within PAIRED_TOL_MM of
-where they put it, one read by one code within its margin's range), or when that card is known to lie
+sheet allows). A code is in full view when no other face-up card can reach its white square
+(the symbol and its quiet zone, and CLEAR_MM round it; a card whose two codes were read lies
+within PAIRED_TOL_MM of where they put it, one read by one code within its margin's range), or when that card is known to lie
 under it: a code of this card lies, decoded, over a good part of the other card (a code lying
 a quarter or more over another card can only have decoded from the card on top), and no code
 of the other card lies so over this one. When the order cannot be told, the code is not in
@@ -22,10 +22,10 @@ import numpy as np
 
 from firmware_bridge.camera.decoders import QrRead
 
-#: a code is in full view when nothing comes within this of its modules. Its quiet zone (2
-#: modules of white) may lie under another card's edge: what decoded was then read from
-#: modules all in view. (Counting the quiet zone held every card of a tight showdown `XX`
-#: whose neighbour's edge came within 2.5 mm of its symbol, though no module was covered.)
+#: a code is in full view when nothing comes within this of its white square: the symbol and
+#: its quiet zone, which the sheet prints as part of the code (a neighbour's edge on the quiet
+#: zone alone takes the code out of full view; tried otherwise on 4 Dec 2026 and reverted,
+#: docs/camera.md "A neighbour's edge on a quiet zone")
 CLEAR_MM = 0.5
 #: a card known from both its codes lies within this of where they put it
 PAIRED_TOL_MM = 0.6
@@ -66,9 +66,15 @@ def edge_margins(gray: np.ndarray, read: QrRead, qr_px: float, quiet_px: float,
         found = []
         for o in np.linspace(-0.35, 0.35, 7) * qr_px:
             pts = c + across * o + out_dir * steps[:, None]
+            # the line as far as the picture reaches: the edge of a blob's card lies a few
+            # millimetres inside the piece of picture given, the search runs on beyond it
+            inside = ((pts[:, 0] >= 0) & (pts[:, 1] >= 0) & (pts[:, 0] <= gray.shape[1] - 2)
+                      & (pts[:, 1] <= gray.shape[0] - 2))
+            if not inside.all():
+                pts = pts[: int(np.argmin(inside))]
+            if len(pts) < 2:
+                continue
             xs, ys = pts[:, 0].astype(np.float32), pts[:, 1].astype(np.float32)
-            if xs.min() < 0 or ys.min() < 0 or xs.max() > gray.shape[1] - 2 or ys.max() > gray.shape[0] - 2:
-                break
             prof = cv2.remap(gray, xs.reshape(1, -1), ys.reshape(1, -1), cv2.INTER_LINEAR).ravel().astype(np.float32)
             white = float(np.median(prof[: max(2, int(0.5 * quiet_px / 0.5))]))
             below = np.nonzero(prof < white - EDGE_DROP)[0]
@@ -215,7 +221,7 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
         texts = {reads[i].text for i in mine}
         for i in mine:
             right, down = _axes(reads[i].orientation)
-            half = qr_px / 2 + clear_px
+            half = qr_px / 2 + quiet_px + clear_px
             square = _rect(reads[i].centre, right, down, half, half)
             ok = True
             for b, (theirs, *_r) in enumerate(cards):
