@@ -55,7 +55,7 @@ from firmware_bridge.camera.layout import (
     Layout,
 )
 from firmware_bridge.camera.scene import CUT, FACE_DOWN, UNREADABLE
-from firmware_bridge.camera.stacking import codes_in_full_view
+from firmware_bridge.camera.stacking import COVERED_MM, codes_in_full_view
 
 SHRINK = 4  # quarter resolution for everything but QR decoding
 #: zone markings on the felt (a painted outline, a seat's name) are at most this wide; cards
@@ -888,8 +888,10 @@ class Recogniser:
                 d = np.array([px, py]) - centre
                 # any of the code's square under another face-up card: that card lies on it
                 # (in a seat's pair the right card covers the left card's second code, in
-                # part or whole; the front pair may lie on the back pair's lower codes)
-                reach = 0.8 * half - shrink
+                # part or whole; the front pair may lie on the back pair's lower codes). Its
+                # quiet zone counts: a code is in full view only with that clear too
+                # (stacking.py), so one whose quiet zone surely lies under a card is covered.
+                reach = half - COVERED_MM / self.layout.mm_per_px - shrink
                 if abs(float(d @ right)) < cw / 2 + reach and abs(float(d @ down)) < ch / 2 + reach:
                     return True
         return False

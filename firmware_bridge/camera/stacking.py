@@ -27,6 +27,10 @@ from firmware_bridge.camera.decoders import QrRead
 #: zone alone takes the code out of full view; tried otherwise on 4 Dec 2026 and reverted,
 #: docs/camera.md "A neighbour's edge on a quiet zone")
 CLEAR_MM = 0.5
+#: a code is covered when another face-up card surely reaches this far into its white square
+#: (the one-code rule's other side: a twin whose quiet zone lies under a card is not in full
+#: view either, so the card is named from its code in full view)
+COVERED_MM = 0.5
 #: a card known from both its codes lies within this of where they put it
 PAIRED_TOL_MM = 0.6
 #: a code lying this share of its symbol over another card decoded from the card on top

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import zlib
 from pathlib import Path
 
 import pytest
@@ -72,7 +73,8 @@ def test_a_pai_gow_scene_reports_its_doors_and_its_dice(cam) -> None:
 @pytest.mark.parametrize("preset", ["clean", *(pytest.param(p, marks=pytest.mark.slow) for p in
                                               ("noise", "rotation", "dim", "warm", "glare", "jpeg", "combined"))])
 def test_the_recogniser_reads_dice_and_doors_never_a_wrong_face(cam, preset) -> None:
-    rng = random.Random(hash(preset) % 1000)
+    # the same scenes every run: str hash() changes from one process to the next
+    rng = random.Random(zlib.crc32(preset.encode()))
     wrong, zero, read = 0, 0, 0
     for k in range(6):
         scene = TableScene(cam.layout.zone_names, zone_kinds=cam.layout.zone_kinds, seed=k)

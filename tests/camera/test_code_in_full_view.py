@@ -78,3 +78,33 @@ def test_a_lone_codes_card_is_placed_by_its_edges_on_the_felt_even_near_the_pict
     top, left = edge_margins(gray, read, QR_WIDTH_MM / MM_PER_PX, QUIET_MM / MM_PER_PX, MM_PER_PX)
     assert top is not None and left is not None
     assert abs(top * MM_PER_PX - MARGIN_MM) <= 0.5 and abs(left * MM_PER_PX - MARGIN_MM) <= 0.5
+
+
+def _twin_hidden(layout, overlap_mm: float) -> bool:
+    """A card seen by its top-left code alone (margin 2 mm), and a second card, both of whose
+    codes were read, lying to its right with its left edge `overlap_mm` into the square (symbol
+    and quiet zone) where the first card's other code lies: is that code covered?"""
+    from firmware_bridge.camera import Recogniser
+    from firmware_bridge.camera.layout import QR_MARGIN_RANGE_MM as MARGINS
+
+    rec = Recogniser(layout)
+    mm = layout.mm_per_px
+    side_mm = QR_WIDTH_MM + 2 * QUIET_MM
+    margin = MARGINS[0]
+    inset = margin + side_mm / 2
+    lone = QrRead("7H", (inset / mm, inset / mm), 0.0, ())
+    twin_x = CARD_MM[0] - inset  # where the lone card's other code lies, for that margin
+    left = twin_x + side_mm / 2 - overlap_mm
+    b_inset = MARGIN_MM + side_mm / 2
+    b = [QrRead("QS", ((left + b_inset) / mm, b_inset / mm), 0.0, ()),
+         QrRead("QS", ((left + CARD_MM[0] - b_inset) / mm, (CARD_MM[1] - b_inset) / mm), 180.0, ())]
+    reads = [lone, *b]
+    return rec._partner_hidden(lone, reads, [(1, 2)], None, None)
+
+
+@pytest.mark.parametrize("overlap_mm, hidden", [(1.5, True), (4.0, True), (0.2, False), (-2.0, False)])
+def test_a_twin_whose_quiet_zone_surely_lies_under_another_card_is_covered(layout, overlap_mm, hidden):
+    # A card whose two codes were read is placed to 0.6 mm; 1.5 mm over the twin's quiet
+    # zone it surely covers part of that code, which is then not in full view: the card is
+    # named from its other code (before, only 2.6 mm or more counted, and the card was XX).
+    assert _twin_hidden(layout, overlap_mm) is hidden
