@@ -55,7 +55,7 @@ from firmware_bridge.camera.layout import (
     Layout,
 )
 from firmware_bridge.camera.scene import CUT, FACE_DOWN, UNREADABLE
-from firmware_bridge.camera.stacking import COVERED_MM, codes_in_full_view
+from firmware_bridge.camera.stacking import COVERED_MM, PAIRED_TOL_MM, _overlap, _rect, codes_in_full_view, edge_margins
 
 SHRINK = 4  # quarter resolution for everything but QR decoding
 #: zone markings on the felt (a painted outline, a seat's name) are at most this wide; cards
@@ -844,7 +844,7 @@ class Recogniser:
                 out.append((UNREADABLE, reads[i].centre, "", both))  # foreign text or a disagreeing pair
             elif not clear[i] and (partner[i] < 0 or not clear[partner[i]]):
                 out.append((UNREADABLE, reads[i].centre, texts[0], both))  # no code of it in full view
-            elif partner[i] < 0 and not self._partner_hidden(reads[i], reads, whole, covered_at, frame_size):
+            elif partner[i] < 0 and not self._partner_hidden(reads[i], reads, whole, covered_at, frame_size, seen):
                 out.append((UNREADABLE, reads[i].centre, texts[0], both))
             else:
                 out.append((faces[0].card, reads[i].centre, texts[0], both))  # type: ignore[union-attr]
@@ -871,12 +871,33 @@ class Recogniser:
 
     def _partner_hidden(self, r: QrRead, reads: list[QrRead], whole: list[tuple[int, int]],
                         covered_at: Callable[[float, float, float], float] | None,
-                        frame_size: tuple[int, int] | None) -> bool:
+                        frame_size: tuple[int, int] | None,
+                        seen: tuple[np.ndarray, tuple[int, int]] | None = None) -> bool:
+        """Is the other code of the card seen by `r` alone covered (the one-code rule)? Its
+        place follows from the card's margin: measured by the card's edges on the felt where
+        they show (`stacking.edge_margins`), else any the sheet allows (and then a place
+        covered for any of them is taken). Covered: (partly) outside the picture, under
+        a back or the cut card, or under another face-up card that surely reaches COVERED_MM
+        into its square (the symbol and its quiet zone, as for a code in full view)."""
         if r.orientation is None:
             return False
         half = 0.5 * self._qr_side
+        mm = self.layout.mm_per_px
+        right, down = _axes(r.orientation)
         cw, ch = self.layout.card_px
-        for p in self.partner_places(r):
+        places, tol = self.partner_places(r), 0.0
+        if seen is not None:
+            gray, origin = seen
+            top, left = edge_margins(gray, r.shifted(-origin[0], -origin[1]), QR_WIDTH_MM / mm, self._quiet_px, mm)
+            lo, hi = (m / mm - PAIRED_TOL_MM / mm for m in QR_MARGIN_RANGE_MM)
+            if top is not None and left is not None and lo <= min(top, left) and max(top, left) <= hi + 2 * PAIRED_TOL_MM / mm:
+                places = [np.array(r.centre) + right * (cw - 2 * (left + half)) + down * (ch - 2 * (top + half))]
+                tol = PAIRED_TOL_MM / mm
+        strip = COVERED_MM / mm * 2 * half  # a strip COVERED_MM deep along one side
+        bodies = [_rect(centre, b_right, b_down, cw / 2 - shrink - tol, ch / 2 - shrink - tol)
+                  for centre, b_right, b_down, shrink in self._bodies(r, reads, whole)]
+
+        def covered(p: np.ndarray) -> bool:
             px, py = float(p[0]), float(p[1])
             if frame_size is not None:
                 w, h = frame_size
@@ -884,22 +905,24 @@ class Recogniser:
                     return True  # (partly) outside the picture
             if covered_at is not None and covered_at(px, py, 0.8 * half) >= 0.1:
                 return True  # under a back or the cut card
-            for centre, right, down, shrink in self._bodies(r, reads, whole):
-                d = np.array([px, py]) - centre
-                # any of the code's square under another face-up card: that card lies on it
-                # (in a seat's pair the right card covers the left card's second code, in
-                # part or whole; the front pair may lie on the back pair's lower codes). Its
-                # quiet zone counts: a code is in full view only with that clear too
-                # (stacking.py), so one whose quiet zone surely lies under a card is covered.
-                reach = half - COVERED_MM / self.layout.mm_per_px - shrink
-                if abs(float(d @ right)) < cw / 2 + reach and abs(float(d @ down)) < ch / 2 + reach:
-                    return True
-        return False
+            # under another face-up card, wherever within its uncertainty and this place's it
+            # lies (in a seat's pair the right card covers the left card's second code, in
+            # part or whole; the front pair may lie on the back pair's lower codes)
+            square = _rect(p, right, down, half, half)
+            return any(_overlap(square, body) >= strip for body in bodies)
+
+        # The margin measured, the twin lies in one place. Not measured, it is taken as
+        # covered where any margin's place is: holding it to every place (8 mm apart) read
+        # a third fewer showdown cards on the held-out renderers (docs/camera.md, "A twin
+        # under a card's edge is covered": the gap this leaves).
+        return covered(places[0]) if tol else any(covered(p) for p in places)
 
     def _bodies(self, r: QrRead, reads: list[QrRead], whole: list[tuple[int, int]]):
         """Where the other face-up cards lie (centre, axes, uncertainty in px): each card whose
-        two codes were read, and each other card seen by one code (its place known up to the
-        code's margin of 2-6 mm: taken at 4 mm, its edges drawn 2 mm in)."""
+        two codes were read (to PAIRED_TOL_MM), and each other card seen by one code (its place
+        known up to the code's margin of 2-6 mm: taken at 4 mm, give or take 2 mm and
+        PAIRED_TOL_MM), as stacking.py places them."""
+        mm = self.layout.mm_per_px
         paired = set()
         for i, j in whole:
             a, b = reads[i], reads[j]
@@ -907,13 +930,13 @@ class Recogniser:
             if r is a or r is b:
                 continue
             right, down = _axes(a.orientation)
-            yield (np.array(a.centre) + np.array(b.centre)) / 2, right, down, 0.0
+            yield (np.array(a.centre) + np.array(b.centre)) / 2, right, down, PAIRED_TOL_MM / mm
         cw, ch = self.layout.card_px
-        mm = self.layout.mm_per_px
         inset = (sum(QR_MARGIN_RANGE_MM) / 2) / mm + self._qr_side / 2
+        lone_tol = ((QR_MARGIN_RANGE_MM[1] - QR_MARGIN_RANGE_MM[0]) / 2 + PAIRED_TOL_MM) / mm
         for k, o in enumerate(reads):
             if k in paired or o is r or o.orientation is None or o.text == r.text:
                 continue
             right, down = _axes(o.orientation)
             centre = np.array(o.centre) + right * (cw / 2 - inset) + down * (ch / 2 - inset)
-            yield centre, right, down, 2.0 / mm
+            yield centre, right, down, lone_tol

@@ -96,8 +96,9 @@ def edge_margins(gray: np.ndarray, read: QrRead, qr_px: float, quiet_px: float,
     return out[0], out[1]
 
 
-#: how far beyond the code's white square a card's edge is looked for
-EDGE_SEARCH_MM = 8.0
+#: how far beyond the code's white square a card's edge is looked for: the sheet's widest
+#: margin (6 mm), a card's tolerance and the 2 mm of felt beyond the edge that make it one
+EDGE_SEARCH_MM = 9.0
 #: the felt beyond a card's edge is at least this much darker than the card's white
 EDGE_DROP = 50.0
 #: a card's edge over another card is a line at least this much darker than the white
