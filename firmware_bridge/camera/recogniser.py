@@ -55,7 +55,14 @@ from firmware_bridge.camera.layout import (
     Layout,
 )
 from firmware_bridge.camera.scene import CUT, FACE_DOWN, UNREADABLE
-from firmware_bridge.camera.stacking import COVERED_MM, PAIRED_TOL_MM, _overlap, _rect, codes_in_full_view, edge_margins
+from firmware_bridge.camera.stacking import (
+    COVERED_MM,
+    PAIRED_TOL_MM,
+    _overlap,
+    _rect,
+    card_margins,
+    codes_in_full_view,
+)
 
 SHRINK = 4  # quarter resolution for everything but QR decoding
 #: zone markings on the felt (a painted outline, a seat's name) are at most this wide; cards
@@ -820,11 +827,15 @@ class Recogniser:
             if partner[i] < 0 and partner[j] < 0:
                 partner[i], partner[j] = j, i
         whole = [(i, partner[i]) for i in range(n) if partner[i] > i]
+        # the margins of the cards seen by one code, measured once for both rules below
+        gray, origin = seen if seen is not None else (None, (0, 0))
+        margins = {i: card_margins(gray, r, origin, QR_WIDTH_MM / self.layout.mm_per_px, self._quiet_px,
+                                   self.layout.mm_per_px, QR_MARGIN_RANGE_MM)
+                   for i, r in enumerate(reads) if partner[i] < 0 and r.orientation is not None}
         # a code another face-up card may lie on is not in full view (stacking.py)
         clear = codes_in_full_view(reads, partner, self.layout.card_px, self.layout.mm_per_px,
                                     QR_WIDTH_MM / self.layout.mm_per_px,
-                                    self._quiet_px, QR_MARGIN_RANGE_MM,
-                                    *(seen if seen is not None else (None, (0, 0))))
+                                    self._quiet_px, QR_MARGIN_RANGE_MM, gray, origin, margins)
         # (name, centre, the text its codes carry, whether both of its codes were read)
         out: list[tuple[str, tuple[float, float], str, bool]] = []
         done: set[int] = set()
@@ -844,7 +855,8 @@ class Recogniser:
                 out.append((UNREADABLE, reads[i].centre, "", both))  # foreign text or a disagreeing pair
             elif not clear[i] and (partner[i] < 0 or not clear[partner[i]]):
                 out.append((UNREADABLE, reads[i].centre, texts[0], both))  # no code of it in full view
-            elif partner[i] < 0 and not self._partner_hidden(reads[i], reads, whole, covered_at, frame_size, seen):
+            elif partner[i] < 0 and not self._partner_hidden(reads[i], reads, whole, covered_at, frame_size,
+                                                             margins.get(i, (None, None))):
                 out.append((UNREADABLE, reads[i].centre, texts[0], both))
             else:
                 out.append((faces[0].card, reads[i].centre, texts[0], both))  # type: ignore[union-attr]
@@ -872,11 +884,11 @@ class Recogniser:
     def _partner_hidden(self, r: QrRead, reads: list[QrRead], whole: list[tuple[int, int]],
                         covered_at: Callable[[float, float, float], float] | None,
                         frame_size: tuple[int, int] | None,
-                        seen: tuple[np.ndarray, tuple[int, int]] | None = None) -> bool:
+                        margins: tuple[float | None, float | None] = (None, None)) -> bool:
         """Is the other code of the card seen by `r` alone covered (the one-code rule)? Its
         place follows from the card's margin: measured by the card's edges on the felt where
-        they show (`stacking.edge_margins`), else any the sheet allows (and then a place
-        covered for any of them is taken). Covered: (partly) outside the picture, under
+        they show (`margins`, top and left: `stacking.card_margins`), else any the sheet
+        allows (and then a place covered for any of them is taken). Covered: (partly) outside the picture, under
         a back or the cut card, or under another face-up card that surely reaches COVERED_MM
         into its square (the symbol and its quiet zone, as for a code in full view)."""
         if r.orientation is None:
@@ -886,13 +898,10 @@ class Recogniser:
         right, down = _axes(r.orientation)
         cw, ch = self.layout.card_px
         places, tol = self.partner_places(r), 0.0
-        if seen is not None:
-            gray, origin = seen
-            top, left = edge_margins(gray, r.shifted(-origin[0], -origin[1]), QR_WIDTH_MM / mm, self._quiet_px, mm)
-            lo, hi = (m / mm - PAIRED_TOL_MM / mm for m in QR_MARGIN_RANGE_MM)
-            if top is not None and left is not None and lo <= min(top, left) and max(top, left) <= hi + 2 * PAIRED_TOL_MM / mm:
-                places = [np.array(r.centre) + right * (cw - 2 * (left + half)) + down * (ch - 2 * (top + half))]
-                tol = PAIRED_TOL_MM / mm
+        top, left = margins
+        if top is not None and left is not None:
+            places = [np.array(r.centre) + right * (cw - 2 * (left + half)) + down * (ch - 2 * (top + half))]
+            tol = PAIRED_TOL_MM / mm
         strip = COVERED_MM / mm * 2 * half  # a strip COVERED_MM deep along one side
         bodies = [_rect(centre, b_right, b_down, cw / 2 - shrink - tol, ch / 2 - shrink - tol)
                   for centre, b_right, b_down, shrink in self._bodies(r, reads, whole)]

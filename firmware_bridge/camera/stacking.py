@@ -96,6 +96,21 @@ def edge_margins(gray: np.ndarray, read: QrRead, qr_px: float, quiet_px: float,
     return out[0], out[1]
 
 
+def card_margins(gray: np.ndarray | None, read: QrRead, origin: tuple[int, int], qr_px: float,
+                 quiet_px: float, mm_per_px: float,
+                 margin_range_mm: tuple[float, float]) -> tuple[float | None, float | None]:
+    """The margins (px, top and left in the code's frame) of the card seen by `read`, where
+    its edges show on the felt (`edge_margins`) and lie within the sheet's range give or take
+    PAIRED_TOL_MM; None for each that is not measured so (`gray`: the picture round the
+    reads, its top-left at `origin` in the reads' pixels)."""
+    if gray is None:
+        return None, None
+    lo_m, hi_m = (m / mm_per_px for m in margin_range_mm)
+    tol = PAIRED_TOL_MM / mm_per_px
+    return tuple(v if v is not None and lo_m - tol <= v <= hi_m + tol else None  # type: ignore[return-value]
+                 for v in edge_margins(gray, read.shifted(-origin[0], -origin[1]), qr_px, quiet_px, mm_per_px))
+
+
 #: how far beyond the code's white square a card's edge is looked for: the sheet's widest
 #: margin (6 mm), a card's tolerance and the 2 mm of felt beyond the edge that make it one
 EDGE_SEARCH_MM = 9.0
@@ -110,12 +125,14 @@ EDGE_SHOWS = 0.35
 def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[float, float],
                        mm_per_px: float, qr_px: float, quiet_px: float,
                        margin_range_mm: tuple[float, float],
-                       gray: np.ndarray | None = None, origin: tuple[int, int] = (0, 0)) -> list[bool]:
+                       gray: np.ndarray | None = None, origin: tuple[int, int] = (0, 0),
+                       margins: dict[int, tuple[float | None, float | None]] | None = None) -> list[bool]:
     """Per read: may it name its card? `partner[i]` is the read of the same card's other code
     (-1: none read). Reads whose orientation is unknown are never in full view. `gray` (the
     picture round the reads, its top-left at `origin` in the reads' pixels) lets a lone code's
     card be placed by its edges (`edge_margins`; else anywhere the sheet's margins allow) and
-    the order of two cards be seen from the upper one's edge."""
+    the order of two cards be seen from the upper one's edge. `margins`: `card_margins` of the
+    reads seen alone, where the caller has measured them already."""
     n = len(reads)
     cw, ch = card_px
     lo_m, hi_m = (m / mm_per_px for m in margin_range_mm)
@@ -133,12 +150,12 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
             cards.append(([i, j], centre, right, down, (PAIRED_TOL_MM / mm_per_px,) * 2))
         else:
             seen.add(i)
-            top, left = (edge_margins(gray, r.shifted(-origin[0], -origin[1]), qr_px, quiet_px, mm_per_px)
-                         if gray is not None else (None, None))
+            top, left = (margins[i] if margins is not None and i in margins
+                         else card_margins(gray, r, origin, qr_px, quiet_px, mm_per_px, margin_range_mm))
             tol = PAIRED_TOL_MM / mm_per_px
             # a margin measured places the card; one not seen may be any the sheet allows
-            mx, tx = (left, tol) if left is not None and lo_m - tol <= left <= hi_m + tol else ((lo_m + hi_m) / 2, (hi_m - lo_m) / 2 + tol)
-            my, ty = (top, tol) if top is not None and lo_m - tol <= top <= hi_m + tol else ((lo_m + hi_m) / 2, (hi_m - lo_m) / 2 + tol)
+            mx, tx = (left, tol) if left is not None else ((lo_m + hi_m) / 2, (hi_m - lo_m) / 2 + tol)
+            my, ty = (top, tol) if top is not None else ((lo_m + hi_m) / 2, (hi_m - lo_m) / 2 + tol)
             edge = qr_px / 2 + quiet_px  # the white square's half side
             centre = np.array(r.centre) + right * (cw / 2 - mx - edge) + down * (ch / 2 - my - edge)
             cards.append(([i], centre, right, down, (tx, ty)))

@@ -55,6 +55,11 @@ def score(expected: list[int], seen: list[int]) -> tuple[int, int, int]:
     return sum(want.values()), named, wrong
 
 
+def _kind(why: str) -> str:
+    """A reason with its figures taken out, so that alike reasons are counted together."""
+    return re.sub(r"[0-9.]+", "#", why)
+
+
 def wrong_faces(expected: list[int], seen: list[int]) -> list[str]:
     """The faces read that the tray does not hold, each beside the faces it holds that went
     unnamed: "read 2 where unnamed [3]"."""
@@ -99,11 +104,11 @@ def run_set(dice_set: str, throws: int, tables: int = 1, renderer=heldout, view:
                 x0, y0, x1, y1 = _box(truth, img)
                 detailed = reader.read_detailed(img[y0:y1, x0:x1])
                 seen = detailed.faces
-                why_zero.update(re.sub(r"[0-9.]+", "#", d.reason) for d in detailed.dice if not d.face)
+                why_zero.update(_kind(d.reason) for d in detailed.dice if not d.face)
                 full, named, wrong = score(expected, seen)
                 per_table[table].update(full=full, named=named, unfound=max(0, len(expected) - len(seen)))
                 if len(seen) < len(expected):
-                    passed_over.update(re.sub(r"[0-9.]+", "#", why) for _, why in detailed.passed_over)
+                    passed_over.update(_kind(why) for _, why in detailed.passed_over)
                     passed_over["trays with dice not found"] += 1
                 if wrong:
                     wrong_as.update(f"table {table}: {w}" for w in wrong_faces(expected, seen))

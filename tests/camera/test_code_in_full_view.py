@@ -10,8 +10,13 @@ import numpy as np
 import pytest
 
 from firmware_bridge.camera.decoders import QrRead
-from firmware_bridge.camera.layout import QR_MARGIN_RANGE_MM, QR_MODULES, QR_QUIET_MODULES, QR_WIDTH_MM
-from firmware_bridge.camera.stacking import codes_in_full_view, edge_margins
+from firmware_bridge.camera.layout import (
+    QR_MARGIN_RANGE_MM,
+    QR_MODULES,
+    QR_QUIET_MODULES,
+    QR_WIDTH_MM,
+)
+from firmware_bridge.camera.stacking import card_margins, codes_in_full_view, edge_margins
 
 MM_PER_PX = 0.25
 CARD_MM = (63.0, 88.0)
@@ -99,7 +104,7 @@ def _twin_hidden(layout, overlap_mm: float, margin_mm: float = QR_MARGIN_RANGE_M
     b_inset = MARGIN_MM + side_mm / 2
     b = [QrRead("QS", ((left + b_inset) / mm, (pad_mm + b_inset) / mm), 0.0, ()),
          QrRead("QS", ((left + CARD_MM[0] - b_inset) / mm, (pad_mm + CARD_MM[1] - b_inset) / mm), 180.0, ())]
-    seen = None
+    margins = (None, None)
     if picture:
         size = (int((pad_mm + 2 * CARD_MM[1]) / mm), int((pad_mm + 2 * CARD_MM[0]) / mm))
         gray = np.full(size, 90, np.uint8)  # felt
@@ -107,8 +112,8 @@ def _twin_hidden(layout, overlap_mm: float, margin_mm: float = QR_MARGIN_RANGE_M
         gray[p0:p0 + int(CARD_MM[1] / mm), p0:p0 + int(CARD_MM[0] / mm)] = 235  # the card
         c, h = lone.centre, QR_WIDTH_MM / 2 / mm
         gray[int(c[1] - h):int(c[1] + h), int(c[0] - h):int(c[0] + h)] = 40  # its code
-        seen = (gray, (0, 0))
-    return rec._partner_hidden(lone, [lone, *b], [(1, 2)], None, None, seen)
+        margins = card_margins(gray, lone, (0, 0), QR_WIDTH_MM / mm, QUIET_MM / mm, mm, QR_MARGIN_RANGE_MM)
+    return rec._partner_hidden(lone, [lone, *b], [(1, 2)], None, None, margins)
 
 
 @pytest.mark.parametrize("overlap_mm, hidden", [(1.5, True), (4.0, True), (0.55, False), (0.2, False), (-2.0, False)])
