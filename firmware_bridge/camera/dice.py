@@ -224,7 +224,8 @@ class DiceReader:
         # joined to it: its pips are read as a face too, and a face read replaces the `0`.)
         for c, mask_box in self._pip_groups(lo8, [d.centre for d in reading.dice if d.face], lo_top):
             bx0, by0, bx1, by1, mask = mask_box
-            d = self._read_face(image[by0:by1, bx0:bx1], mask, (c[0] - bx0, c[1] - by0), (bx0, by0, floor, image))
+            d = self._read_face(image[by0:by1, bx0:bx1], mask, (c[0] - bx0, c[1] - by0), (bx0, by0, floor, image),
+                                again=False)
             if not d.face and not d.pips:
                 # no face with pips there after all
                 reading.passed_over.append((c, f"a group of pips read as no face ({d.reason})"))
@@ -541,12 +542,15 @@ class DiceReader:
 
     # ---- one top face ------------------------------------------------------------------
     def _read_face(self, img: np.ndarray, mask: np.ndarray, centre: tuple[float, float],
-                   at: _Place = (0, 0, None, None)) -> DieReading:
+                   at: _Place = (0, 0, None, None), again: bool = True) -> DieReading:
         """The bright part `mask` of one die gives only a rough place and turn: its boundary
         wanders with the rounded edges' shading, a side strip or the tray's floor showing as
         bright. The pips decide the rest: the face is re-centred on its pips (every face's
         pattern is symmetric about the face's centre) and then held to the die's known size.
-        `at`: where `img` lies in the zone's picture (the camera's view is known there), the
+        `again`: re-centre a second time on the pips round the first centre (a face found
+        from its pips alone, `_pip_groups`, is not: beside a wall as white as the die, a pip
+        the wall cuts would draw the centre to it). `at`: where `img` lies in the zone's
+        picture (the camera's view is known there), the
         tray floor's colour (`_floor_colour`) and the zone's whole picture."""
         s = self.die_px
         hull = _hull(mask)
@@ -567,11 +571,13 @@ class DiceReader:
         paper = np.array([np.percentile(win[..., k][inside], 90) for k in range(3)], np.float32)
         if white <= 25:
             return DieReading(0, (cx, cy), "face too dark")
-        levels = _pip_levels(lo, inside, white)
+        # the pips of this die only (a die touching it has its own, in the same window, its
+        # nearest at least a fifth of a face beyond this one's bright part); a pip near a
+        # side may lie on the rounded edge's shade, just beyond the bright part
+        near = cv2.dilate(inside.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (15, 15))).astype(bool)
+        levels = _pip_levels(lo, near, white)
         if levels is None:
-            return DieReading(0, (cx, cy), "no pips")
-        # the pips of this die only (a die touching it has its own, in the same window)
-        near = cv2.dilate(inside.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool)
+            return DieReading(0, (cx, cy), "no spot on it as dark as a pip")
         pips = [p for p in self._pips(win, lo, paper, levels) if near[int(p[1]), int(p[0])]]
         if not pips:
             return DieReading(0, (cx, cy), "no pips")
@@ -586,6 +592,18 @@ class DiceReader:
         win = self._warp(img, (fx, fy), ang, n)
         lo = np.minimum(np.minimum(win[..., 0], win[..., 1]), win[..., 2])
         pips = self._pips(win, lo, paper, levels)
+        # Once more: the bright part may leave out the pips near a side (on a die with broad
+        # rounded edges they lie on the edge's shade), and the first centre leans away from
+        # them; round the new centre, the pips within a face's reach of it give the centre.
+        mine = [p for p in pips if np.hypot(p[0] - n / 2, p[1] - n / 2) < 0.6 * FACE_PX]
+        if mine and again:
+            du = float(np.mean([p[0] for p in mine])) - n / 2
+            dv = float(np.mean([p[1] for p in mine])) - n / 2
+            if max(abs(du), abs(dv)) > 0.5:
+                fx, fy = fx + k * (du * c[0] - dv * c[1]), fy + k * (du * c[1] + dv * c[0])
+                win = self._warp(img, (fx, fy), ang, n)
+                lo = np.minimum(np.minimum(win[..., 0], win[..., 1]), win[..., 2])
+                pips = self._pips(win, lo, paper, levels)
         near = None
         if self.view is not None and at[3] is not None:
             # the top face's shift from its foot, turned and scaled into the window, and a
@@ -651,8 +669,8 @@ class DiceReader:
             wx0, wy0 = max(0, x0 - m), max(0, y0 - m)
             blob = (labels[wy0:y0 + h0 + m, wx0:x0 + w0 + m] == j).astype(np.uint8)
             ring = cv2.dilate(blob, np.ones((5, 5), np.uint8)).astype(bool) & ~cv2.dilate(blob, np.ones((3, 3), np.uint8)).astype(bool)
-            ringed = np.count_nonzero(ring & bright[wy0:y0 + h0 + m, wx0:x0 + w0 + m]) / max(1, ring.sum())
-            if ringed < least_ringed:
+            part = (slice(wy0, y0 + h0 + m), slice(wx0, x0 + w0 + m))
+            if not _ringed(ring, bright[part], lo[part] >= levels[0], least_ringed, (a, w0, h0)):
                 continue
             out.append((float(cents[j][0]), float(cents[j][1]), float(a), _colour_of(win, lo, labels == j, white)))
         return out
@@ -777,6 +795,13 @@ _RAISED_LEVELS = (0.92, 0.95)
 _PIP_DARK = (0.6, 0.7, 0.8)
 #: a face's pips are at least this much darker than its white at their centre (out of focus)
 _PIP_DEPTH = 0.3
+#: a pip near the face's side: this share of its ring at least at the face's white, and this
+#: share of it lighter than the pip (the rest on the rounded edge's shade)
+_EDGE_RINGED = 0.3
+_CLOSED = 0.95
+#: the largest such pip (face pixels): a 2-6's pip of 0.28 of the edge (a 1's larger pip lies
+#: in the face's middle, ringed by its white)
+_EDGE_PIP_AREA = np.pi * (0.28 * 48 / 2) ** 2
 #: the rounded edges a face's darkest spot is not looked for in (face pixels across)
 _EDGE_CLEAR = 9
 #: no pip within this many face widths of a face's centre but outside the face (see _judge)
@@ -809,13 +834,30 @@ _PLASTIC = 0.5
 #: on every side the plastic reaches at least this many pip spacings from the face's centre
 #: (0.5 / 0.3 = 1.67 for pips set furthest out, less the rounded edge's shade; measured on
 #: whole dice of three renderers no less than 1.53)
-_REACH_SPACINGS = 1.45
+_REACH_SPACINGS = 1.35
 #: the same for a 1, in face widths (whole dice: no less than 0.34)
 _REACH_FACE = 0.3
 
 # A die's top face seen from above is a rounded square, its rounded edge darker: the bright
 # part covers about this much of the edge² square.
 _FACE_FILL = 0.85
+
+
+def _ringed(ring: np.ndarray, bright: np.ndarray, light: np.ndarray, least: float,
+            spot: tuple[int, int, int], k2: float = 1.0) -> bool:
+    """Is a dark spot ringed as a top face's pip is: `least` of its ring (`ring`, a mask) at
+    the face's white (`bright`); or, for a pip near the face's side, on the rounded edge's
+    shade, a part of its ring at the white and the rest all lighter than the pip (`light`:
+    the spot is closed, not a bay of a darker area) — then it must also be a pip's disc
+    (`spot`: its area and box's width and height) of a 2-6's size (`k2`: the picture's
+    pixels per face pixel, squared), not a piece of a rounded edge's shade."""
+    n = max(1, int(ring.sum()))
+    white = np.count_nonzero(ring & bright) / n
+    if white >= least:
+        return True
+    a, w, h = spot
+    disc = a >= 0.7 * np.pi / 4 * w * h and max(w, h) <= 1.3 * min(w, h) + 1 and a <= _EDGE_PIP_AREA * k2
+    return disc and white >= _EDGE_RINGED and np.count_nonzero(ring & light) / n >= _CLOSED
 
 
 def _pip_levels(lo: np.ndarray, inside: np.ndarray, white: float) -> tuple[float, float] | None:
