@@ -20,13 +20,17 @@ felt, tray or plastic: every level is relative to the die's own white.
    gives each die's rough place.
 2. **A die is a region that holds a pip**: a round spot of a pip's size, darker than the
    region's white (at most 60 % of it when sharp, less deep when out of focus) and ringed by
-   it. A light patch of rim, tray or glare holds none.
+   it. A light patch of rim, tray or glare holds none. A die with broad rounded edges may set
+   its pips on the edges' shade, outside the region: a colourless region nearly as bright as
+   the brightest in the picture is also looked at a pip's breadth beyond, for a pip's disc
+   ringed by white on its inner side and by nothing darker than itself (`_ringed`).
 3. **Touching dice** make one region of two dice's area (with their side strips); it is split
    across the middle of its long side, each half read on its own; the region is read at the
    lowest level (share of its white) at which each of its dice reads.
-4. **A face.** The pips round the region's place (spots ringed by the face's own white; a side
-   strip's pips are ringed by its darker plastic) give the face's centre: every face's pattern
-   is symmetric about it. The pips are cut at a level set by their own depth: halfway between
+4. **A face.** The pips round the region's place (spots ringed by the face's own white, or
+   near a side by white within and the rounded edge's lighter shade without; a side strip's
+   pips are ringed by its darker plastic) give the face's centre: every face's pattern is
+   symmetric about it (found twice over: the region may leave the pips near a side out). The pips are cut at a level set by their own depth: halfway between
    the darkest spot of the face and its white (no higher than 60 % of the white), so a pip
    out of focus keeps the outline it has sharp. The face is read again there, at the die's
    size: nothing dark on it but its pips, its white whole (not cut by the picture's edge, a
@@ -190,7 +194,7 @@ class DiceReader:
         floor = _floor_colour(image) if self.view is not None else None
         for x, y, w, h, region in self._regions(lo8, reading.passed_over):
             lo = lo8[y:y + h, x:x + w]
-            if not self._holds_a_pip(region, lo):
+            if not self._holds_a_pip(region, lo, image[y:y + h, x:x + w], lo_top):
                 # glare, a light patch of rim, tray or felt: no die (every face has pips)
                 reading.passed_over.append(((x + w / 2, y + h / 2), "a white region with no pip"))
                 continue
@@ -417,16 +421,29 @@ class DiceReader:
             elif sstats[j, cv2.CC_STAT_AREA] > area_1:
                 yield from self._raised(piece, ratio[by:by + bh, bx:bx + bw], x + bx, y + by, step + 1, s)
 
-    def _holds_a_pip(self, region: np.ndarray, lo: np.ndarray) -> bool:
+    def _holds_a_pip(self, region: np.ndarray, lo: np.ndarray, img: np.ndarray | None = None,
+                     lo_top: float = 255.0) -> bool:
         """Does the region hold a pip: a round spot of a pip's size, darker than the region's
         white and ringed by it? Looked for at 60 % of the white (a sharp pip), then at 70 and
         80 % (out of focus a pip's centre stays lighter), its ring halfway from there to the
         white. (Sensor noise on a dark tray makes specks of a few pixels; a coloured rim caught
-        at a region's edge is not ringed by white.)"""
+        at a region's edge is not ringed by white.) A die whose pips all lie near its sides,
+        on the rounded edges' shade, makes a region that leaves them out: where the region is
+        colourless like a die's plastic (`img`, its picture) and near the brightest in the
+        picture (`lo_top`; felt and rims are darker than the dice), a pip is also looked for a
+        pip's breadth beyond it, ringed as a pip near a side is (`_ringed`)."""
         level = _percentile_u8(lo[region], 90)
         if level < _LEAST_WHITE:
             return False  # a dark tray's or felt's own brightest: no die's white, however dim the studio
-        return any(self._holds_a_pip_at(region, lo, level * d, level * (1 + d) / 2) for d in _PIP_DARK)
+        if any(self._holds_a_pip_at(region, lo, level * d, level * (1 + d) / 2) for d in _PIP_DARK):
+            return True
+        if img is None or level < _EDGE_PIP_WHITE * lo_top:
+            return False
+        bright = region & (lo >= 0.9 * level)
+        colour = img[bright].mean(axis=0) if bright.any() else np.zeros(3)
+        if (colour.max() - colour.min()) > 0.3 * max(colour.max(), 1.0):
+            return False  # a coloured rim or felt: no plastic of a die
+        return any(self._holds_a_pip_at(region, lo, level * d, level * (1 + d) / 2, beyond=True) for d in _PIP_DARK)
 
     def _white_plastic(self, img: np.ndarray, lo: np.ndarray, region: np.ndarray, lo_top: float) -> bool:
         """Is the region a part of a die: its white colourless (a marking printed on the felt
@@ -440,8 +457,13 @@ class DiceReader:
             return False
         return self._holds_a_pip_at(region, lo, level * _PIP_DARK[0], level * (1 + _PIP_DARK[0]) / 2)
 
-    def _holds_a_pip_at(self, region: np.ndarray, lo: np.ndarray, dark_t: float, bright_t: float) -> bool:
-        dark = (region & (lo < dark_t)).astype(np.uint8)
+    def _holds_a_pip_at(self, region: np.ndarray, lo: np.ndarray, dark_t: float, bright_t: float,
+                        beyond: bool = False) -> bool:
+        near = region
+        if beyond:
+            k = int(round(0.15 * self.die_px)) | 1
+            near = cv2.dilate(region.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))).astype(bool)
+        dark = (near & (lo < dark_t)).astype(np.uint8)
         bright = lo >= bright_t
         n, labels, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
         k2 = (self.die_px / FACE_PX) ** 2
@@ -453,7 +475,8 @@ class DiceReader:
             wx0, wy0 = max(0, x0 - m), max(0, y0 - m)
             blob = (labels[wy0:y0 + h0 + m, wx0:x0 + w0 + m] == j).astype(np.uint8)
             ring = cv2.dilate(blob, np.ones((5, 5), np.uint8)).astype(bool) & ~cv2.dilate(blob, np.ones((3, 3), np.uint8)).astype(bool)
-            if ring.any() and np.count_nonzero(ring & bright[wy0:y0 + h0 + m, wx0:x0 + w0 + m]) >= 0.8 * ring.sum():
+            part = (slice(wy0, y0 + h0 + m), slice(wx0, x0 + w0 + m))
+            if ring.any() and _ringed(ring, bright[part], lo[part] >= dark_t, 0.8, (a, w0, h0), k2 if beyond else 0.0):
                 return True
         return False
 
@@ -802,6 +825,9 @@ _CLOSED = 0.95
 #: the largest such pip (face pixels): a 2-6's pip of 0.28 of the edge (a 1's larger pip lies
 #: in the face's middle, ringed by its white)
 _EDGE_PIP_AREA = np.pi * (0.28 * 48 / 2) ** 2
+#: a white region is looked at for such pips only when it is at least this share of the
+#: brightest in the picture (a die's plastic; a printed line on the felt may be brighter)
+_EDGE_PIP_WHITE = 0.6
 #: the rounded edges a face's darkest spot is not looked for in (face pixels across)
 _EDGE_CLEAR = 9
 #: no pip within this many face widths of a face's centre but outside the face (see _judge)

@@ -8,7 +8,9 @@ are read under each perturbation of the renderer.
 
     .venv/bin/python -m tests.camera.heldout_dice_figures --throws 4 [--sets a,b] [--tables 1] [--renderer heldout|blind] [--summary]
 
-`--renderer blind` holds it to tests/camera/blind instead, a second renderer from the same sheet.
+`--renderer blind` holds it to tests/camera/blind instead, a second renderer from the same sheet
+(its dice looked at since 5 Dec 2026); `--renderer blind_dice` to tests/camera/blind_dice, a third,
+dice only, that nobody tuning the reader has looked at.
 `--summary` leaves out each missed tray's truth, so that whoever works on the reader can take
 the blind figures without seeing what the blind dice were.
 
@@ -26,13 +28,14 @@ from collections import Counter
 import numpy as np
 
 import tests.camera.blind as blind
+import tests.camera.blind_dice as blind_dice
 import tests.camera.heldout as heldout
 from firmware_bridge.camera.calibration import CalibrationError
 from firmware_bridge.camera.dice import DiceReader
 from firmware_bridge.camera.dice_calibration import calibrate_dice
 
 # the renderers the reader can be held to, both written from the card-face sheet alone
-RENDERERS = {"heldout": heldout, "blind": blind}
+RENDERERS = {"heldout": heldout, "blind": blind, "blind_dice": blind_dice}
 NOMINAL_MM_PER_PX = 0.30
 CALIBRATION_SEEDS = (900, 901)
 
