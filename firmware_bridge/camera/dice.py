@@ -21,8 +21,8 @@ felt, tray or plastic: every level is relative to the die's own white.
 2. **A die is a region that holds a pip**: a round spot of a pip's size, darker than the
    region's white (at most 60 % of it when sharp, less deep when out of focus) and ringed by
    it. A light patch of rim, tray or glare holds none. A die with broad rounded edges may set
-   its pips on the edges' shade, outside the region: a colourless region nearly as bright as
-   the brightest in the picture is also looked at a pip's breadth beyond, for a pip's disc
+   its pips on the edges' shade, outside the region: a colourless region at least 0.6 as bright
+   as the brightest in the picture is also looked at half a pip beyond, for a pip's disc
    ringed by white on its inner side and by nothing darker than itself (`_ringed`).
 3. **Touching dice** make one region of two dice's area (with their side strips); it is split
    across the middle of its long side, each half read on its own; the region is read at the
@@ -42,7 +42,7 @@ felt, tray or plastic: every level is relative to the die's own white.
    that face's colour (all red for 1 and 4, all black for the others, told apart by chroma,
    not brightness: a dull red out of focus is light but still red) and pips of one size.
 6. **Outline.** The top face must be wholly in view: on every side the die's own plastic
-   reaches well beyond its pips (more than 1.45 of the pips' spacing from their centre), where
+   reaches well beyond its pips (more than 1.35 of the pips' spacing from their centre), where
    a tall tray rim seen off axis, a hand or the picture's edge would end it nearer. A die cut
    by the picture's edge is counted as `0`.
 7. **The whole square.** The face is then held to the square a die of its calibrated size
@@ -226,7 +226,10 @@ class DiceReader:
         # face's are. Each such group no die above accounts for is read as a face of its own.
         # (A region too large for a die there, read `0`, may be such a die with the floor
         # joined to it: its pips are read as a face too, and a face read replaces the `0`.)
-        for c, mask_box in self._pip_groups(lo8, [d.centre for d in reading.dice if d.face], lo_top):
+        # (a die held `0` because its top face is not all seen is known too: its pips read
+        # again as a group, with no white region to hold their face to, must not name it)
+        known = [d.centre for d in reading.dice if d.face or d.reason.startswith(_UNSEEN)]
+        for c, mask_box in self._pip_groups(lo8, known, lo_top):
             bx0, by0, bx1, by1, mask = mask_box
             d = self._read_face(image[by0:by1, bx0:bx1], mask, (c[0] - bx0, c[1] - by0), (bx0, by0, floor, image),
                                 again=False)
@@ -598,6 +601,8 @@ class DiceReader:
         # nearest at least a fifth of a face beyond this one's bright part); a pip near a
         # side may lie on the rounded edge's shade, just beyond the bright part
         near = cv2.dilate(inside.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (15, 15))).astype(bool)
+        # the pips' levels from the face's darkest spot clear of its rounded edges; only where
+        # the bright part holds none (all pips near its sides) from a little beyond it
         levels = _pip_levels(lo, near, white)
         if levels is None:
             return DieReading(0, (cx, cy), "no spot on it as dark as a pip")
@@ -784,7 +789,7 @@ class DiceReader:
         centre (its pips'), the face turned `turn_deg` with its pips `spacing` apart (the
         grid's, face pixels; 0 for a lone pip). Dice set their corner pips at most 0.3 of the
         edge from the centre, so on every side the die's own plastic (its white, its rounded
-        edge however shaded, a strip of side face) reaches more than 1.45 spacings out
+        edge however shaded, a strip of side face) reaches more than 1.35 spacings out
         (0.5 / 0.3 = 1.67 less the rounded edge's shade). A tray's rim or a hand lying over the face
         (the camera off axis, a die against the wall nearer it), or the picture's edge, ends
         it nearer. (A strip of a millimetre or so, the rounded edge and little more, is not
@@ -824,7 +829,9 @@ _EDGE_RINGED = 0.3
 _CLOSED = 0.95
 #: the largest such pip (face pixels): a 2-6's pip of 0.28 of the edge (a 1's larger pip lies
 #: in the face's middle, ringed by its white)
-_EDGE_PIP_AREA = np.pi * (0.28 * 48 / 2) ** 2
+_EDGE_PIP_AREA = np.pi * (0.28 * FACE_PX / 2) ** 2
+#: the reasons of a die held `0` because its top face is not all seen
+_UNSEEN = ("top face not wholly in view", "cut by the picture's edge", "top face under something")
 #: a white region is looked at for such pips only when it is at least this share of the
 #: brightest in the picture (a die's plastic; a printed line on the felt may be brighter)
 _EDGE_PIP_WHITE = 0.6
@@ -859,7 +866,8 @@ _LEAST_WHITE = 55
 _PLASTIC = 0.5
 #: on every side the plastic reaches at least this many pip spacings from the face's centre
 #: (0.5 / 0.3 = 1.67 for pips set furthest out, less the rounded edge's shade; measured on
-#: whole dice of three renderers no less than 1.53)
+#: whole dice of three renderers no less than 1.53; 1.4 on the shaded side of a die with 2 mm
+#: rounded edges and pips 0.3 of the edge out)
 _REACH_SPACINGS = 1.35
 #: the same for a 1, in face widths (whole dice: no less than 0.34)
 _REACH_FACE = 0.3
