@@ -30,7 +30,8 @@ felt, tray or plastic: every level is relative to the die's own white.
 4. **A face.** The pips round the region's place (spots ringed by the face's own white, or
    near a side by white within and the rounded edge's lighter shade without; a side strip's
    pips are ringed by its darker plastic) give the face's centre: every face's pattern is
-   symmetric about it (found twice over: the region may leave the pips near a side out). The pips are cut at a level set by their own depth: halfway between
+   symmetric about it (found twice over: the region may leave the pips near a side out). The
+   pips are cut at a level set by their own depth: halfway between
    the darkest spot of the face and its white (no higher than 60 % of the white), so a pip
    out of focus keeps the outline it has sharp. The face is read again there, at the die's
    size: nothing dark on it but its pips, its white whole (not cut by the picture's edge, a
@@ -433,19 +434,15 @@ class DiceReader:
         at a region's edge is not ringed by white.) A die whose pips all lie near its sides,
         on the rounded edges' shade, makes a region that leaves them out: where the region is
         colourless like a die's plastic (`img`, its picture) and near the brightest in the
-        picture (`lo_top`; felt and rims are darker than the dice), a pip is also looked for a
-        pip's breadth beyond it, ringed as a pip near a side is (`_ringed`)."""
+        picture (`lo_top`; felt and rims are darker than the dice), a pip is also looked for
+        half a pip beyond it, ringed as a pip near a side is (`_ringed`)."""
         level = _percentile_u8(lo[region], 90)
         if level < _LEAST_WHITE:
             return False  # a dark tray's or felt's own brightest: no die's white, however dim the studio
         if any(self._holds_a_pip_at(region, lo, level * d, level * (1 + d) / 2) for d in _PIP_DARK):
             return True
-        if img is None or level < _EDGE_PIP_WHITE * lo_top:
-            return False
-        bright = region & (lo >= 0.9 * level)
-        colour = img[bright].mean(axis=0) if bright.any() else np.zeros(3)
-        if (colour.max() - colour.min()) > 0.3 * max(colour.max(), 1.0):
-            return False  # a coloured rim or felt: no plastic of a die
+        if img is None or level < _EDGE_PIP_WHITE * lo_top or not _colourless(img, lo, region, level):
+            return False  # a coloured rim or felt, or one darker than the dice: no plastic of a die
         return any(self._holds_a_pip_at(region, lo, level * d, level * (1 + d) / 2, beyond=True) for d in _PIP_DARK)
 
     def _white_plastic(self, img: np.ndarray, lo: np.ndarray, region: np.ndarray, lo_top: float) -> bool:
@@ -454,9 +451,7 @@ class DiceReader:
         bright in itself (a marking on dark felt is dim), holding a pip as dark as a sharp
         one (at most 60 % of the white)?"""
         level = _percentile_u8(lo[region], 90)
-        bright = region & (lo >= 0.9 * level)
-        colour = img[bright].mean(axis=0) if bright.any() else np.zeros(3)
-        if level < max(_EDGE_WHITE, 0.8 * lo_top) or (colour.max() - colour.min()) > 0.3 * max(colour.max(), 1.0):
+        if level < max(_EDGE_WHITE, 0.8 * lo_top) or not _colourless(img, lo, region, level):
             return False
         return self._holds_a_pip_at(region, lo, level * _PIP_DARK[0], level * (1 + _PIP_DARK[0]) / 2)
 
@@ -479,7 +474,7 @@ class DiceReader:
             blob = (labels[wy0:y0 + h0 + m, wx0:x0 + w0 + m] == j).astype(np.uint8)
             ring = cv2.dilate(blob, np.ones((5, 5), np.uint8)).astype(bool) & ~cv2.dilate(blob, np.ones((3, 3), np.uint8)).astype(bool)
             part = (slice(wy0, y0 + h0 + m), slice(wx0, x0 + w0 + m))
-            if ring.any() and _ringed(ring, bright[part], lo[part] >= dark_t, 0.8, (a, w0, h0), k2 if beyond else 0.0):
+            if ring.any() and _ringed(ring, bright[part], lo[part] >= dark_t, 0.8, (a, w0, h0), k2, near_side=beyond):
                 return True
         return False
 
@@ -877,18 +872,29 @@ _REACH_FACE = 0.3
 _FACE_FILL = 0.85
 
 
+def _colourless(img: np.ndarray, lo: np.ndarray, region: np.ndarray, level: float) -> bool:
+    """Is the region's white (what is within a tenth of its `level`, in `lo`) colourless, as a
+    die's plastic is, not the colour of a felt, a rim or a marking? `img`: its picture (BGR)."""
+    bright = region & (lo >= 0.9 * level)
+    colour = img[bright].mean(axis=0) if bright.any() else np.zeros(3)
+    return (colour.max() - colour.min()) <= 0.3 * max(colour.max(), 1.0)
+
+
 def _ringed(ring: np.ndarray, bright: np.ndarray, light: np.ndarray, least: float,
-            spot: tuple[int, int, int], k2: float = 1.0) -> bool:
+            spot: tuple[int, int, int], k2: float = 1.0, near_side: bool = True) -> bool:
     """Is a dark spot ringed as a top face's pip is: `least` of its ring (`ring`, a mask) at
     the face's white (`bright`); or, for a pip near the face's side, on the rounded edge's
     shade, a part of its ring at the white and the rest all lighter than the pip (`light`:
     the spot is closed, not a bay of a darker area) — then it must also be a pip's disc
     (`spot`: its area and box's width and height) of a 2-6's size (`k2`: the picture's
-    pixels per face pixel, squared), not a piece of a rounded edge's shade."""
+    pixels per face pixel, squared), not a piece of a rounded edge's shade. Without
+    `near_side`, only the first."""
     n = max(1, int(ring.sum()))
     white = np.count_nonzero(ring & bright) / n
     if white >= least:
         return True
+    if not near_side:
+        return False
     a, w, h = spot
     disc = a >= 0.7 * np.pi / 4 * w * h and max(w, h) <= 1.3 * min(w, h) + 1 and a <= _EDGE_PIP_AREA * k2
     return disc and white >= _EDGE_RINGED and np.count_nonzero(ring & light) / n >= _CLOSED

@@ -58,10 +58,11 @@ from firmware_bridge.camera.scene import CUT, FACE_DOWN, UNREADABLE
 from firmware_bridge.camera.stacking import (
     COVERED_MM,
     PAIRED_TOL_MM,
-    _overlap,
-    _rect,
     card_margins,
+    code_axes,
     codes_in_full_view,
+    overlap_area,
+    turned_rect,
 )
 
 SHRINK = 4  # quarter resolution for everything but QR decoding
@@ -159,11 +160,6 @@ class _ZoneGeometry:
         pts = (np.asarray(zone.polygon, np.float32) / SHRINK - [bx0, by0]).round().astype(np.int32)
         cv2.fillPoly(self.mask, [pts], 255)
         self.area = int(np.count_nonzero(self.mask))
-
-
-def _axes(orientation: float | None) -> tuple[np.ndarray, np.ndarray]:
-    ang = math.radians(orientation or 0.0)
-    return np.array([math.cos(ang), math.sin(ang)]), np.array([-math.sin(ang), math.cos(ang)])
 
 
 class Recogniser:
@@ -789,7 +785,7 @@ class Recogniser:
     def _pair_distance(self, a: QrRead, b: QrRead) -> float:
         """How far b lies from where a card's other code should be, seen from a: distance
         (full-res px) from b's centre to the segment of partner positions for margins 2-6 mm."""
-        right, down = _axes(a.orientation)
+        right, down = code_axes(a.orientation)
         d = np.array(b.centre) - np.array(a.centre)
         local = np.array([float(d @ right), float(d @ down)])
         seg = self._pair_far - self._pair_near
@@ -877,7 +873,7 @@ class Recogniser:
 
     def partner_places(self, r: QrRead) -> list[np.ndarray]:
         """Where a lone code's twin can be, for margins from 2 to 6 mm (full-res centres)."""
-        right, down = _axes(r.orientation)
+        right, down = code_axes(r.orientation)
         return [np.array(r.centre) + right * p[0] + down * p[1]
                 for p in (self._pair_near + u * (self._pair_far - self._pair_near) for u in (0.0, 0.25, 0.5, 0.75, 1.0))]
 
@@ -895,7 +891,7 @@ class Recogniser:
             return False
         half = 0.5 * self._qr_side
         mm = self.layout.mm_per_px
-        right, down = _axes(r.orientation)
+        right, down = code_axes(r.orientation)
         cw, ch = self.layout.card_px
         places, tol = self.partner_places(r), 0.0
         top, left = margins
@@ -903,7 +899,7 @@ class Recogniser:
             places = [np.array(r.centre) + right * (cw - 2 * (left + half)) + down * (ch - 2 * (top + half))]
             tol = PAIRED_TOL_MM / mm
         strip = COVERED_MM / mm * 2 * half  # a strip COVERED_MM deep along one side
-        bodies = [_rect(centre, b_right, b_down, cw / 2 - shrink - tol, ch / 2 - shrink - tol)
+        bodies = [turned_rect(centre, b_right, b_down, cw / 2 - shrink - tol, ch / 2 - shrink - tol)
                   for centre, b_right, b_down, shrink in self._bodies(r, reads, whole)]
 
         def covered(p: np.ndarray) -> bool:
@@ -917,8 +913,8 @@ class Recogniser:
             # under another face-up card, wherever within its uncertainty and this place's it
             # lies (in a seat's pair the right card covers the left card's second code, in
             # part or whole; the front pair may lie on the back pair's lower codes)
-            square = _rect(p, right, down, half, half)
-            return any(_overlap(square, body) >= strip for body in bodies)
+            square = turned_rect(p, right, down, half, half)
+            return any(overlap_area(square, body) >= strip for body in bodies)
 
         # The margin measured, the twin lies in one place. Not measured, it is taken as
         # covered where any margin's place is: holding it to every place (8 mm apart) read
@@ -938,7 +934,7 @@ class Recogniser:
             paired.update((i, j))
             if r is a or r is b:
                 continue
-            right, down = _axes(a.orientation)
+            right, down = code_axes(a.orientation)
             yield (np.array(a.centre) + np.array(b.centre)) / 2, right, down, PAIRED_TOL_MM / mm
         cw, ch = self.layout.card_px
         inset = (sum(QR_MARGIN_RANGE_MM) / 2) / mm + self._qr_side / 2
@@ -946,6 +942,6 @@ class Recogniser:
         for k, o in enumerate(reads):
             if k in paired or o is r or o.orientation is None or o.text == r.text:
                 continue
-            right, down = _axes(o.orientation)
+            right, down = code_axes(o.orientation)
             centre = np.array(o.centre) + right * (cw / 2 - inset) + down * (ch / 2 - inset)
             yield centre, right, down, lone_tol

@@ -37,18 +37,21 @@ PAIRED_TOL_MM = 0.6
 ON_TOP_SHARE = 0.25
 
 
-def _axes(orientation: float | None) -> tuple[np.ndarray, np.ndarray]:
+def code_axes(orientation: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """A code's right and down (unit vectors in the picture) at its turn (degrees)."""
     a = math.radians(orientation or 0.0)
     return np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
 
 
-def _rect(centre, right, down, half_w: float, half_h: float) -> np.ndarray:
+def turned_rect(centre, right, down, half_w: float, half_h: float) -> np.ndarray:
+    """The corners of a rectangle turned to the axes `right`, `down` round `centre`."""
     c = np.asarray(centre, np.float64)
     return np.array([c - right * half_w - down * half_h, c + right * half_w - down * half_h,
                      c + right * half_w + down * half_h, c - right * half_w + down * half_h], np.float32)
 
 
-def _overlap(p: np.ndarray, q: np.ndarray) -> float:
+def overlap_area(p: np.ndarray, q: np.ndarray) -> float:
+    """The area two convex outlines share (px²)."""
     area, _ = cv2.intersectConvexConvex(p, q)
     return float(area)
 
@@ -59,7 +62,7 @@ def edge_margins(gray: np.ndarray, read: QrRead, qr_px: float, quiet_px: float,
     to its left in the code's own frame, where the card's edge there lies on something darker
     (the felt); None where it cannot be seen (another card's white beyond it, the picture's
     edge). `gray` is in the read's pixels."""
-    right, down = _axes(read.orientation)
+    right, down = code_axes(read.orientation)
     c = np.array(read.centre, np.float64)
     start = qr_px / 2 + 0.5 * quiet_px
     reach = qr_px / 2 + quiet_px + EDGE_SEARCH_MM / mm_per_px
@@ -142,7 +145,7 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
     for i, r in enumerate(reads):
         if i in seen or r.orientation is None:
             continue
-        right, down = _axes(r.orientation)
+        right, down = code_axes(r.orientation)
         if partner[i] >= 0:
             j = partner[i]
             seen.update((i, j))
@@ -164,15 +167,15 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
         """Card k's place grown (sign 1: everywhere it may reach) or shrunk (-1: where it
         surely lies) by its uncertainty."""
         _, c, right, down, (tx, ty) = cards[k]
-        return _rect(c, right, down, cw / 2 + sign * tx, ch / 2 + sign * ty)
+        return turned_rect(c, right, down, cw / 2 + sign * tx, ch / 2 + sign * ty)
 
     def symbol(i: int) -> np.ndarray:
-        right, down = _axes(reads[i].orientation)
-        return _rect(reads[i].centre, right, down, qr_px / 2, qr_px / 2)
+        right, down = code_axes(reads[i].orientation)
+        return turned_rect(reads[i].centre, right, down, qr_px / 2, qr_px / 2)
 
     # rectangles as (centre, right, down, half width, half height), for tests on many points
     square_half = qr_px / 2 + quiet_px + 2
-    squares = [(np.array(r.centre, np.float64), *_axes(r.orientation), square_half, square_half)
+    squares = [(np.array(r.centre, np.float64), *code_axes(r.orientation), square_half, square_half)
                for r in reads if r.orientation is not None]
 
     def card_box(k: int, sign: int):
@@ -233,7 +236,7 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
         a's edge seen as a line over b?"""
         if (a, b) not in memo:
             certain = body(b, -1)
-            memo[a, b] = (any(_overlap(symbol(i), certain) >= ON_TOP_SHARE * qr_px * qr_px for i in cards[a][0])
+            memo[a, b] = (any(overlap_area(symbol(i), certain) >= ON_TOP_SHARE * qr_px * qr_px for i in cards[a][0])
                           or edge_over(a, b))
         return memo[a, b]
 
@@ -242,14 +245,14 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
     for a, (mine, *_rest) in enumerate(cards):
         texts = {reads[i].text for i in mine}
         for i in mine:
-            right, down = _axes(reads[i].orientation)
+            right, down = code_axes(reads[i].orientation)
             half = qr_px / 2 + quiet_px + clear_px
-            square = _rect(reads[i].centre, right, down, half, half)
+            square = turned_rect(reads[i].centre, right, down, half, half)
             ok = True
             for b, (theirs, *_r) in enumerate(cards):
                 if b == a or texts & {reads[k].text for k in theirs}:
                     continue  # the same card (its pairing missed) or a copy: not an occluder
-                if _overlap(square, body(b, 1)) <= 0:
+                if overlap_area(square, body(b, 1)) <= 0:
                     continue
                 if not (on_top(a, b) and not on_top(b, a)):
                     ok = False
