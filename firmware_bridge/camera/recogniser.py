@@ -97,6 +97,14 @@ INK_LEVEL = 0.6
 #: codes (26 mm with their quiet zones, in opposite corners of a 63 mm wide card) leave no
 #: blank disc of more than about 16 mm; a palm or a glove's back is 40 mm or more
 HAND_BLANK_MM = 24.0
+#: a blob showing neither back, face nor black, of which at least this share is the felt's
+#: own colour, is felt speckled with a back's colours (dim light, noise), not a card
+FELT_SPECKLE_SHARE = 0.5
+#: one black thing over more than this many cards' area in a zone is no cut card (one card,
+#: partly covered at most) but a black glove or a dark sleeve: the zone is covered
+CUT_MAX_SHARE = 1.3
+#: nor is black whose outline is this much longer or wider than a card's (spread fingers)
+CUT_MAX_SIZE = 1.2
 
 Reading = tuple  # one zone's contents, canonical order (card zones: strings)
 
@@ -482,6 +490,27 @@ class Recogniser:
                 hand_px += int(stats[i, cv2.CC_STAT_AREA])
         return hand_px > limit
 
+    def _dark_hand_over(self, solid_dark: np.ndarray) -> bool:
+        """Whether a black glove (or a dark sleeve) lies over a zone: one black thing (not the
+        felt, not the back's pattern) over more than CUT_MAX_SHARE cards' area, or longer or
+        wider than a card by CUT_MAX_SIZE. Black on the table that is no back is the cut card,
+        one card's size (a card laid over it only hides part of it); a gloved hand with its
+        fingers and forearm is larger. (A black back whose pattern is lost, heavily blurred,
+        is black too: two such cards touching hold the zone as covered, where before they read
+        as the cut card.)"""
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(solid_dark.astype(np.uint8), connectivity=8)
+        long_side, short_side = CUT_MAX_SIZE * self._card_h + 2, CUT_MAX_SIZE * self._card_w + 2
+        for i in range(1, n):
+            area = stats[i, cv2.CC_STAT_AREA]
+            if area < 0.5 * self._card_area:
+                continue  # less than the cut card shows of itself: a shadow, print, a code
+            if area > CUT_MAX_SHARE * self._card_area:
+                return True
+            (_, _), (w, h), _ = cv2.minAreaRect(cv2.findNonZero((labels == i).astype(np.uint8)))
+            if max(w, h) > long_side or min(w, h) > short_side:
+                return True
+        return False
+
     def _read_card_zone(self, name: str, frame: np.ndarray, small: np.ndarray, gains: np.ndarray) -> ZoneView:
         geo = self._geo[name]
         x0, y0, x1, y1 = geo.box
@@ -489,6 +518,12 @@ class Recogniser:
         cls = self._classes(patch, gains, frame[y0 * SHRINK : y1 * SHRINK, x0 * SHRINK : x1 * SHRINK])
         inside = geo.mask > 0
         if self._hand_over(cls.skin & inside, cls.felt, inside):
+            self.unknown_back_zones.discard(name)
+            return ZoneView(reading=None, covered=True)
+        # what hides a code: a back, the cut card (the hand holds the whole zone); a code's
+        # own black modules are dark too, but only the cut card is dark over a wide area
+        solid_dark = cv2.morphologyEx(cls.dark.astype(np.uint8), cv2.MORPH_OPEN, np.ones((7, 7), np.uint8)) > 0
+        if self._dark_hand_over(solid_dark & inside & ~cls.felt):  # (a dark felt is felt)
             self.unknown_back_zones.discard(name)
             return ZoneView(reading=None, covered=True)
         cardish = ((~cls.felt) & inside).astype(np.uint8) * 255
@@ -505,9 +540,6 @@ class Recogniser:
         cardish = cv2.morphologyEx(cardish, cv2.MORPH_OPEN, self._marking_kernel)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(cardish, connectivity=8)
         unexplained = ~cls.explained()
-        # what hides a code: a back, the cut card (the hand holds the whole zone); a code's
-        # own black modules are dark too, but only the cut card is dark over a wide area
-        solid_dark = cv2.morphologyEx(cls.dark.astype(np.uint8), cv2.MORPH_OPEN, np.ones((7, 7), np.uint8)) > 0
         occluder = cls.back | solid_dark
 
         items: list[str] = []
@@ -528,6 +560,7 @@ class Recogniser:
             rest = area - (dark_a if cut else 0.0)
             contour = self._contour(comp)
             cards = self._count_cards(contour, rest, cut)
+            carries_codes = False
             bx, by, bw, bh = (int(stats[i, k]) for k in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
             box = ((x0 + bx) * SHRINK, (y0 + by) * SHRINK, (x0 + bx + bw) * SHRINK, (y0 + by + bh) * SHRINK)
             full_contour = (contour + [x0, y0]) * SHRINK
@@ -537,7 +570,7 @@ class Recogniser:
             if cards and odd_a >= 0.4 * self._card_area \
                     and self._odd_outside_faces(unexplained & comp, cls.white & comp) < 0.4 * self._card_area \
                     and self._carries_codes(frame, box, self._inside_blob(comp, (x0, y0))) >= cards:
-                odd_a = 0.0
+                odd_a, carries_codes = 0.0, True
             if cards and odd_a >= 0.4 * self._card_area:
                 # Most of a card here is neither face, nor the calibrated back, nor the cut
                 # card: another deck set (or none calibrated). Never read it as anything.
@@ -550,6 +583,13 @@ class Recogniser:
                 face_white = max(0.0, white_a - self._white_edge * back_a)
                 has_back = back_a >= 0.15 * self._card_area
                 has_face = face_white >= 0.12 * self._card_area
+                if not (has_back or has_face or cut or carries_codes) and dark_a < 0.1 * self._card_area \
+                        and np.count_nonzero(cls.felt & comp) >= FELT_SPECKLE_SHARE * area:
+                    # Neither the back's pattern, nor a face's white, nor black, and most of
+                    # it the felt's own colour: felt speckled with the back's colours (a dim
+                    # corner of the picture, in noise), closed into a blob. A card is never
+                    # half felt-coloured.
+                    continue
                 if face_white >= 0.5 * self._card_area and back_a < face_white \
                         and self._blank_radius_mm(patch, comp, cls.white) >= HAND_BLANK_MM:
                     # white with no print on it, wider than any face leaves blank: a pale hand

@@ -7,7 +7,9 @@ recogniser the live camera builds. As a script, the figures per deck style and p
 
     .venv/bin/python -m tests.camera.heldout_seats --seeds 4 --tables 2 [--renderer heldout|blind]
 
-`--renderer blind` holds it to tests/camera/blind instead, a second renderer from the same sheet.
+`--renderer blind` holds it to tests/camera/blind instead, a second renderer from the same sheet
+(its seats looked at since 5 Dec 2026); `--renderer blind_seats` to tests/camera/blind_seats, a
+third, seats only, that nobody tuning the reader has looked at: take its figures with `--summary`.
 `--summary` prints the counts only, not each missed seat's truth.
 """
 
@@ -22,6 +24,7 @@ from pathlib import Path
 import cv2
 
 import tests.camera.blind as blind
+import tests.camera.blind_seats as blind_seats
 import tests.camera.heldout as heldout
 from firmware_bridge.camera.accuracy import score_zone
 from firmware_bridge.camera.build import build_recogniser
@@ -32,7 +35,7 @@ from tests.camera.independent_seats import camera_config_text
 
 SEATS = tuple(f"S{i}" for i in range(1, 8))
 # the renderers the reader can be held to, both written from the card-face sheet alone
-RENDERERS = {"heldout": heldout, "blind": blind}
+RENDERERS = {"heldout": heldout, "blind": blind, "blind_seats": blind_seats}
 
 
 def _zones(truth: dict) -> dict:

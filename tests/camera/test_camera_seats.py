@@ -168,10 +168,12 @@ def test_a_seat_under_the_dealers_hand_is_not_read(calibrated):
     assert seen["S1"] == []
 
 
-@pytest.mark.parametrize("colour", [(236, 238, 240), (184, 200, 226)], ids=["white_glove", "pale_hand"])
-def test_a_pale_hand_or_a_white_glove_over_a_seat_is_a_hand_not_a_face(calibrated, colour):
+@pytest.mark.parametrize("colour", [(236, 238, 240), (184, 200, 226), (30, 27, 32), (52, 50, 54)],
+                         ids=["white_glove", "pale_hand", "black_glove", "dark_grey_glove"])
+def test_a_pale_hand_or_a_glove_over_a_seat_is_a_hand_not_a_face_nor_the_cut_card(calibrated, colour):
     # the synthetic dealer's hands are skin-coloured; a white glove or a pale hand (no hue to
-    # speak of) is drawn here over the seat: white with no print on it is no card face
+    # speak of) is drawn here over the seat: white with no print on it is no card face; a black
+    # glove is no cut card: black over more than a card's area and outline
     rec = Recogniser(calibrated)
     zones = tuple(calibrated.zones)
     scene = TableScene(zones, seed=3, seat_zones=zones)
