@@ -1,6 +1,8 @@
 """The camera's readers held to the blind renderer (tests/camera/blind: written from
 CARD_FACES.md alone by someone who read none of the recognisers, the project's renderers or
-their thresholds; nothing in a reader is chosen on its pictures). Each table is calibrated as
+their thresholds; nothing in a reader was chosen on its pictures until 5 Dec 2026, when its
+dice and then its seats were looked at: tests/camera/blind_dice and blind_seats took over as
+the renderers nobody tuning the readers looks at). Each table is calibrated as
 at a real table: the seats through `station camera calibrate` from its own stills, the dice
 through `calibrate_dice` on two throws (tests/camera/heldout_seats.py and
 heldout_dice_figures.py, `--renderer blind`, give the full figures).
@@ -37,7 +39,8 @@ DICE_MEASURED = {"white_bright_red": 24, "ivory_dull_red": 12, "pearl_dark_red":
                  "translucent_white": 10, "cream_big_pips": 0}
 # (translucent_white was 0 before pips on the rounded edge's shade were taken as pips, on the
 # 5th of Dec 2026: from then on the blind renderer's dice were looked at, docs/camera.md
-# "Pips on the rounded edge"; its seats are still blind)
+# "Pips on the rounded edge"; its seats too, the same day: tests/camera/blind_seats is the
+# seats renderer nobody tuning the reader looks at)
 
 
 @pytest.mark.parametrize("style", sorted(SEATS_MEASURED) + sorted(SEATS_REFUSED))
