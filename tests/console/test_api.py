@@ -317,7 +317,11 @@ def test_metrics_and_health_hooks(make_table, serve) -> None:
     frames = table.station.view["link"]["counters"]["frames"]
     assert f'station_shoe_link_events_total{{counter="frames",table="PD-01"}} {frames}' in text
     assert "station_input_latency_seconds_count" in text
-    # the camera and settlement parts set their figures in the shared registry
+    # the camera and settlement parts set their figures in the shared registry (one per
+    # process: a camera feed of an earlier test in this worker may have left its figures for
+    # PD-01, which a feed keeps when it stops, so they are cleared first)
+    REGISTRY.gauge(CAMERA_FPS, "camera frames per second").values.clear()
+    REGISTRY.summary(RECOGNITION_LATENCY, "frame to zone reading").values.clear()
     REGISTRY.gauge(CAMERA_FPS, "camera frames per second").set(24.5, table="PD-01")
     REGISTRY.summary(RECOGNITION_LATENCY, "frame to zone reading").observe(0.0315, table="PD-01")
     try:
