@@ -520,8 +520,8 @@ class Recogniser:
         if self._hand_over(cls.skin & inside, cls.felt, inside):
             self.unknown_back_zones.discard(name)
             return ZoneView(reading=None, covered=True)
-        # what hides a code: a back, the cut card (the hand holds the whole zone); a code's
-        # own black modules are dark too, but only the cut card is dark over a wide area
+        # black over a wide area (a code's own black modules are dark too, but narrow): the cut
+        # card, which hides a code like a back does, or, larger than a card, a black glove
         solid_dark = cv2.morphologyEx(cls.dark.astype(np.uint8), cv2.MORPH_OPEN, np.ones((7, 7), np.uint8)) > 0
         if self._dark_hand_over(solid_dark & inside & ~cls.felt):  # (a dark felt is felt)
             self.unknown_back_zones.discard(name)

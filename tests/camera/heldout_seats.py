@@ -5,7 +5,7 @@ table is calibrated through `station camera calibrate` from its own stills (the 
 one face-down card per seat) with zones read off the still, then its frames are read by the
 recogniser the live camera builds. As a script, the figures per deck style and perturbation:
 
-    .venv/bin/python -m tests.camera.heldout_seats --seeds 4 --tables 2 [--renderer heldout|blind]
+    .venv/bin/python -m tests.camera.heldout_seats --seeds 4 --tables 2 [--renderer heldout|blind|blind_seats]
 
 `--renderer blind` holds it to tests/camera/blind instead, a second renderer from the same sheet
 (its seats looked at since 5 Dec 2026); `--renderer blind_seats` to tests/camera/blind_seats, a
@@ -34,7 +34,7 @@ from station.games.camera_zones import game_zones
 from tests.camera.independent_seats import camera_config_text
 
 SEATS = tuple(f"S{i}" for i in range(1, 8))
-# the renderers the reader can be held to, both written from the card-face sheet alone
+# the renderers the reader can be held to, each written from the card-face sheet alone
 RENDERERS = {"heldout": heldout, "blind": blind, "blind_seats": blind_seats}
 
 
