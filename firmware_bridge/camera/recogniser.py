@@ -35,7 +35,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -43,6 +43,7 @@ import numpy as np
 
 from firmware_bridge.camera import back_count, colours
 from firmware_bridge.camera.calibration import Calibration
+from firmware_bridge.camera.deblur import deblurred_views
 from firmware_bridge.camera.decoders import QrDecoder, QrRead, make_decoder
 from firmware_bridge.camera.faces import parse_face_text
 from firmware_bridge.camera.layout import (
@@ -569,7 +570,7 @@ class Recogniser:
             # blob is faces only when its codes name as many cards as it holds.
             if cards and odd_a >= 0.4 * self._card_area \
                     and self._odd_outside_faces(unexplained & comp, cls.white & comp) < 0.4 * self._card_area \
-                    and self._carries_codes(frame, box, self._inside_blob(comp, (x0, y0))) >= cards:
+                    and self._carries_codes(frame, box, self._inside_blob(comp, (x0, y0)), cards) >= cards:
                 odd_a, carries_codes = 0.0, True
             if cards and odd_a >= 0.4 * self._card_area:
                 # Most of a card here is neither face, nor the calibrated back, nor the cut
@@ -582,7 +583,8 @@ class Recogniser:
                 # white that a back shows itself (its border, its pattern) is no face
                 face_white = max(0.0, white_a - self._white_edge * back_a)
                 has_back = back_a >= 0.15 * self._card_area
-                has_face = face_white >= 0.12 * self._card_area
+                # (a blob whose codes name its every card is faces, however soft its white)
+                has_face = face_white >= 0.12 * self._card_area or carries_codes
                 if not (has_back or has_face or cut or carries_codes) and dark_a < 0.1 * self._card_area \
                         and np.count_nonzero(cls.felt & comp) >= FELT_SPECKLE_SHARE * area:
                     # Neither the back's pattern, nor a face's white, nor black, and most of
@@ -597,7 +599,7 @@ class Recogniser:
                     self.unknown_back_zones.discard(name)
                     return ZoneView(reading=None, blobs=blobs, covered=True)
                 if cards == 1:
-                    face_up = 1 if (has_face and back_a < face_white) else 0
+                    face_up = 1 if carries_codes or (has_face and back_a < face_white) else 0
                 elif not has_face and not cut and self._back_lut is not None:
                     # backs only: a row or fan of one to four, counted by their visible backs
                     cards = self._count_backs(frame, comp, (x0, y0), gains, rest, cards, geo.mask)
@@ -681,17 +683,27 @@ class Recogniser:
         return inside
 
     def _carries_codes(self, frame: np.ndarray, box: tuple[int, int, int, int],
-                       inside: Callable[[QrRead], bool]) -> int:
+                       inside: Callable[[QrRead], bool], cards: int) -> int:
         """How many different cards the codes of our notation on this blob name (faces carry
-        them, backs never)."""
+        them, backs never), looking harder (as `_identify` does) until `cards` are named: a
+        soft picture blurs a face's codes and its print into colours of no class, and its
+        codes are then the only sign that it is a face."""
         h, w = frame.shape[:2]
         x0, y0, x1, y1 = max(0, box[0] - 12), max(0, box[1] - 12), min(w, box[2] + 12), min(h, box[3] + 12)
         crop = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
-        names = set()
-        for r in self.decoder.decode(crop):
-            face = parse_face_text(r.text)
-            if face is not None and inside(r.shifted(x0, y0)):
-                names.add(face.card)
+        names: set[str] = set()
+
+        def add(reads: list[QrRead], scale: float) -> None:
+            for r in reads:
+                face = parse_face_text(r.text)
+                if face is not None and inside(r.scaled(1.0 / scale).shifted(x0, y0)):
+                    names.add(face.card)
+
+        add(self.decoder.decode(crop), 1.0)
+        views = self._harder_views(crop)
+        while len(names) < cards and (make_view := next(views, None)) is not None:
+            view, scale = make_view()
+            add(self.decoder.decode(view), scale)
         return len(names)
 
     def _odd_outside_faces(self, odd: np.ndarray, white: np.ndarray) -> float:
@@ -787,13 +799,17 @@ class Recogniser:
         seen = (crop, (x0, y0))
         instances = self._group(reads, covered_at, (w, h), seen)
         # Most symbols read at once. When fewer cards are named than lie face up, look
-        # again harder: enlarged and sharpened (blur, JPEG), then binarised (glare, dim).
-        for make_view in self._harder_views(crop):
-            if len([n for n, _ in instances if n != UNREADABLE]) >= face_up:
-                break
-            view, scale = make_view()  # drawn only when needed
+        # again harder: enlarged and sharpened (blur, JPEG), then binarised (glare, dim), then,
+        # on a soft picture, with the blur undone.
+        views = self._harder_views(crop)  # (each looked at only when needed)
+        while len([n for n, _ in instances if n != UNREADABLE]) < face_up \
+                and (make_view := next(views, None)) is not None:
+            view, scale = make_view()
             more = own([r.scaled(1.0 / scale).shifted(x0, y0) for r in self.decoder.decode(view)])
-            reads = _merge_reads(reads, more)
+            merged = _merge_reads(reads, more)
+            if len(merged) == len(reads):
+                continue  # no symbol this view: the same reads group the same way
+            reads = merged
             instances = self._group(reads, covered_at, (w, h), seen)
         names = [n for n, _ in instances]
         if len(names) > face_up:
@@ -803,9 +819,9 @@ class Recogniser:
         return names + [UNREADABLE] * (face_up - len(names)), reads, len(names)
 
     @staticmethod
-    def _harder_views(crop: np.ndarray):
+    def _harder_views(crop: np.ndarray) -> Iterator[Callable[[], tuple[np.ndarray, float]]]:
         """Views to decode again, each made only when asked for: enlarged and sharpened,
-        then binarised."""
+        then binarised, then (on a soft picture) with its blur undone."""
         big: list[np.ndarray] = []
 
         def enlarged() -> np.ndarray:
@@ -820,7 +836,10 @@ class Recogniser:
         def binarised() -> tuple[np.ndarray, float]:
             return cv2.adaptiveThreshold(enlarged(), 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, 31, 5), 2.0
 
-        return (sharpened, binarised)
+        yield sharpened
+        yield binarised
+        # a picture softer than sharpening mends: the blur undone (deblur.py), when it is soft
+        yield from deblurred_views(crop)
 
     def _pair_distance(self, a: QrRead, b: QrRead) -> float:
         """How far b lies from where a card's other code should be, seen from a: distance

@@ -3,8 +3,8 @@ CARD_FACES.md alone by a helper who saw none of the reader, its thresholds or th
 renderers (six deck styles, serialized or not, codes 2-6 mm from the edge; 4K tables whose
 seven zones are drawn as lines, double lines or corner brackets; rows and fans of backs,
 showdowns as two pairs, the dealer's hand and gloves). Nobody tuning the reader has looked at
-its pictures or at what it missed; its first run (5 Dec 2026, docs/camera.md "Seats of four")
-is the floor below.
+its pictures or at what it missed; its runs (5 Dec 2026, docs/camera.md "Seats of four") are
+the floor below.
 
 Each table is calibrated through `station camera calibrate` from its own stills (the empty
 table, one face-down card per seat). The floors are table 1, the frame of seed 0, under three
@@ -23,9 +23,10 @@ pytestmark = pytest.mark.slow
 
 CONDITIONS = ("sharp", "blur", "dim")
 #: seat states read right, table 1, seed 0, under CONDITIONS (of 21 a style, less the seats
-#: under the dealer's hand)
-MEASURED = {"crimson_lattice": 15, "jade_stripes": 9, "navy_dots": 17, "onyx_crest": 8,
-            "teal_plain": 15, "violet_checker": 16}
+#: under the dealer's hand); raised the same day once soft pictures were deblurred (from 15,
+#: 9, 17, 8, 15, 16: the blurred showdowns are read now)
+MEASURED = {"crimson_lattice": 17, "jade_stripes": 13, "navy_dots": 19, "onyx_crest": 8,
+            "teal_plain": 17, "violet_checker": 16}
 
 
 @pytest.mark.parametrize("style", sorted(MEASURED))

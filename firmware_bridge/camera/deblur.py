@@ -1,0 +1,95 @@
+"""Undoing a soft picture before a second try at its QR codes.
+
+A card's code is 22 mm for 21 modules: about 1 mm a module, three to three and a half pixels
+at the 0.30-0.33 mm per pixel the sheet asks for. A lens slightly out of focus, or a camera
+mounted a little shaky, spreads each point over a couple of pixels, and the modules run into
+one another: neither decoder finds the finder patterns any more, though the information is
+still in the picture, only attenuated at the modules' frequency.
+
+A Wiener filter restores it: divide the picture's spectrum by the blur's, where the blur
+left enough of the signal, and let the rest go (the noise-to-signal ratio). The blur's true
+shape is not known (defocus is a disc, most lenses near a Gaussian), so a short ladder of
+Gaussian widths is tried, each with the ratio its width tolerates: a wider blur needs a
+smaller ratio to bring its modules back, and amplifies the noise more. A shaken camera (a
+line, not a disc) is not undone by it (docs/camera.md has the figures).
+A view that is wrong for the picture simply does not decode; a view that decodes has passed
+the code's own error correction, and the recogniser still asks both codes of a card to agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import cv2
+import numpy as np
+
+# (Gaussian width in pixels, noise-to-signal ratio); tried nearest the measured blur first.
+# Measured on renderers' frames blurred by Gaussians, discs and noise with JPEG
+# (docs/camera.md, "Soft pictures").
+# A disc (defocus) of radius r restores best as a Gaussian of about r / 1.5 with a large
+# ratio, hence (2.0, 1e-2) early; (3.0, 1e-4) is for a clean picture that is very soft.
+WIENER_LADDER: tuple[tuple[float, float], ...] = (
+    (1.25, 1e-2),
+    (2.0, 1e-2),
+    (1.75, 3e-3),
+    (2.25, 1e-3),
+    (2.75, 3e-4),
+    (3.0, 1e-4),
+)
+
+
+def wiener(gray: np.ndarray, sigma_px: float, nsr: float) -> np.ndarray:
+    """`gray` (uint8) with a Gaussian blur of `sigma_px` undone, up to `nsr`."""
+    h, w = gray.shape
+    pad = int(3 * sigma_px) + 4  # mirrored, so the crop's edges do not ring
+    dft_h = cv2.getOptimalDFTSize(h + 2 * pad)
+    dft_w = cv2.getOptimalDFTSize(w + 2 * pad)
+    src = cv2.copyMakeBorder(gray.astype(np.float32), pad, dft_h - h - pad, pad, dft_w - w - pad,
+                             cv2.BORDER_REFLECT)
+    fy = np.fft.fftfreq(dft_h).astype(np.float32)[:, None]
+    fx = np.fft.fftfreq(dft_w).astype(np.float32)[None, :]
+    blur = np.exp(np.float32(-2.0 * np.pi**2 * sigma_px**2) * (fx * fx + fy * fy))
+    gain = blur / (blur * blur + np.float32(nsr))
+    spectrum = cv2.dft(src, flags=cv2.DFT_COMPLEX_OUTPUT)
+    spectrum *= gain[..., None]
+    out = cv2.idft(spectrum, flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE)[pad : pad + h, pad : pad + w]
+    return np.clip(out + 0.5, 0, 255).astype(np.uint8)
+
+
+#: below this blur width (px, `blur_width_px`) a picture is sharp and the ladder is not tried:
+#: a code that did not decode on it is covered or grazed, not soft. On the blind renderer's
+#: showdown seats: sharp 0.95-1.1 (its noise, JPEG and dim light included), a Gaussian blur of
+#: 1 px 1.3-1.5, of 1.5 px 1.75-1.95, of 2 px 2.25-2.5, a disc of 3 px 1.95-2.2. The station's
+#: own synthetic 4K frames measure lower (sharp 0.86, Gaussian 1 px 1.15-1.19, 2 px 1.8-1.85,
+#: a disc of 3 px 1.5-1.65): the picture's range and edges differ, so the width is a rough
+#: gauge, good for telling sharp from soft and for which rung to try first.
+SOFT_MIN_PX = 1.25
+
+
+def blur_width_px(gray: np.ndarray) -> float:
+    """How soft a picture is: the width (px) of the Gaussian that would make its steepest edges
+    as shallow as they are. A step of height h blurred by a Gaussian of width s rises at most
+    h / (s * sqrt(2 pi)) per pixel; h is the picture's range (2nd to 98th percentile: a code's
+    black on a card's white), the slope its steepest edges' (99.5th percentile). A perfectly
+    sharp step measures about 0.8 (the gradient is taken over three pixels)."""
+    g = gray.astype(np.float32)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3) / 8.0
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+    steepest = float(np.percentile(np.hypot(gx, gy), 99.5))
+    dark, light = np.percentile(g, [2, 98])
+    return float(light - dark) / (np.sqrt(2 * np.pi) * max(steepest, 1e-3))
+
+
+def deblurred_views(gray: np.ndarray) -> Iterator[Callable[[], tuple[np.ndarray, float]]]:
+    """Makers of restored views of `gray` along the ladder, each drawn only when called,
+    each with its scale to the original (1.0: same pixels); none when the picture is sharp
+    (`SOFT_MIN_PX`), which is measured when the first maker is asked for."""
+    width = blur_width_px(gray)
+    if width < SOFT_MIN_PX:
+        return
+    # the rungs nearest the blur measured first (a sharp picture measures about 0.8-1.0, the
+    # lens's own softness and the gradient's three pixels: about 0.3 px of the width is not
+    # the blur's)
+    guess = width - 0.3
+    for sigma_px, nsr in sorted(WIENER_LADDER, key=lambda rung: abs(rung[0] - guess)):
+        yield lambda s=sigma_px, r=nsr: (wiener(gray, s, r), 1.0)
