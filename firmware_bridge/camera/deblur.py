@@ -1,10 +1,10 @@
 """Undoing a soft picture before a second try at its QR codes.
 
 A card's code is 22 mm for 21 modules: about 1 mm a module, three to three and a half pixels
-at the 0.30-0.33 mm per pixel the sheet asks for. A lens slightly out of focus, or a camera
-mounted a little shaky, spreads each point over a couple of pixels, and the modules run into
-one another: neither decoder finds the finder patterns any more, though the information is
-still in the picture, only attenuated at the modules' frequency.
+at the 0.30-0.33 mm per pixel the sheet asks for. A lens slightly out of focus spreads each
+point over a couple of pixels, and the modules run into one another: neither decoder finds
+the finder patterns any more, though the information is still in the picture, only
+attenuated at the modules' frequency.
 
 A Wiener filter restores it: divide the picture's spectrum by the blur's, where the blur
 left enough of the signal, and let the rest go (the noise-to-signal ratio). The blur's true
@@ -12,6 +12,7 @@ shape is not known (defocus is a disc, most lenses near a Gaussian), so a short 
 Gaussian widths is tried, each with the ratio its width tolerates: a wider blur needs a
 smaller ratio to bring its modules back, and amplifies the noise more. A shaken camera (a
 line, not a disc) is not undone by it (docs/camera.md has the figures).
+
 A view that is wrong for the picture simply does not decode; a view that decodes has passed
 the code's own error correction, and the recogniser still asks both codes of a card to agree.
 """
@@ -23,11 +24,11 @@ from collections.abc import Callable, Iterator
 import cv2
 import numpy as np
 
-# (Gaussian width in pixels, noise-to-signal ratio); tried nearest the measured blur first.
-# Measured on renderers' frames blurred by Gaussians, discs and noise with JPEG
-# (docs/camera.md, "Soft pictures").
-# A disc (defocus) of radius r restores best as a Gaussian of about r / 1.5 with a large
-# ratio, hence (2.0, 1e-2) early; (3.0, 1e-4) is for a clean picture that is very soft.
+# (Gaussian width in pixels, noise-to-signal ratio), tried nearest the measured blur first;
+# chosen on the blind renderer's showdowns blurred by Gaussians, discs, noise and JPEG
+# (docs/camera.md, "Soft pictures"). A disc (defocus) of radius r restores best as a Gaussian
+# of about r / 1.5 with a large ratio, hence (2.0, 1e-2); (3.0, 1e-4) is for a clean picture
+# that is very soft.
 WIENER_LADDER: tuple[tuple[float, float], ...] = (
     (1.25, 1e-2),
     (2.0, 1e-2),

@@ -77,7 +77,8 @@ def figures(reps: int) -> tuple[dict[str, list[float]], str]:
     rec = Recogniser(layout, stable_frames=3, decoder="zxing", calibration=calibrate(felt, backs, layout.mm_per_px))
     for f in steady[:3]:
         rec.process(0.0, f)
-    out = {"steady": [], "turned": [], "cpu_steady": [], "cpu_turned": [], "soft": [], "cpu_soft": []}
+    out: dict[str, list[float]] = {k: [] for k in ("steady", "turned", "cpu_steady", "cpu_turned",
+                                                   "soft_steady", "soft", "cpu_soft_steady", "cpu_soft")}
     for f in steady:
         out["steady"].append(_ms(rec.process, 0.0, f))
         out["cpu_steady"].append(_CPU[-1])
@@ -87,7 +88,6 @@ def figures(reps: int) -> tuple[dict[str, list[float]], str]:
         a, b = _ms(rec.process, 0.0, moving), _ms(rec.process, 0.0, settled)
         out["turned"].append(max(a, b))
         out["cpu_turned"].append(max(_CPU[-2:]))
-    out["soft_steady"], out["cpu_soft_steady"] = [], []
     for f in (cv2.GaussianBlur(f, (0, 0), 2.0) for f in steady):
         out["soft_steady"].append(_ms(rec.process, 0.0, f))
         out["cpu_soft_steady"].append(_CPU[-1])
