@@ -59,7 +59,7 @@ def wiener(gray: np.ndarray, sigma_px: float, nsr: float) -> np.ndarray:
 
 #: below this blur width (px, `blur_width_px`) a picture is sharp and the ladder is not tried:
 #: a code that did not decode on it is covered or grazed, not soft. On the blind renderer's
-#: showdown seats: sharp 0.95-1.1 (its noise, JPEG and dim light included), a Gaussian blur of
+#: showdown seats (its lattice_red and plaid_grey tables): sharp 0.95-1.1 (its noise, JPEG and dim light included), a Gaussian blur of
 #: 1 px 1.3-1.5, of 1.5 px 1.75-1.95, of 2 px 2.25-2.5, a disc of 3 px 1.95-2.2. The station's
 #: own synthetic 4K frames measure lower (sharp 0.86, Gaussian 1 px 1.15-1.19, 2 px 1.8-1.85,
 #: a disc of 3 px 1.5-1.65): the picture's range and edges differ, so the width is a rough
