@@ -24,6 +24,7 @@ from firmware_bridge.camera.seat_poses import dealt_pose, new_plan
 from firmware_bridge.camera.synthetic import SKIN_TONES, SyntheticCamera
 from firmware_bridge.cards import ALL_CARDS
 from station.cli import main
+from tests.camera.softening import disc
 
 CONFIG = Path(__file__).resolve().parents[2] / "config" / "camera_sizhidao_4k.toml"
 
@@ -141,16 +142,9 @@ def test_a_showdown_of_two_pairs_names_every_card(calibrated):
     assert verdicts.count("correct") >= 6, json.dumps({z: [truth[z], seen[z]] for z in zones})
 
 
-def _disc_blur(img: np.ndarray, radius_px: int) -> np.ndarray:
-    """A lens out of focus: each point spread over a disc."""
-    k = np.zeros((2 * radius_px + 1,) * 2, np.float32)
-    cv2.circle(k, (radius_px, radius_px), radius_px, 1.0, -1)
-    return cv2.filter2D(img, -1, k / k.sum())
-
-
 @pytest.mark.parametrize("soften", [
     pytest.param(lambda img: cv2.GaussianBlur(img, (0, 0), 2.0), id="gaussian-2px"),
-    pytest.param(lambda img: _disc_blur(img, 3), id="out-of-focus-3px"),
+    pytest.param(lambda img: disc(img, 3), id="out-of-focus-3px"),
 ])
 def test_a_soft_picture_of_a_showdown_is_read_once_its_blur_is_undone(calibrated, soften):
     """Softer than sharpening mends: the modules of a code (3.5 px) run into each other and
