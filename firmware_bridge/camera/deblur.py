@@ -19,6 +19,7 @@ the code's own error correction, and the recogniser still asks both codes of a c
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 
 import cv2
@@ -39,22 +40,63 @@ WIENER_LADDER: tuple[tuple[float, float], ...] = (
 )
 
 
+#: the mirrored border (px) round a crop before its spectrum is taken, so its edges do not
+#: ring: three widths of the ladder's widest Gaussian and a few pixels more
+PAD_PX = int(3 * max(sigma for sigma, _ in WIENER_LADDER)) + 4
+
+
+class Restorer:
+    """One crop's spectrum, taken once (when the first view is asked for), from which each
+    rung of the ladder is one multiplication and one inverse transform: the forward transform
+    is a large part of a rung's cost, and a soft showdown may try every rung. The spectrum is
+    kept in OpenCV's packed form (a real picture's spectrum is symmetric; half of it says
+    all), which makes a rung about a third of the full complex one's cost."""
+
+    def __init__(self, gray: np.ndarray) -> None:
+        self._gray = gray
+        self._spectrum: np.ndarray | None = None
+
+    def _padded_spectrum(self) -> np.ndarray:
+        if self._spectrum is None:
+            h, w = self._gray.shape
+            dft_h = cv2.getOptimalDFTSize(h + 2 * PAD_PX)
+            dft_w = cv2.getOptimalDFTSize(w + 2 * PAD_PX)
+            src = cv2.copyMakeBorder(self._gray.astype(np.float32), PAD_PX, dft_h - h - PAD_PX,
+                                     PAD_PX, dft_w - w - PAD_PX, cv2.BORDER_REFLECT)
+            self._spectrum = cv2.dft(src)
+        return self._spectrum
+
+    def view(self, sigma_px: float, nsr: float) -> np.ndarray:
+        """The crop (uint8) with a Gaussian blur of `sigma_px` undone, up to `nsr`."""
+        spectrum = self._padded_spectrum()
+        dft_h, dft_w = spectrum.shape
+        restored = cv2.mulSpectrums(spectrum, _wiener_gain(dft_h, dft_w, sigma_px, nsr), 0)
+        h, w = self._gray.shape
+        out = cv2.idft(restored, flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE)[PAD_PX : PAD_PX + h, PAD_PX : PAD_PX + w]
+        return np.clip(out + 0.5, 0, 255).astype(np.uint8)
+
+
+@functools.lru_cache(maxsize=32)
+def _wiener_gain(dft_h: int, dft_w: int, sigma_px: float, nsr: float) -> np.ndarray:
+    """The filter for one rung on a spectrum of dft_h x dft_w, in OpenCV's packed form.
+    Per frequency it is G / (G^2 + nsr), G the Gaussian's transform, which is separable:
+    exp(-2 pi^2 s^2 fy^2) * exp(-2 pi^2 s^2 fx^2). The filter is real and even, so it is
+    packed as the spectrum of the (real) kernel it is the spectrum of. Crops come in the few
+    sizes getOptimalDFTSize rounds to, so a table's seats reuse a handful of these (at most
+    32 are kept, about a megabyte each at a seat's size)."""
+    k = np.float32(-2.0 * np.pi**2 * sigma_px**2)
+    fy = np.fft.fftfreq(dft_h).astype(np.float32)
+    fx = np.fft.fftfreq(dft_w).astype(np.float32)
+    blur = np.exp(k * fy * fy)[:, None] * np.exp(k * fx * fx)[None, :]
+    gain = blur / (blur * blur + np.float32(nsr))
+    packed = cv2.dft(np.fft.ifft2(gain).real.astype(np.float32))
+    packed.flags.writeable = False
+    return packed
+
+
 def wiener(gray: np.ndarray, sigma_px: float, nsr: float) -> np.ndarray:
     """`gray` (uint8) with a Gaussian blur of `sigma_px` undone, up to `nsr`."""
-    h, w = gray.shape
-    pad = int(3 * sigma_px) + 4  # mirrored, so the crop's edges do not ring
-    dft_h = cv2.getOptimalDFTSize(h + 2 * pad)
-    dft_w = cv2.getOptimalDFTSize(w + 2 * pad)
-    src = cv2.copyMakeBorder(gray.astype(np.float32), pad, dft_h - h - pad, pad, dft_w - w - pad,
-                             cv2.BORDER_REFLECT)
-    fy = np.fft.fftfreq(dft_h).astype(np.float32)[:, None]
-    fx = np.fft.fftfreq(dft_w).astype(np.float32)[None, :]
-    blur = np.exp(np.float32(-2.0 * np.pi**2 * sigma_px**2) * (fx * fx + fy * fy))
-    gain = blur / (blur * blur + np.float32(nsr))
-    spectrum = cv2.dft(src, flags=cv2.DFT_COMPLEX_OUTPUT)
-    spectrum *= gain[..., None]
-    out = cv2.idft(spectrum, flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE)[pad : pad + h, pad : pad + w]
-    return np.clip(out + 0.5, 0, 255).astype(np.uint8)
+    return Restorer(gray).view(sigma_px, nsr)
 
 
 #: below this blur width (px, `blur_width_px`) a picture is sharp and the ladder is not tried:
@@ -92,5 +134,6 @@ def deblurred_views(gray: np.ndarray) -> Iterator[Callable[[], tuple[np.ndarray,
     # lens's own softness and the gradient's three pixels: about 0.3 px of the width is not
     # the blur's)
     guess = width - 0.3
+    restorer = Restorer(gray)
     for sigma_px, nsr in sorted(WIENER_LADDER, key=lambda rung: abs(rung[0] - guess)):
-        yield lambda s=sigma_px, r=nsr: (wiener(gray, s, r), 1.0)
+        yield lambda s=sigma_px, r=nsr: (restorer.view(s, r), 1.0)

@@ -156,6 +156,55 @@ def canonical(items: Sequence[str]) -> Reading:
     return tuple(sorted(items, key=lambda s: (rank.get(s, 0), s)))
 
 
+class _BlobLooks:
+    """The codes decoded on one blob's crop (its box and a margin), view by view: as seen,
+    then the harder views (`Recogniser._harder_views`), each made and decoded once however
+    many questions are asked of the blob (are these faces? which cards?). Reads are in
+    full-frame coordinates and not yet filtered to the blob."""
+
+    MARGIN_PX = 12  # a code's quiet zone reaches past a card's edge
+
+    def __init__(self, decoder: QrDecoder, frame: np.ndarray, box: tuple[int, int, int, int]) -> None:
+        h, w = frame.shape[:2]
+        m = self.MARGIN_PX
+        x0, y0, x1, y1 = max(0, box[0] - m), max(0, box[1] - m), min(w, box[2] + m), min(h, box[3] + m)
+        self._colour = frame[y0:y1, x0:x1]
+        self._crop: np.ndarray | None = None
+        self.origin = (x0, y0)
+        self.frame_size = (w, h)
+        self._decoder = decoder
+        self._views: Iterator[Callable[[], tuple[np.ndarray, float]]] | None = None
+        self._decoded: list[list[QrRead]] = []
+
+    @property
+    def crop(self) -> np.ndarray:
+        """The blob's box and margin in grey (made when first needed: most blobs are backs)."""
+        if self._crop is None:
+            self._crop = cv2.cvtColor(self._colour, cv2.COLOR_BGR2GRAY)
+        return self._crop
+
+    def _harder(self) -> Iterator[Callable[[], tuple[np.ndarray, float]]]:
+        if self._views is None:
+            self._views = Recogniser._harder_views(self.crop)
+        return self._views
+
+    def __iter__(self) -> Iterator[list[QrRead]]:
+        """Each view's reads in turn; a view is decoded only when the loop asks for it."""
+        x0, y0 = self.origin
+        i = 0
+        while True:
+            if i == len(self._decoded):
+                if i == 0:
+                    view, scale = self.crop, 1.0
+                elif (make_view := next(self._harder(), None)) is not None:
+                    view, scale = make_view()
+                else:
+                    return
+                self._decoded.append([r.scaled(1.0 / scale).shifted(x0, y0) for r in self._decoder.decode(view)])
+            yield self._decoded[i]
+            i += 1
+
+
 class _ZoneGeometry:
     """Per-zone masks and boxes, computed once."""
 
@@ -565,12 +614,13 @@ class Recogniser:
             bx, by, bw, bh = (int(stats[i, k]) for k in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
             box = ((x0 + bx) * SHRINK, (y0 + by) * SHRINK, (x0 + bx + bw) * SHRINK, (y0 + by + bh) * SHRINK)
             full_contour = (contour + [x0, y0]) * SHRINK
+            looks = _BlobLooks(self.decoder, frame, box)  # (decoded only when asked)
             # Print on a face (a red court, pips blurred pink) lies within the face's white and
             # the face carries our codes; another deck's back (a white lattice too) has none: a
             # blob is faces only when its codes name as many cards as it holds.
             if cards and odd_a >= 0.4 * self._card_area \
                     and self._odd_outside_faces(unexplained & comp, cls.white & comp) < 0.4 * self._card_area \
-                    and self._carries_codes(frame, box, self._inside_blob(comp, (x0, y0)), cards) >= cards:
+                    and self._carries_codes(looks, self._inside_blob(comp, (x0, y0)), cards) >= cards:
                 odd_a, carries_codes = 0.0, True
             if cards and odd_a >= 0.4 * self._card_area:
                 # Most of a card here is neither face, nor the calibrated back, nor the cut
@@ -629,13 +679,13 @@ class Recogniser:
                     grown = (self._card_w + 2 * EDGE_PX) * (self._card_h + 2 * EDGE_PX)
                     lo = max(2, math.ceil(rest / grown))
                     hi = max(lo, math.floor(rest / (0.6 * self._card_area)))
-                    names, reads, found = self._identify(frame, box, hi, covered_at, inside_blob)
+                    names, reads, found = self._identify(looks, hi, covered_at, inside_blob)
                     face_up = min(hi, max(lo, found))
                     named = [n for n in names if n != UNREADABLE]
                     names = named + [UNREADABLE] * (face_up - len(named)) if len(named) <= face_up else [UNREADABLE] * face_up
                     blobs[-1].cards = blobs[-1].face_up = face_up
                 else:
-                    names, reads, _ = self._identify(frame, box, face_up, covered_at, inside_blob)
+                    names, reads, _ = self._identify(looks, face_up, covered_at, inside_blob)
                 items.extend(names)
                 qr_all.extend(reads)
         if unknown_zone:
@@ -682,28 +732,19 @@ class Recogniser:
 
         return inside
 
-    def _carries_codes(self, frame: np.ndarray, box: tuple[int, int, int, int],
-                       inside: Callable[[QrRead], bool], cards: int) -> int:
+    def _carries_codes(self, looks: _BlobLooks, inside: Callable[[QrRead], bool], cards: int) -> int:
         """How many different cards the codes of our notation on this blob name (faces carry
         them, backs never), looking harder (as `_identify` does) until `cards` are named: a
         soft picture blurs a face's codes and its print into colours of no class, and its
         codes are then the only sign that it is a face."""
-        h, w = frame.shape[:2]
-        x0, y0, x1, y1 = max(0, box[0] - 12), max(0, box[1] - 12), min(w, box[2] + 12), min(h, box[3] + 12)
-        crop = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
         names: set[str] = set()
-
-        def add(reads: list[QrRead], scale: float) -> None:
+        for reads in looks:
             for r in reads:
                 face = parse_face_text(r.text)
-                if face is not None and inside(r.scaled(1.0 / scale).shifted(x0, y0)):
+                if face is not None and inside(r):
                     names.add(face.card)
-
-        add(self.decoder.decode(crop), 1.0)
-        views = self._harder_views(crop)
-        while len(names) < cards and (make_view := next(views, None)) is not None:
-            view, scale = make_view()
-            add(self.decoder.decode(view), scale)
+            if len(names) >= cards:
+                break
         return len(names)
 
     def _odd_outside_faces(self, odd: np.ndarray, white: np.ndarray) -> float:
@@ -781,36 +822,32 @@ class Recogniser:
         return max(2, math.floor(area / (0.95 * a1)))
 
     # ---- identities ---------------------------------------------------------------
-    def _identify(self, frame: np.ndarray, box: tuple[int, int, int, int], face_up: int,
+    def _identify(self, looks: _BlobLooks, face_up: int,
                   covered_at: Callable[[float, float, float], float] | None = None,
                   inside: Callable[[QrRead], bool] | None = None) -> tuple[list[str], list[QrRead], int]:
         """(names, reads, cards found): `face_up` names (XX where not sure), the codes read,
         and how many cards the codes showed. `inside` keeps only codes of this blob: its box
         may take in a code of a neighbouring blob's card."""
-        h, w = frame.shape[:2]
-        m = 12
-        x0, y0, x1, y1 = max(0, box[0] - m), max(0, box[1] - m), min(w, box[2] + m), min(h, box[3] + m)
-        crop = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
 
         def own(rs: list[QrRead]) -> list[QrRead]:
             return rs if inside is None else [r for r in rs if inside(r)]
 
-        reads = own([r.shifted(x0, y0) for r in self.decoder.decode(crop)])
-        seen = (crop, (x0, y0))
-        instances = self._group(reads, covered_at, (w, h), seen)
+        size = looks.frame_size
+        seen = (looks.crop, looks.origin)
+        views = iter(looks)
+        reads = own(next(views))
+        instances = self._group(reads, covered_at, size, seen)
         # Most symbols read at once. When fewer cards are named than lie face up, look
         # again harder: enlarged and sharpened (blur, JPEG), then binarised (glare, dim), then,
-        # on a soft picture, with the blur undone.
-        views = self._harder_views(crop)  # (each looked at only when needed)
+        # on a soft picture, with the blur undone (each view made only when needed, and once
+        # for the blob: `_carries_codes` may have looked already).
         while len([n for n, _ in instances if n != UNREADABLE]) < face_up \
-                and (make_view := next(views, None)) is not None:
-            view, scale = make_view()
-            more = own([r.scaled(1.0 / scale).shifted(x0, y0) for r in self.decoder.decode(view)])
-            merged = _merge_reads(reads, more)
+                and (more := next(views, None)) is not None:
+            merged = _merge_reads(reads, own(more))
             if len(merged) == len(reads):
                 continue  # no symbol this view: the same reads group the same way
             reads = merged
-            instances = self._group(reads, covered_at, (w, h), seen)
+            instances = self._group(reads, covered_at, size, seen)
         names = [n for n, _ in instances]
         if len(names) > face_up:
             # More cards named than face-up cards seen: something is off (a foreign QR, a

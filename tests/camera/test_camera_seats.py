@@ -5,6 +5,7 @@ stills of the table, as a studio engineer does, never from the renderer's parame
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import random
@@ -163,6 +164,26 @@ def test_a_soft_picture_of_a_showdown_is_read_once_its_blur_is_undone(calibrated
     # focus.
     named = sum(1 for z in zones for c in seen[z] or () if c != "XX")
     assert named >= 25, json.dumps({z: [truth[z], seen[z]] for z in zones})
+
+
+def test_a_soft_showdown_decodes_each_view_of_a_blob_once(calibrated):
+    """A soft showdown's blob is asked two questions (are these faces? which cards?), each
+    looking harder view by view; the views are decoded once for both (the soft frame's cost,
+    docs/camera.md). Before, the crop and its first views were decoded once per question."""
+    rec = Recogniser(calibrated)
+    real = rec.decoder
+    decoded: list[bytes] = []
+
+    class Counting:
+        def decode(self, gray):
+            decoded.append(hashlib.sha1(np.ascontiguousarray(gray).tobytes() + repr(gray.shape).encode()).digest())
+            return real.decode(gray)
+
+    rec.decoder = Counting()
+    scene = _every_seat_shown_down(tuple(calibrated.zones), deck_seed=5, scene_seed=9)
+    seen, _ = rec.read_still(cv2.GaussianBlur(_frame(scene, calibrated, 4), (0, 0), 2.0))
+    assert sum(1 for z in seen for c in seen[z] or () if c != "XX") >= 25
+    assert len(decoded) == len(set(decoded)), f"{len(decoded) - len(set(decoded))} views decoded again"
 
 
 def test_random_seats_never_a_wrong_card_and_mostly_right(calibrated):

@@ -8,8 +8,8 @@ in the same run (a third of the bench's repetitions, at least 5: a 4K frame cost
 * cards change: one seat is turned and laid as two pairs; the figure is the worst of the
   frame that moves and the frame on which it settles and is read. Goal: median ≤ 120 ms.
 * cards change, soft picture: the same frames blurred as by a lens out of focus (Gaussian,
-  2 px), so the codes decode only once the blur is undone (deblur.py). A figure, beside the
-  goal for sharp frames: what a camera out of focus costs the station.
+  2 px), so the codes decode only once the blur is undone (deblur.py): what a camera out of
+  focus costs the station, held to the same goal (blur is one of the studio conditions).
 
 Each is shown as wall-clock time and as this process's CPU time: on a shared machine the
 wall clock also counts the time other processes held the cores.
@@ -118,13 +118,15 @@ def camera_bench(reps: int, kit: Any) -> bool:
     print(f"seat table at {what}, one core, {reps} frames each (ms)")
     row("baseline: zxing-cpp on the whole 4K frame", got["base_steady"], got["base_turned"], "every frame")
     row("recogniser, seats of four", got["steady"], got["turned"], "goal: steady <= 50, changed <= 120")
-    row("recogniser, soft picture", got["soft_steady"], got["soft"], "blur undone; no goal")
+    row("recogniser, soft picture", got["soft_steady"], got["soft"], "blur undone; goal as above")
     print("  the same, CPU time of this process (what the frame costs, whatever else runs)")
     row("baseline, CPU", got["cpu_base_steady"], got["cpu_base_turned"], "")
     row("recogniser, seats of four, CPU", got["cpu_steady"], got["cpu_turned"], "")
     row("recogniser, soft picture, CPU", got["cpu_soft_steady"], got["cpu_soft"], "")
     ok = statistics.median(got["steady"]) <= 50 and statistics.median(got["turned"]) <= 120
     cpu_ok = statistics.median(got["cpu_steady"]) <= 50 and statistics.median(got["cpu_turned"]) <= 120
+    soft_ok = statistics.median(got["soft_steady"]) <= 50 and statistics.median(got["soft"]) <= 120
     print(f"  4K seat goals {'met' if ok else 'NOT met'} (wall-clock medians), "
-          f"{'met' if cpu_ok else 'NOT met'} (CPU medians); load average {os.getloadavg()[0]:.1f}")
+          f"{'met' if cpu_ok else 'NOT met'} (CPU medians); on the soft picture "
+          f"{'met' if soft_ok else 'NOT met'} (wall clock); load average {os.getloadavg()[0]:.1f}")
     return ok
