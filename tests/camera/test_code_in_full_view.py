@@ -6,6 +6,7 @@ the cards ends a few millimetres beyond them."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -16,6 +17,7 @@ from firmware_bridge.camera.layout import (
     QR_QUIET_MODULES,
     QR_WIDTH_MM,
 )
+from firmware_bridge.camera.faces import qr_modules
 from firmware_bridge.camera.stacking import card_margins, codes_in_full_view, edge_margins
 
 MM_PER_PX = 0.25
@@ -135,3 +137,72 @@ def test_a_twin_is_looked_for_where_the_cards_measured_margin_puts_it(layout):
     assert _twin_hidden(layout, 3.0, margin_mm=6.0, picture=True) is False
     assert _twin_hidden(layout, 3.0, margin_mm=2.0, picture=True) is True
     assert _twin_hidden(layout, 3.0, margin_mm=6.0, picture=False) is True
+
+
+def _two_cards_near_a_code(order: str, edge_lines: bool = True, b_bottom_mm: float = 1.0) -> bool:
+    """A card (7H) seen by its top-left code alone, its top edge lying over the bottom of a
+    second card (QS, both codes read) whose place covers `b_bottom_mm` of the first code's
+    top quiet zone; the second card ends just beyond that code, so the stretch of the first
+    card's edge over it is the code's own width. `order`: which card lies on top ("7H" or
+    "QS"). With `edge_lines`, a card's edge over another shows as a thin line a little darker
+    than the white, as a card's thickness and shadow make it; without, the cards are one
+    white. Is the code in full view?"""
+    px = 1.0 / MM_PER_PX
+    side_mm = QR_WIDTH_MM + 2 * QUIET_MM
+    a_left, a_top = 75.0, 95.0
+    square_x, square_y = a_left + MARGIN_MM, a_top + MARGIN_MM  # the code's white square
+    b_right, b_bottom = square_x + side_mm + 2.0, square_y + b_bottom_mm
+    b_left, b_top = b_right - CARD_MM[0], b_bottom - CARD_MM[1]
+    gray = np.full((int(200 * px), int(160 * px)), 90, np.uint8)  # felt
+
+    def card(left: float, top: float, right: float, bottom: float) -> None:
+        x0, y0, x1, y1 = (int(round(v * px)) for v in (left, top, right, bottom))
+        gray[max(y0, 0):y1, max(x0, 0):x1] = 235
+        if edge_lines:
+            cv2.rectangle(gray, (x0, y0), (x1 - 1, y1 - 1), 205, 1)
+
+    def code() -> None:
+        symbol = qr_modules("7H")  # quiet zone of 2 modules included
+        n = int(round(side_mm * px))
+        art = cv2.resize(symbol, (n, n), interpolation=cv2.INTER_NEAREST)
+        x0, y0 = int(round(square_x * px)), int(round(square_y * px))
+        gray[y0:y0 + n, x0:x0 + n] = np.where(art > 0, 235, 40)
+
+    a = (a_left, a_top, a_left + CARD_MM[0], a_top + CARD_MM[1])
+    b = (b_left, b_top, b_right, b_bottom)
+    for c in ((b, a) if order == "7H" else (a, b)):
+        card(*c)
+        if c is a:
+            code()
+    centre = ((square_x + side_mm / 2) * px, (square_y + side_mm / 2) * px)
+    inset = MARGIN_MM + side_mm / 2
+    reads = [QrRead("7H", centre, 0.0, ()),
+             QrRead("QS", ((b_left + inset) * px, (b_top + inset) * px), 0.0, ()),
+             QrRead("QS", ((b_right - inset) * px, (b_bottom - inset) * px), 180.0, ())]
+    clear = codes_in_full_view(reads, [-1, 2, 1], (CARD_MM[0] * px, CARD_MM[1] * px), MM_PER_PX,
+                               QR_WIDTH_MM * px, QUIET_MM * px, QR_MARGIN_RANGE_MM, gray, (0, 0))
+    return clear[0]
+
+
+def test_a_code_seen_clear_of_a_card_beneath_it_names_its_card():
+    # The other card's place covers the top of the quiet zone, but the quiet zone shows no
+    # line and this card's own edge shows beyond it: the other card lies beneath. Before,
+    # the order was looked for only along this card's edge over the other card, away from
+    # the code's own square, and here that stretch is all beside the code: the card was XX.
+    assert _two_cards_near_a_code("7H")
+
+
+def test_a_card_on_top_whose_edge_lies_on_the_quiet_zone_still_takes_the_code_out_of_full_view():
+    # the same places, the other card on top: its edge crosses the quiet zone
+    assert not _two_cards_near_a_code("QS")
+    # and a little further down, still short of the modules
+    assert not _two_cards_near_a_code("QS", b_bottom_mm=1.8)
+    # short of the quiet zone by less than SEEN_CLEAR_MM (1 mm): not clear either
+    assert not _two_cards_near_a_code("QS", b_bottom_mm=-0.3)
+    assert not _two_cards_near_a_code("QS", b_bottom_mm=-0.8)
+
+
+def test_where_card_edges_do_not_show_nothing_is_seen_clear():
+    # one white for both cards: which lies on top cannot be seen (a renderer that draws no
+    # line at a card's edge: the independent one), so the code stays out of full view
+    assert not _two_cards_near_a_code("7H", edge_lines=False)
