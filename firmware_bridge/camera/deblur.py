@@ -19,7 +19,6 @@ the code's own error correction, and the recogniser still asks both codes of a c
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator
 
 import cv2
@@ -41,7 +40,10 @@ WIENER_LADDER: tuple[tuple[float, float], ...] = (
 
 
 #: the mirrored border (px) round a crop before its spectrum is taken, so its edges do not
-#: ring: three widths of the ladder's widest Gaussian and a few pixels more
+#: ring: three widths of the ladder's widest Gaussian and a few pixels more (one border for
+#: every rung, as the spectrum is taken once; a rung of a narrower Gaussian had a narrower
+#: one before, which changes its view only within about 20 px of the crop's edge, the
+#: blob's margin)
 PAD_PX = int(3 * max(sigma for sigma, _ in WIENER_LADDER)) + 4
 
 
@@ -70,27 +72,43 @@ class Restorer:
         """The crop (uint8) with a Gaussian blur of `sigma_px` undone, up to `nsr`."""
         spectrum = self._padded_spectrum()
         dft_h, dft_w = spectrum.shape
-        restored = cv2.mulSpectrums(spectrum, _wiener_gain(dft_h, dft_w, sigma_px, nsr), 0)
+        restored = spectrum * _wiener_gain(dft_h, dft_w, sigma_px, nsr)
         h, w = self._gray.shape
         out = cv2.idft(restored, flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE)[PAD_PX : PAD_PX + h, PAD_PX : PAD_PX + w]
         return np.clip(out + 0.5, 0, 255).astype(np.uint8)
 
 
-@functools.lru_cache(maxsize=32)
 def _wiener_gain(dft_h: int, dft_w: int, sigma_px: float, nsr: float) -> np.ndarray:
-    """The filter for one rung on a spectrum of dft_h x dft_w, in OpenCV's packed form.
-    Per frequency it is G / (G^2 + nsr), G the Gaussian's transform, which is separable:
-    exp(-2 pi^2 s^2 fy^2) * exp(-2 pi^2 s^2 fx^2). The filter is real and even, so it is
-    packed as the spectrum of the (real) kernel it is the spectrum of. Crops come in the few
-    sizes getOptimalDFTSize rounds to, so a table's seats reuse a handful of these (at most
-    32 are kept, about a megabyte each at a seat's size)."""
+    """The filter for one rung on a spectrum of dft_h x dft_w, laid out as OpenCV packs a real
+    picture's spectrum (CCS), so that the spectrum times it, element by element, is the
+    filtered spectrum. Per frequency it is G / (G^2 + nsr), G the Gaussian's transform,
+    separable: exp(-2 pi^2 s^2 fy^2) * exp(-2 pi^2 s^2 fx^2). It is real, so each frequency's
+    real and imaginary parts take the same factor. The packing: every row holds, after its
+    first number, the real and imaginary parts of the row's frequencies 1 .. (w-1)/2 in turn
+    (and, for an even width, its middle frequency's real part last); the first column (and,
+    for an even width, the last) is itself packed so down the rows. Built in about 0.3 ms a
+    seat's crop, so nothing is kept between crops."""
     k = np.float32(-2.0 * np.pi**2 * sigma_px**2)
     fy = np.fft.fftfreq(dft_h).astype(np.float32)
-    fx = np.fft.fftfreq(dft_w).astype(np.float32)
+    fx = np.fft.rfftfreq(dft_w).astype(np.float32)  # 0 .. w/2
     blur = np.exp(k * fy * fy)[:, None] * np.exp(k * fx * fx)[None, :]
     gain = blur / (blur * blur + np.float32(nsr))
-    packed = cv2.dft(np.fft.ifft2(gain).real.astype(np.float32))
-    packed.flags.writeable = False
+    packed = np.empty((dft_h, dft_w), np.float32)
+    inner = (dft_w - 1) // 2  # the frequencies stored as (real, imaginary) pairs along a row
+    packed[:, 1 : 2 * inner + 1 : 2] = gain[:, 1 : inner + 1]
+    packed[:, 2 : 2 * inner + 2 : 2] = gain[:, 1 : inner + 1]
+
+    def down(column: np.ndarray, factors: np.ndarray) -> None:
+        pairs = (dft_h - 1) // 2
+        column[0] = factors[0]
+        column[1 : 2 * pairs + 1 : 2] = factors[1 : pairs + 1]
+        column[2 : 2 * pairs + 2 : 2] = factors[1 : pairs + 1]
+        if dft_h % 2 == 0:
+            column[dft_h - 1] = factors[dft_h // 2]
+
+    down(packed[:, 0], gain[:, 0])
+    if dft_w % 2 == 0:
+        down(packed[:, dft_w - 1], gain[:, dft_w // 2])
     return packed
 
 

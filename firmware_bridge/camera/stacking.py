@@ -10,14 +10,16 @@ within PAIRED_TOL_MM of where they put it, one read by one code within its margi
 under it: a code of this card lies, decoded, over a good part of the other card (a code lying
 a quarter or more over another card can only have decoded from the card on top), and no code
 of the other card lies so over this one. Or when the picture shows it clear whichever card
-lies on top (`seen_clear` in `codes_in_full_view`): its quiet zone crossed by no line, and a
-card's edge seen beyond it, on the side the other card's place covers. When the order cannot
-be told, the code is not in full view: the card is XX, never named from it.
+lies on top (`seen_clear` in `codes_in_full_view`): the nearest line beyond it, on the side
+the other card's place covers, is a card's faint edge, not print, and nothing a third as
+faint as that edge crosses its quiet zone. When the order cannot be told, the code is not in
+full view: the card is XX, never named from it.
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -135,6 +137,9 @@ SYMBOL_EDGE_DARK = 0.2
 #: a card's edge beyond a code runs within this of parallel to the code's side: the cards of
 #: one seat lie nearly aligned, and the line looked for is one of their edges
 EDGE_LINE_SLOPE = math.tan(math.radians(10.0))
+#: a card's edge over another card is a line at most this share of a code's contrast (white
+#: less black) darker than the white: a thin shadow, not print
+EDGE_LINE_MAX = 0.4
 #: what a code seen clear keeps clear round its white square, in the picture: wider than
 #: CLEAR_MM (what a card's place, known to PAIRED_TOL_MM, may come within), as the independent
 #: renderer reads the sheet (nothing within 1 mm); a line is seen to a pixel
@@ -162,7 +167,14 @@ def _sides(read: QrRead) -> list[tuple[np.ndarray, np.ndarray]]:
     return [(-down, right), (down, right), (-right, down), (right, down)]
 
 
-def symbol_edges(gray: np.ndarray, read: QrRead, qr_px: float) -> list[float] | None:
+class SymbolSquare(NamedTuple):
+    """A decoded code's symbol as the picture shows it."""
+
+    edges: list[float]  # px from the code's centre to where its modules end: top, bottom, left, right
+    contrast: float  # its white less its black (grey levels)
+
+
+def symbol_edges(gray: np.ndarray, read: QrRead, qr_px: float) -> SymbolSquare | None:
     """How far (px) from the code's centre its symbol ends on each side (top, bottom, left,
     right), measured on the picture (`gray` in the read's pixels): the print's size and the
     decoder's centre are each a pixel or so off the sheet's. None when the four do not make
@@ -171,12 +183,13 @@ def symbol_edges(gray: np.ndarray, read: QrRead, qr_px: float) -> list[float] | 
     c = np.asarray(read.centre, np.float64)
     ts = np.arange(qr_px / 2 - 3 * mod, qr_px / 2 + 2 * mod, 0.5)
     us = np.arange(-qr_px / 2 + mod, qr_px / 2 - mod + 1e-6, 0.5)
-    edges = []
+    edges, contrasts = [], []
     for normal, along in _sides(read):
         grid = _sample(gray, c, normal, along, ts, us)
         if grid is None:
             return None
         white = float(np.percentile(grid, 95))
+        contrasts.append(white - float(np.percentile(grid, 5)))
         rows = np.nonzero((grid < white - EDGE_LINE).mean(axis=1) >= SYMBOL_EDGE_DARK)[0]
         if not len(rows):
             return None
@@ -184,14 +197,14 @@ def symbol_edges(gray: np.ndarray, read: QrRead, qr_px: float) -> list[float] | 
     # a square: opposite sides add up alike, and no side strays by more than two modules
     if max(edges) - min(edges) > 2 * mod or abs(edges[0] + edges[1] - edges[2] - edges[3]) > 1.5:
         return None
-    return edges
+    return SymbolSquare(edges, float(np.median(contrasts)))
 
 
 def quiet_zone_crossed(gray: np.ndarray, read: QrRead, edges: list[float], quiet_px: float,
-                       clear_px: float) -> bool | None:
+                       clear_px: float, level: float = EDGE_LINE) -> bool | None:
     """Does anything lie on the code's quiet zone (and `clear_px` beyond it): a line (a card's
-    edge, even faint) or a patch darker than its white, running a quiet zone's width along it
-    or most of the way across? None when it leaves the picture."""
+    edge) or a patch `level` or more darker than its white, running a quiet zone's width along
+    it or most of the way across? None when it leaves the picture."""
     c = np.asarray(read.centre, np.float64)
     reach = float(np.mean(edges)) + quiet_px
     bands = []
@@ -203,7 +216,7 @@ def quiet_zone_crossed(gray: np.ndarray, read: QrRead, edges: list[float], quiet
         bands.append(band)
     white = float(np.median(np.concatenate([b.ravel() for b in bands])))
     for band in bands:
-        dark = (cv2.GaussianBlur(band, (0, 0), 1.0) < white - EDGE_LINE).astype(np.uint8)
+        dark = (cv2.GaussianBlur(band, (0, 0), 1.0) < white - level).astype(np.uint8)
         n, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
         for k in range(1, n):  # (the grid's step is half a pixel)
             if stats[k, cv2.CC_STAT_HEIGHT] * 0.5 >= 0.6 * quiet_px or stats[k, cv2.CC_STAT_WIDTH] * 0.5 >= quiet_px:
@@ -212,10 +225,10 @@ def quiet_zone_crossed(gray: np.ndarray, read: QrRead, edges: list[float], quiet
 
 
 def edge_line_beyond(gray: np.ndarray, read: QrRead, edges: list[float], side: int, quiet_px: float,
-                     clear_px: float, reach_px: float) -> bool:
-    """Is a card's edge seen beyond the code's quiet zone on `side` (within `reach_px`): a
-    straight line darker than the white round it, nearly parallel to the side, along at
-    least EDGE_SHOWS of it?"""
+                     clear_px: float, reach_px: float) -> float | None:
+    """How much darker than the white round it (grey levels) a card's edge is seen beyond the
+    code's quiet zone on `side` (within `reach_px`): a straight line, nearly parallel to the
+    side, along at least EDGE_SHOWS of it; None when there is none."""
     normal, along = _sides(read)[side]
     start = edges[side] + quiet_px + clear_px
     ts = np.arange(start, start + reach_px, 0.5)
@@ -223,20 +236,33 @@ def edge_line_beyond(gray: np.ndarray, read: QrRead, edges: list[float], side: i
     us = np.arange(-span, span + 1e-6, 1.0)
     grid = _sample(gray, np.asarray(read.centre, np.float64), normal, along, ts, us)
     if grid is None:
-        return False
+        return None
     profiles = cv2.GaussianBlur(grid, (0, 0), 0.7).T  # one per column, outward
-    k = profiles.argmin(axis=1)
-    dip = profiles[np.arange(len(profiles)), k] < np.median(profiles, axis=1) - EDGE_LINE
+    # per column the first dip outward: the upper card's edge is the nearest line (what lies
+    # beyond it, the other card's print, is no edge of the two)
+    white = np.percentile(profiles, 75, axis=1)[:, None]
+    below = profiles < white - EDGE_LINE
+    dip = below.any(axis=1)
     if dip.sum() < EDGE_SHOWS * len(profiles):
-        return False
+        return None
+    first = below.argmax(axis=1)
+    rows = np.arange(len(profiles))
+    k = first.copy()
+    for step in range(1, 5):  # down to the bottom of that dip (a line is a few pixels wide)
+        nxt = np.minimum(first + step, profiles.shape[1] - 1)
+        deeper = profiles[rows, nxt] < profiles[rows, k]
+        k = np.where(deeper & (nxt == k + 1), nxt, k)
+    depth = white[:, 0] - profiles[rows, k]
     u, t = us[dip], ts[k[dip]]
     on_line = np.ones(len(u), bool)
     for _ in range(3):  # a straight line through the dips, those far off it left out
         slope, offset = np.polyfit(u[on_line], t[on_line], 1)
         on_line = np.abs(t - (offset + slope * u)) <= 1.5
         if on_line.sum() < 3:
-            return False
-    return bool(on_line.sum() >= EDGE_SHOWS * len(profiles) and abs(slope) <= EDGE_LINE_SLOPE)
+            return None
+    if on_line.sum() < EDGE_SHOWS * len(profiles) or abs(slope) > EDGE_LINE_SLOPE:
+        return None
+    return float(np.median(depth[dip][on_line]))
 
 
 def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[float, float],
@@ -355,16 +381,17 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
         return memo[a, b]
 
     clear_px = CLEAR_MM / mm_per_px
-    measured: dict[int, list[float] | None] = {}
+    measured: dict[int, SymbolSquare | None] = {}
 
     def seen_clear(i: int, b: int) -> bool:
-        """Is code i seen clear of card b, whichever lies on top? Its quiet zone shows no line
-        nor anything darker than its white (a card on top shows its edge), and beyond each
-        side that b's place covers a card's edge is seen: that edge is the upper card's, so
-        either b lies on top with its edge clear of the quiet zone or this card on top of b.
-        Only where b surely stays off the symbol itself (a card over the modules and the whole
-        quiet zone of a side would leave no line on it). Where edges do not show (a picture
-        with no line at a card's edge over another card), nothing is seen clear."""
+        """Is code i seen clear of card b, whichever lies on top? Beyond each side that b's
+        place covers a card's edge is seen (a faint straight line, not print), and the quiet
+        zone shows no line nor patch down to a third of that edge's contrast: the edge seen is
+        the upper card's, so either b lies on top with its edge clear of the quiet zone, or
+        this card lies on top of b. Only where b's sure place (shrunk by its tolerance) stays
+        off the symbol; a card reaching further into the modules is caught by the symbol's
+        square (`symbol_edges`). Where edges do not show (no line at a card's edge over
+        another card), nothing is seen clear."""
         if gray is None:
             return False
         right, down = code_axes(reads[i].orientation)
@@ -373,12 +400,13 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
         here = reads[i].shifted(-origin[0], -origin[1])
         if i not in measured:
             measured[i] = symbol_edges(gray, here, qr_px)
-        edges = measured[i]
-        seen_px = SEEN_CLEAR_MM / mm_per_px
-        if edges is None or quiet_zone_crossed(gray, here, edges, quiet_px, seen_px) is not False:
+        square = measured[i]
+        if square is None:
             return False
-        # which sides b's place covers, and on each an edge looked for as far as the sheet's
+        edges = square.edges
+        # which sides b's place covers: on each an edge is looked for, as far as the sheet's
         # widest margin and a card's tolerance (this card's own edge, when it lies on top)
+        seen_px = SEEN_CLEAR_MM / mm_per_px
         depth = quiet_px + seen_px
         placed, grown = [], []
         for side, (normal, along) in enumerate(_sides(reads[i])):
@@ -387,8 +415,17 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
             placed.append(overlap_area(band, body(b, 0)) / (2 * edges[side] * depth))
             grown.append(overlap_area(band, body(b, 1)))
         need = [k for k in range(4) if placed[k] >= BAND_SHARE] or ([int(np.argmax(grown))] if max(grown) > 0 else [])
+        if not need:
+            return False
         reach = margin_range_mm[1] / mm_per_px + PAIRED_TOL_MM / mm_per_px + 2.0
-        return bool(need) and all(edge_line_beyond(gray, here, edges, k, quiet_px, seen_px, reach) for k in need)
+        lines = [edge_line_beyond(gray, here, edges, k, quiet_px, seen_px, reach) for k in need]
+        # a card's edge is a faint line, far paler than the code's black (a line as dark as
+        # print is print: the other card's own code, lying on top); and an edge on the quiet
+        # zone would show as that edge does: looked for down to a third of its contrast
+        if any(c is None or c > EDGE_LINE_MAX * square.contrast for c in lines):
+            return False
+        level = min(EDGE_LINE, min(lines) / 3)  # type: ignore[type-var]
+        return quiet_zone_crossed(gray, here, edges, quiet_px, seen_px, level) is False
 
     out = [False] * n
     for a, (mine, *_rest) in enumerate(cards):

@@ -129,4 +129,4 @@ def camera_bench(reps: int, kit: Any) -> bool:
     print(f"  4K seat goals {'met' if ok else 'NOT met'} (wall-clock medians), "
           f"{'met' if cpu_ok else 'NOT met'} (CPU medians); on the soft picture "
           f"{'met' if soft_ok else 'NOT met'} (wall clock); load average {os.getloadavg()[0]:.1f}")
-    return ok
+    return ok and soft_ok
