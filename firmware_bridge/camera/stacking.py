@@ -9,23 +9,18 @@ sheet allows). A code is in full view when no other face-up card can reach its w
 within PAIRED_TOL_MM of where they put it, one read by one code within its margin's range), or when that card is known to lie
 under it: a code of this card lies, decoded, over a good part of the other card (a code lying
 a quarter or more over another card can only have decoded from the card on top), and no code
-of the other card lies so over this one. Or when the picture shows it clear whichever card
-lies on top (`seen_clear` in `codes_in_full_view`): the nearest line beyond it, on the side
-the other card's place covers, is a card's faint edge, not print, and nothing a third as
-faint as that edge crosses its quiet zone. When the order cannot be told, the code is not in
+of the other card lies so over this one. When the order cannot be told, the code is not in
 full view: the card is XX, never named from it.
 """
 
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import cv2
 import numpy as np
 
 from firmware_bridge.camera.decoders import QrRead
-from firmware_bridge.camera.layout import QR_MODULES
 
 #: a code is in full view when nothing comes within this of its white square: the symbol and
 #: its quiet zone, which the sheet prints as part of the code (a neighbour's edge on the quiet
@@ -128,141 +123,6 @@ EDGE_DROP = 50.0
 EDGE_LINE = 10.0
 #: and shows along at least this share of the stretch of it that lies over the other card
 EDGE_SHOWS = 0.35
-
-
-# ---- a code's white square seen whole --------------------------------------------------
-#: the symbol's outermost line of modules is at least this share dark on every side (the
-#: finder patterns alone make a third of it), which finds where the symbol ends
-SYMBOL_EDGE_DARK = 0.2
-#: a card's edge beyond a code runs within this of parallel to the code's side: the cards of
-#: one seat lie nearly aligned, and the line looked for is one of their edges
-EDGE_LINE_SLOPE = math.tan(math.radians(10.0))
-#: a card's edge over another card is a line at most this share of a code's contrast (white
-#: less black) darker than the white: a thin shadow, not print
-EDGE_LINE_MAX = 0.4
-#: what a code seen clear keeps clear round its white square, in the picture: wider than
-#: CLEAR_MM (what a card's place, known to PAIRED_TOL_MM, may come within), as the independent
-#: renderer reads the sheet (nothing within 1 mm); a line is seen to a pixel
-SEEN_CLEAR_MM = 1.0
-#: a side of the quiet zone needs an edge seen beyond it when another card's place covers at
-#: least this share of it (a card grazing a corner of it needs the side it grazes most)
-BAND_SHARE = 0.25
-
-
-def _sample(gray: np.ndarray, centre: np.ndarray, normal: np.ndarray, along: np.ndarray,
-            ts: np.ndarray, us: np.ndarray) -> np.ndarray | None:
-    """The picture on a grid in a code's frame: rows `ts` out along `normal`, columns `us`
-    along `along` (px); None when the grid leaves the picture."""
-    pts = centre + normal * ts[:, None, None] + along * us[None, :, None]
-    if pts[..., 0].min() < 0 or pts[..., 1].min() < 0 or pts[..., 0].max() > gray.shape[1] - 2 \
-            or pts[..., 1].max() > gray.shape[0] - 2:
-        return None
-    return cv2.remap(gray, pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32),
-                     cv2.INTER_LINEAR).astype(np.float32)
-
-
-def _sides(read: QrRead) -> list[tuple[np.ndarray, np.ndarray]]:
-    """A code's four sides as (outward normal, along): top, bottom, left, right."""
-    right, down = code_axes(read.orientation)
-    return [(-down, right), (down, right), (-right, down), (right, down)]
-
-
-class SymbolSquare(NamedTuple):
-    """A decoded code's symbol as the picture shows it."""
-
-    edges: list[float]  # px from the code's centre to where its modules end: top, bottom, left, right
-    contrast: float  # its white less its black (grey levels)
-
-
-def symbol_edges(gray: np.ndarray, read: QrRead, qr_px: float) -> SymbolSquare | None:
-    """How far (px) from the code's centre its symbol ends on each side (top, bottom, left,
-    right), measured on the picture (`gray` in the read's pixels): the print's size and the
-    decoder's centre are each a pixel or so off the sheet's. None when the four do not make
-    one square (a side of it covered or merged with a line: not to be judged)."""
-    mod = qr_px / QR_MODULES
-    c = np.asarray(read.centre, np.float64)
-    ts = np.arange(qr_px / 2 - 3 * mod, qr_px / 2 + 2 * mod, 0.5)
-    us = np.arange(-qr_px / 2 + mod, qr_px / 2 - mod + 1e-6, 0.5)
-    edges, contrasts = [], []
-    for normal, along in _sides(read):
-        grid = _sample(gray, c, normal, along, ts, us)
-        if grid is None:
-            return None
-        white = float(np.percentile(grid, 95))
-        contrasts.append(white - float(np.percentile(grid, 5)))
-        rows = np.nonzero((grid < white - EDGE_LINE).mean(axis=1) >= SYMBOL_EDGE_DARK)[0]
-        if not len(rows):
-            return None
-        edges.append(float(ts[rows[-1]]) + 0.5)
-    # a square: opposite sides add up alike, and no side strays by more than two modules
-    if max(edges) - min(edges) > 2 * mod or abs(edges[0] + edges[1] - edges[2] - edges[3]) > 1.5:
-        return None
-    return SymbolSquare(edges, float(np.median(contrasts)))
-
-
-def quiet_zone_crossed(gray: np.ndarray, read: QrRead, edges: list[float], quiet_px: float,
-                       clear_px: float, level: float = EDGE_LINE) -> bool | None:
-    """Does anything lie on the code's quiet zone (and `clear_px` beyond it): a line (a card's
-    edge) or a patch `level` or more darker than its white, running a quiet zone's width along
-    it or most of the way across? None when it leaves the picture."""
-    c = np.asarray(read.centre, np.float64)
-    reach = float(np.mean(edges)) + quiet_px
-    bands = []
-    for (normal, along), edge in zip(_sides(read), edges):
-        band = _sample(gray, c, normal, along, np.arange(edge + 0.5, edge + quiet_px + clear_px + 1e-6, 0.5),
-                       np.arange(-reach, reach + 1e-6, 0.5))
-        if band is None:
-            return None
-        bands.append(band)
-    white = float(np.median(np.concatenate([b.ravel() for b in bands])))
-    for band in bands:
-        dark = (cv2.GaussianBlur(band, (0, 0), 1.0) < white - level).astype(np.uint8)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
-        for k in range(1, n):  # (the grid's step is half a pixel)
-            if stats[k, cv2.CC_STAT_HEIGHT] * 0.5 >= 0.6 * quiet_px or stats[k, cv2.CC_STAT_WIDTH] * 0.5 >= quiet_px:
-                return True
-    return False
-
-
-def edge_line_beyond(gray: np.ndarray, read: QrRead, edges: list[float], side: int, quiet_px: float,
-                     clear_px: float, reach_px: float) -> float | None:
-    """How much darker than the white round it (grey levels) a card's edge is seen beyond the
-    code's quiet zone on `side` (within `reach_px`): a straight line, nearly parallel to the
-    side, along at least EDGE_SHOWS of it; None when there is none."""
-    normal, along = _sides(read)[side]
-    start = edges[side] + quiet_px + clear_px
-    ts = np.arange(start, start + reach_px, 0.5)
-    span = float(np.mean(edges)) + quiet_px
-    us = np.arange(-span, span + 1e-6, 1.0)
-    grid = _sample(gray, np.asarray(read.centre, np.float64), normal, along, ts, us)
-    if grid is None:
-        return None
-    profiles = cv2.GaussianBlur(grid, (0, 0), 0.7).T  # one per column, outward
-    # per column the first dip outward: the upper card's edge is the nearest line (what lies
-    # beyond it, the other card's print, is no edge of the two)
-    white = np.percentile(profiles, 75, axis=1)[:, None]
-    below = profiles < white - EDGE_LINE
-    dip = below.any(axis=1)
-    if dip.sum() < EDGE_SHOWS * len(profiles):
-        return None
-    first = below.argmax(axis=1)
-    rows = np.arange(len(profiles))
-    k = first.copy()
-    for step in range(1, 5):  # down to the bottom of that dip (a line is a few pixels wide)
-        nxt = np.minimum(first + step, profiles.shape[1] - 1)
-        deeper = profiles[rows, nxt] < profiles[rows, k]
-        k = np.where(deeper & (nxt == k + 1), nxt, k)
-    depth = white[:, 0] - profiles[rows, k]
-    u, t = us[dip], ts[k[dip]]
-    on_line = np.ones(len(u), bool)
-    for _ in range(3):  # a straight line through the dips, those far off it left out
-        slope, offset = np.polyfit(u[on_line], t[on_line], 1)
-        on_line = np.abs(t - (offset + slope * u)) <= 1.5
-        if on_line.sum() < 3:
-            return None
-    if on_line.sum() < EDGE_SHOWS * len(profiles) or abs(slope) > EDGE_LINE_SLOPE:
-        return None
-    return float(np.median(depth[dip][on_line]))
 
 
 def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[float, float],
@@ -381,52 +241,6 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
         return memo[a, b]
 
     clear_px = CLEAR_MM / mm_per_px
-    measured: dict[int, SymbolSquare | None] = {}
-
-    def seen_clear(i: int, b: int) -> bool:
-        """Is code i seen clear of card b, whichever lies on top? Beyond each side that b's
-        place covers a card's edge is seen (a faint straight line, not print), and the quiet
-        zone shows no line nor patch down to a third of that edge's contrast: the edge seen is
-        the upper card's, so either b lies on top with its edge clear of the quiet zone, or
-        this card lies on top of b. Only where b's sure place (shrunk by its tolerance) stays
-        off the symbol; a card reaching further into the modules is caught by the symbol's
-        square (`symbol_edges`). Where edges do not show (no line at a card's edge over
-        another card), nothing is seen clear."""
-        if gray is None:
-            return False
-        right, down = code_axes(reads[i].orientation)
-        if overlap_area(turned_rect(reads[i].centre, right, down, qr_px / 2 - 1, qr_px / 2 - 1), body(b, -1)) > 0:
-            return False
-        here = reads[i].shifted(-origin[0], -origin[1])
-        if i not in measured:
-            measured[i] = symbol_edges(gray, here, qr_px)
-        square = measured[i]
-        if square is None:
-            return False
-        edges = square.edges
-        # which sides b's place covers: on each an edge is looked for, as far as the sheet's
-        # widest margin and a card's tolerance (this card's own edge, when it lies on top)
-        seen_px = SEEN_CLEAR_MM / mm_per_px
-        depth = quiet_px + seen_px
-        placed, grown = [], []
-        for side, (normal, along) in enumerate(_sides(reads[i])):
-            band = turned_rect(np.asarray(reads[i].centre) + normal * (edges[side] + depth / 2), along, normal,
-                               edges[side], depth / 2)
-            placed.append(overlap_area(band, body(b, 0)) / (2 * edges[side] * depth))
-            grown.append(overlap_area(band, body(b, 1)))
-        need = [k for k in range(4) if placed[k] >= BAND_SHARE] or ([int(np.argmax(grown))] if max(grown) > 0 else [])
-        if not need:
-            return False
-        reach = margin_range_mm[1] / mm_per_px + PAIRED_TOL_MM / mm_per_px + 2.0
-        lines = [edge_line_beyond(gray, here, edges, k, quiet_px, seen_px, reach) for k in need]
-        # a card's edge is a faint line, far paler than the code's black (a line as dark as
-        # print is print: the other card's own code, lying on top); and an edge on the quiet
-        # zone would show as that edge does: looked for down to a third of its contrast
-        if any(c is None or c > EDGE_LINE_MAX * square.contrast for c in lines):
-            return False
-        level = min(EDGE_LINE, min(lines) / 3)  # type: ignore[type-var]
-        return quiet_zone_crossed(gray, here, edges, quiet_px, seen_px, level) is False
-
     out = [False] * n
     for a, (mine, *_rest) in enumerate(cards):
         texts = {reads[i].text for i in mine}
@@ -440,7 +254,7 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
                     continue  # the same card (its pairing missed) or a copy: not an occluder
                 if overlap_area(square, body(b, 1)) <= 0:
                     continue
-                if not (on_top(a, b) and not on_top(b, a)) and not seen_clear(i, b):
+                if not (on_top(a, b) and not on_top(b, a)):
                     ok = False
                     break
             out[i] = ok

@@ -140,7 +140,8 @@ def test_a_twin_is_looked_for_where_the_cards_measured_margin_puts_it(layout):
 
 
 def _two_cards_near_a_code(order: str, edge_lines: bool = True, b_bottom_mm: float = 1.0, *,
-                           b_codes: bool = False, edge_grey: int = 205, blur_px: float = 0.0) -> bool:
+                           b_codes: bool = False, edge_grey: int = 205, blur_px: float = 0.0,
+                           b_frame_grey: int | None = None) -> bool:
     """A card (7H) seen by its top-left code alone, its top edge lying over the bottom of a
     second card (QS, both codes read) whose place covers `b_bottom_mm` of the first code's
     top quiet zone; the second card ends just beyond that code, so the stretch of the first
@@ -148,8 +149,8 @@ def _two_cards_near_a_code(order: str, edge_lines: bool = True, b_bottom_mm: flo
     "QS"). With `edge_lines`, a card's edge over another shows as a thin line a little darker
     than the white, as a card's thickness and shadow make it; without, the cards are one
     white. `b_codes`: the second card's own codes printed on it (4 mm in); `edge_grey`: the
-    line's grey on the cards' 235; `blur_px`: the picture then blurred. Is the code in full
-    view?"""
+    line's grey on the cards' 235; `blur_px`: the picture then blurred; `b_frame_grey`: a thin
+    frame printed on the second card 3 mm in from its edge. Is the code in full view?"""
     px = 1.0 / MM_PER_PX
     side_mm = QR_WIDTH_MM + 2 * QUIET_MM
     a_left, a_top = 75.0, 95.0
@@ -180,9 +181,14 @@ def _two_cards_near_a_code(order: str, edge_lines: bool = True, b_bottom_mm: flo
         card(*c)
         if c is a:
             code("7H", square_x, square_y)
-        elif b_codes:
-            code("QS", b_left + MARGIN_MM, b_top + MARGIN_MM)
-            code("QS", b_right - MARGIN_MM - side_mm, b_bottom - MARGIN_MM - side_mm, turned=True)
+        else:
+            if b_frame_grey is not None:
+                f0, f1 = [int(round(v * px)) for v in (b_left + 3.0, b_top + 3.0)], \
+                    [int(round(v * px)) for v in (b_right - 3.0, b_bottom - 3.0)]
+                cv2.rectangle(gray, tuple(f0), tuple(f1), b_frame_grey, 1)
+            if b_codes:
+                code("QS", b_left + MARGIN_MM, b_top + MARGIN_MM)
+                code("QS", b_right - MARGIN_MM - side_mm, b_bottom - MARGIN_MM - side_mm, turned=True)
     if blur_px:
         gray = cv2.GaussianBlur(gray, (0, 0), blur_px)
     centre = ((square_x + side_mm / 2) * px, (square_y + side_mm / 2) * px)
@@ -195,51 +201,43 @@ def _two_cards_near_a_code(order: str, edge_lines: bool = True, b_bottom_mm: flo
     return clear[0]
 
 
-def test_a_code_seen_clear_of_a_card_beneath_it_names_its_card():
-    # The other card's place covers the top of the quiet zone, but the quiet zone shows no
-    # line and this card's own edge shows beyond it: the other card lies beneath. Before,
-    # the order was looked for only along this card's edge over the other card, away from
-    # the code's own square, and here that stretch is all beside the code: the card was XX.
-    assert _two_cards_near_a_code("7H")
+# A rule that would see a code clear from the picture (no line on its quiet zone, a card's
+# edge seen beyond it) was tried on 5 Dec 2026 and not kept (docs/camera.md, "A code seen clear
+# in the picture: tried and not kept"): in each of these pictures the other card lies on top
+# of the code's quiet zone or within 1 mm of it, and a version of that rule named the card.
+# They hold the one-code rule to XX there, whatever is tried next.
 
 
-def test_a_card_on_top_whose_edge_lies_on_the_quiet_zone_still_takes_the_code_out_of_full_view():
-    # the same places, the other card on top: its edge crosses the quiet zone
-    assert not _two_cards_near_a_code("QS")
-    # and a little further down, still short of the modules
-    assert not _two_cards_near_a_code("QS", b_bottom_mm=1.8)
-    # short of the quiet zone by less than SEEN_CLEAR_MM (1 mm): not clear either
-    assert not _two_cards_near_a_code("QS", b_bottom_mm=-0.3)
-    assert not _two_cards_near_a_code("QS", b_bottom_mm=-0.8)
+@pytest.mark.parametrize("b_bottom_mm", [1.0, 1.8, -0.3, -0.8])
+def test_a_card_on_top_on_the_quiet_zone_or_within_a_millimetre_of_it_takes_the_code_out_of_full_view(b_bottom_mm):
+    assert not _two_cards_near_a_code("QS", b_bottom_mm=b_bottom_mm)
 
 
-def test_where_card_edges_do_not_show_nothing_is_seen_clear():
-    # one white for both cards: which lies on top cannot be seen (a renderer that draws no
-    # line at a card's edge: the independent one), so the code stays out of full view
+def test_where_card_edges_do_not_show_which_card_lies_on_top_is_not_seen():
+    # one white for both cards (a renderer that draws no line at a card's edge: the
+    # independent one), the front card in fact on top: still not in full view
     assert not _two_cards_near_a_code("7H", edge_lines=False)
 
 
 @pytest.mark.parametrize("b_bottom_mm", [-0.3, 1.0, 1.9])
-def test_the_other_cards_print_is_no_edge(b_bottom_mm):
-    # The other card on top of the quiet zone, its own codes printed on it: with no line at
-    # its edge, the straight outer line of its code's modules lies beyond this code. Print as
-    # dark as a code's is not a card's edge (the second reader named the card from such
-    # pictures, 32 of 80, before the line's contrast was bounded).
+def test_the_other_cards_own_code_beyond_is_no_sign_of_which_card_lies_on_top(b_bottom_mm):
+    # its code's outer row of modules, straight and parallel beyond this code, passed for a
+    # card's edge (the first version named the card in 32 of 80 such pictures)
     assert not _two_cards_near_a_code("QS", edge_lines=False, b_bottom_mm=b_bottom_mm, b_codes=True)
     assert not _two_cards_near_a_code("QS", b_bottom_mm=b_bottom_mm, b_codes=True)
 
 
-@pytest.mark.parametrize("edge_grey, blur_px", [(205, 1.2), (205, 1.6), (220, 0.0), (220, 1.2)])
-def test_a_faint_or_soft_edge_on_the_quiet_zone_is_looked_for_as_faint_as_the_edges_seen(edge_grey, blur_px):
-    # The other card on top, its edge a faint line (15 grey levels) or softened: under 10 grey
-    # levels on the quiet zone, it was missed there while its own code's print passed for an
-    # edge beyond. The quiet zone is now searched down to a third of the edge seen beyond.
+@pytest.mark.parametrize("edge_grey, blur_px", [(205, 1.2), (205, 1.6), (205, 2.0), (205, 2.5), (220, 0.0), (220, 1.2)])
+def test_a_faint_or_soft_edge_on_the_quiet_zone_takes_the_code_out_of_full_view(edge_grey, blur_px):
+    # an edge under 10 grey levels on the quiet zone once softened, with the other card's
+    # print beyond (the second version named the card at blurs of 2 and 2.5 px)
     assert not _two_cards_near_a_code("QS", edge_grey=edge_grey, blur_px=blur_px, b_codes=True)
     assert not _two_cards_near_a_code("QS", edge_grey=edge_grey, blur_px=blur_px)
 
 
-@pytest.mark.parametrize("edge_grey, blur_px", [(205, 1.0), (190, 1.2), (180, 1.6), (220, 0.0)])
-def test_a_faint_or_soft_edge_still_shows_the_card_on_top(edge_grey, blur_px):
-    # the nearest line beyond the code is this card's own edge, however dark the other
-    # card's print beyond it (a line under 10 grey levels once softened is not seen: XX)
-    assert _two_cards_near_a_code("7H", edge_grey=edge_grey, blur_px=blur_px, b_codes=True)
+@pytest.mark.parametrize("frame_grey", [150, 190, 220])
+def test_a_frame_printed_on_the_card_on_top_is_no_edge(frame_grey):
+    # a thin frame 3 mm inside the other card's edge, no line at the edge itself: faint
+    # straight print beyond the code (the second version named the card in all 100 such)
+    for b_bottom_mm in (-0.8, 0.5, 1.5):
+        assert not _two_cards_near_a_code("QS", edge_lines=False, b_bottom_mm=b_bottom_mm, b_frame_grey=frame_grey)
