@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from firmware_bridge.camera.build import build_recogniser
-from firmware_bridge.camera.deblur import WIENER_LADDER, wiener
+from firmware_bridge.camera.deblur import WIENER_LADDER, Restorer
 from firmware_bridge.camera.faces import parse_face_text
 from firmware_bridge.camera.recogniser import SHRINK, Recogniser
 from tests.camera.heldout_seats import SEATS, _zones, calibrated
@@ -60,8 +60,9 @@ def main(argv: list[str] | None = None) -> int:
                         continue
                     x0, y0, x1, y1 = (v * SHRINK for v in rec._geo[seat].box)
                     box = gray[y0:y1, x0:x1]
+                    restorer = Restorer(box)  # (the box's spectrum taken once for every rung)
                     views = {"plain": [box], "sharpened": [next(Recogniser._harder_views(box))()[0]],
-                             "ladder": [box] + [wiener(box, s, n) for s, n in WIENER_LADDER]}
+                             "ladder": [box] + [restorer.view(s, n) for s, n in WIENER_LADDER]}
                     shown += len(want)
                     for way, pictures in views.items():
                         names = {f.card for p in pictures for r in rec.decoder.decode(p)

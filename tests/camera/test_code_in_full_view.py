@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 
 from firmware_bridge.camera.decoders import QrRead
+from firmware_bridge.camera.faces import qr_modules
 from firmware_bridge.camera.layout import (
     QR_MARGIN_RANGE_MM,
     QR_MODULES,
     QR_QUIET_MODULES,
     QR_WIDTH_MM,
 )
-from firmware_bridge.camera.faces import qr_modules
 from firmware_bridge.camera.stacking import card_margins, codes_in_full_view, edge_margins
 
 MM_PER_PX = 0.25
