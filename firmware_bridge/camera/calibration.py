@@ -170,11 +170,27 @@ def learn_felt(frames: list[np.ndarray]) -> FeltModel:
         raise CalibrationError("no still of the empty felt")
     samples = np.concatenate([f[::8, ::8].reshape(-1, 3) for f in frames])
     bgr = tuple(int(v) for v in np.median(samples, axis=0))
-    _, s, v = colours.felt_hsv(bgr)  # type: ignore[arg-type]
-    if s < 45 or v < 30:
+    hsv = colours.felt_hsv(bgr)  # type: ignore[arg-type]
+    v = hsv[2]
+    if not colours.is_grey_felt(hsv):
+        if v < 30:
+            raise CalibrationError(
+                f"the felt measures (B,G,R) = {bgr}: too dark to tell from the cut card and dark backs; "
+                "light the table or use a lighter felt")
+        return FeltModel(bgr)  # type: ignore[arg-type]
+    # a grey felt has no hue to tell it by, only its lightness: between the cut card's black
+    # and a face's white
+    lo, hi = colours.GREY_FELT_VAL
+    if v < lo:
         raise CalibrationError(
-            f"the felt measures (B,G,R) = {bgr}: too grey or too dark to tell from card faces, backs and "
-            "the cut card; the felt must be one plain colour (CARD_FACES.md)")
+            f"the felt measures (B,G,R) = {bgr}: a grey this dark (lightness {v}, at least {lo} needed) "
+            "cannot be told from the cut card, which is plain black (CARD_FACES.md); light the table "
+            "or use a lighter or coloured felt")
+    if v > hi:
+        raise CalibrationError(
+            f"the felt measures (B,G,R) = {bgr}: a grey this light (lightness {v}, at most {hi}) cannot "
+            "be told from a card face's white stock; dim the light on the felt or use a darker or "
+            "coloured felt")
     return FeltModel(bgr)  # type: ignore[arg-type]
 
 
@@ -235,7 +251,12 @@ def _learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float)
         # its ground at quarter resolution, keeps a tint
         paper = (s < 30) & (v > 150)
         ink = v < colours.DARK_MAX_VAL  # the codes' black modules
-        nonfelt = cv2.morphologyEx((~felt_m).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        nonfelt = (~felt_m).astype(np.uint8)
+        if colours.is_grey_felt(fh):
+            # a back's pattern may average to the grey felt's grey in places: the card is what
+            # its outline encloses (before the opening, which may break a thin border)
+            nonfelt = colours.fill_holes(nonfelt, card_area).astype(np.uint8)
+        nonfelt = cv2.morphologyEx(nonfelt, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         found = 0
         for comp, area, box in _lone_cards(nonfelt, card_area):
             if np.count_nonzero(paper & comp) > 0.5 * area and np.count_nonzero(ink & comp) > 0.02 * area:
@@ -435,8 +456,12 @@ def learn_back_tones(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float
         _, s, v = cv2.split(hsv)
         paper = (s < 30) & (v > 150)
         ink = v < colours.DARK_MAX_VAL
-        nonfelt = cv2.morphologyEx(_not_felt_lab(corrected, felt_lab).astype(np.uint8), cv2.MORPH_OPEN,
-                                   np.ones((3, 3), np.uint8))
+        nonfelt = _not_felt_lab(corrected, felt_lab).astype(np.uint8)
+        if colours.is_grey_felt(fh):
+            # (on a grey felt a black and grey pattern averages to the felt's grey over much of
+            # a card: its outline is filled before the opening, which may break a thin border)
+            nonfelt = colours.fill_holes(nonfelt, card_area).astype(np.uint8)
+        nonfelt = cv2.morphologyEx(nonfelt, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         # a back whose pattern, averaged, takes the felt's colour in places (a navy back with a
         # white lattice on blue felt): the card is what its outline encloses
         nonfelt = colours.fill_holes(nonfelt, card_area).astype(np.uint8)

@@ -34,8 +34,37 @@ def felt_hsv(felt_bgr: tuple[int, int, int]) -> tuple[int, int, int]:
     return int(h), int(s), int(v)
 
 
+#: a felt less saturated than this (OpenCV HSV) has no hue of its own: a grey felt
+GREY_FELT_SAT = 45
+#: a grey felt must lie between the cut card's black and a face's white (its grey, V) to be
+#: told from both by lightness
+GREY_FELT_VAL = (60, 110)
+#: a grey felt is felt from this share of its calibrated grey (a dim corner, a vignette) up to
+#: GREY_FELT_HI of it (a spotlight), never as light as a face's white
+GREY_FELT_LO, GREY_FELT_HI = 0.62, 1.45
+#: and no more saturated than a face's white may be (a coloured thing on it is no felt)
+GREY_FELT_MAX_SAT = WHITE_MAX_SAT
+
+
+def is_grey_felt(felt: tuple[int, int, int]) -> bool:
+    """Is the felt (its HSV) a grey one: no hue to tell it by, only its lightness?"""
+    return felt[1] < GREY_FELT_SAT
+
+
+def grey_felt_band(felt_val: int) -> tuple[int, int]:
+    """The lightness (V) a grey felt of calibrated lightness `felt_val` may show, lowest and
+    highest: what light falls across a table varies, but a face's white stays lighter."""
+    return int(GREY_FELT_LO * felt_val), min(int(GREY_FELT_HI * felt_val), WHITE_MIN_VAL - 5)
+
+
 def felt_mask(h: np.ndarray, s: np.ndarray, v: np.ndarray, felt: tuple[int, int, int]) -> np.ndarray:
-    fh, fs, _ = felt
+    fh, fs, fv = felt
+    if is_grey_felt(felt):
+        # no hue to go by: grey of about the felt's lightness. A face's code, its modules a
+        # pixel across at quarter resolution, averages to such a grey too; the recogniser
+        # takes what a card's outline encloses as card (fill_holes)
+        lo, hi = grey_felt_band(fv)
+        return (s < GREY_FELT_MAX_SAT) & (v >= lo) & (v <= hi)
     hue_d = cv2.absdiff(h, np.full_like(h, fh))
     hue_d = np.minimum(hue_d, 180 - hue_d)
     return (hue_d < 22) & (s > max(40, fs // 3)) & (v > 25)
@@ -256,6 +285,8 @@ def classify(corrected_bgr: np.ndarray, felt: tuple[int, int, int], lut: np.ndar
             skin = cv2.morphologyEx(skin.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) > 0
         white = (s < WHITE_MAX_SAT) & (v > WHITE_MIN_VAL) & ~back
         dark = (v < DARK_MAX_VAL) & ~skin & ~back
+        if is_grey_felt(felt):
+            dark &= ~felt_m  # a grey felt's dim corner is felt, not the cut card
         return Classes(felt_m, skin, back, back_px & ~white & ~dark, white, dark, share)
     if lut is not None:
         back_px = lut[h, s] & (v > MIN_BACK_VAL) & ~felt_m
@@ -273,4 +304,6 @@ def classify(corrected_bgr: np.ndarray, felt: tuple[int, int, int], lut: np.ndar
         skin = cv2.morphologyEx(skin.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) > 0
     white = (s < WHITE_MAX_SAT) & (v > WHITE_MIN_VAL) & ~back
     dark = (v < DARK_MAX_VAL) & ~skin & ~back_px & ~back
+    if is_grey_felt(felt):
+        dark &= ~felt_m  # a grey felt's dim corner is felt, not the cut card
     return Classes(felt_m, skin, back, back_px, white, dark, share)

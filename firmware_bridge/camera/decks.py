@@ -228,6 +228,26 @@ STYLES.update({
     ),
 })
 
+# on a grey felt (CARD_FACES.md: "felt of one plain colour"; a grey has no hue to tell it by,
+# only its lightness)
+STYLES.update({
+    "granite": DeckStyle(
+        "granite",
+        # red with a white lattice in a white border, on a mid-grey felt
+        BackDesign("lattice", (40, 34, 170), (232, 232, 232), border_mm=3.0, step_mm=4.5, line_mm=0.7),
+        qr_margin_mm=3.0, art="press", qr_skew_deg=1.0, felt_bgr=(86, 86, 84),
+    ),
+    "sage": DeckStyle(
+        "sage",
+        # sage green with a cream lattice in a narrow cream border, on a dark grey felt
+        BackDesign("lattice", (84, 128, 72), (200, 226, 232), border_mm=2.0, step_mm=5.0, line_mm=0.8),
+        qr_margin_mm=5.0, art="classic", felt_bgr=(72, 70, 70), upside_down=True,
+    ),
+})
+
+#: the styles on a grey felt
+GREY_FELT_STYLES = ("granite", "sage")
+
 #: purple backs with an emblem, black backs with dots
 EMBLEM_DOT_STYLES = ("amethyst", "regent", "heather", "domino", "pepper")
 

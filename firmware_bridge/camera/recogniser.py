@@ -101,6 +101,8 @@ HAND_BLANK_MM = 24.0
 #: a blob showing neither back, face nor black, of which at least this share is the felt's
 #: own colour, is felt speckled with a back's colours (dim light, noise), not a card
 FELT_SPECKLE_SHARE = 0.5
+#: a grey felt's light is measured round a zone when at least this share of it is felt
+LOCAL_FELT_SHARE = 0.3
 #: one black thing over more than this many cards' area in a zone is no cut card (one card,
 #: partly covered at most) but a black glove or a dark sleeve: the zone is covered
 CUT_MAX_SHARE = 1.3
@@ -328,6 +330,10 @@ class Recogniser:
         if self.felt_measured is None:
             return True
         h, s, _ = colours.felt_hsv(self.felt_measured)
+        if colours.is_grey_felt(self._felt_hsv):
+            # a grey felt takes the light's tint (warm light), which the gains undo; a felt of
+            # a colour of its own is another felt
+            return s < 2 * colours.GREY_FELT_SAT
         d = abs(h - self._felt_hsv[0])
         return min(d, 180 - d) <= 15 and s >= 0.4 * self._felt_hsv[1]
 
@@ -474,6 +480,22 @@ class Recogniser:
         self.felt_measured = (int(felt[0]), int(felt[1]), int(felt[2]))
         return self._felt_ref / np.maximum(felt, 8.0)
 
+    def _gains_near(self, small: np.ndarray, gains: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+        """The light's gains at a zone, from the felt round it: a grey felt is told from a
+        grey or black back by lightness alone, and the light across a table is not even (a
+        seat a fifth darker than the table's middle takes its felt for a back's dark grey).
+        The felt is most of a zone and a card's width round it; `gains` where it is not."""
+        x0, y0, x1, y1 = box
+        m = int(round(self._card_w))
+        h, w = small.shape[:2]
+        near = small[max(0, y0 - m) : min(h, y1 + m), max(0, x0 - m) : min(w, x1 + m)]
+        hsv = cv2.cvtColor(cv2.transform(near, np.diag(gains).astype(np.float32)), cv2.COLOR_BGR2HSV)
+        felt = colours.felt_mask(*cv2.split(hsv), self._felt_hsv)
+        if np.count_nonzero(felt) < LOCAL_FELT_SHARE * felt.size:
+            return gains
+        here = np.median(near[felt].reshape(-1, 3), axis=0).astype(np.float32)
+        return self._felt_ref / np.maximum(here, 8.0)
+
     def _classes(self, patch: np.ndarray, gains: np.ndarray, full: np.ndarray | None = None) -> colours.Classes:
         """`patch` classified; `full`: the same place at full resolution (a back with small
         dots is told from the cut card there)."""
@@ -564,9 +586,16 @@ class Recogniser:
     def _read_card_zone(self, name: str, frame: np.ndarray, small: np.ndarray, gains: np.ndarray) -> ZoneView:
         geo = self._geo[name]
         x0, y0, x1, y1 = geo.box
+        if colours.is_grey_felt(self._felt_hsv):
+            gains = self._gains_near(small, gains, geo.box)
         patch = self._zone_patch(frame, geo)
         cls = self._classes(patch, gains, frame[y0 * SHRINK : y1 * SHRINK, x0 * SHRINK : x1 * SHRINK])
         inside = geo.mask > 0
+        if colours.is_grey_felt(self._felt_hsv):
+            # on a grey felt a face's code and black print, averaged at quarter resolution,
+            # take the felt's grey: felt that a card's outline encloses is card, as any print on
+            # a card is on a felt of a colour
+            cls.felt &= ~colours.fill_holes(~cls.felt, 0.5 * self._card_area)
         if self._hand_over(cls.skin & inside, cls.felt, inside):
             self.unknown_back_zones.discard(name)
             return ZoneView(reading=None, covered=True)

@@ -92,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--tables", type=int, default=1)
+    ap.add_argument("--table", default="", help="comma-separated table numbers instead of the first --tables "
+                                                "(the blind renderer's table 5 has a slate-grey felt)")
     ap.add_argument("--perturbations", default=None, help="comma-separated; default: all of the renderer's")
     ap.add_argument("--renderer", choices=sorted(RENDERERS), default="heldout")
     ap.add_argument("--summary", action="store_true", help="counts only: no missed seat's truth")
@@ -99,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     renderer = RENDERERS[args.renderer]
     perts = args.perturbations.split(",") if args.perturbations else list(renderer.PERTURBATIONS)
     with tempfile.TemporaryDirectory() as d:
-        out = score(sorted(renderer.DECK_STYLES), range(args.tables), range(args.seeds), perts, Path(d),
+        tables = [int(t) for t in args.table.split(",")] if args.table else range(args.tables)
+        out = score(sorted(renderer.DECK_STYLES), tables, range(args.seeds), perts, Path(d),
                     log=(lambda *_: None) if args.summary else print, renderer=renderer)
     for key in ("styles", "perturbations"):
         for name, c in sorted(out[key].items()):

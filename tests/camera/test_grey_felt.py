@@ -1,0 +1,132 @@
+"""A felt of grey (CARD_FACES.md, "Table": "felt of one plain colour"; a grey has no hue to
+tell it by, only its lightness). The felt is felt where it is grey of about its calibrated
+lightness, measured round each zone (the light across a table is not even); what a card's
+outline encloses is card (a face's code and black print average to the felt's grey at quarter
+resolution). Held to the renderers written from the sheet alone (tests/camera/independent,
+tests/camera/blind) and to the station's own (`granite`, `sage`), each table calibrated through
+`station camera calibrate`. A grey too dark to tell from the cut card, or too light to tell
+from a face's white, is refused with the reason."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tests.camera.blind as blind
+from firmware_bridge.camera import SyntheticCamera, TableScene, accuracy, colours
+from firmware_bridge.camera.accuracy import score_zone
+from firmware_bridge.camera.build import build_recogniser
+from firmware_bridge.camera.calibration import CalibrationError, calibrate, learn_felt
+from firmware_bridge.camera.config import load_camera_config
+from firmware_bridge.camera.decks import GREY_FELT_STYLES, STYLES
+from station.games.pokdeng.camera_accuracy import random_table
+from tests.camera.heldout_seats import _zones, calibrated
+from tests.camera.independent import seat_calibration_stills
+from tests.camera.independent.cases import seat_cases
+from tests.camera.independent_seats import read_case
+from tests.camera.test_camera_backs import POKDENG, _calibrated, _seats_scored
+
+
+def _blind_table(style: str, table: int):
+    with tempfile.TemporaryDirectory() as d:
+        cam = calibrated(Path(d), style, table, blind)
+    assert cam is not None, f"station camera calibrate refused {style} on table {table}"
+    return build_recogniser(cam)
+
+
+def test_the_grey_felt_styles_lie_on_grey_felt():
+    for name in GREY_FELT_STYLES:
+        felt = STYLES[name].felt_bgr
+        assert felt is not None and colours.is_grey_felt(colours.felt_hsv(felt)), name
+
+
+@pytest.mark.parametrize(("grey", "words"), [(40, "cut card"), (150, "white stock")])
+def test_a_grey_felt_too_dark_or_too_light_is_refused_with_the_reason(grey, words):
+    rng = np.random.default_rng(1)
+    felt = np.clip(np.full((540, 960, 3), grey, np.float32) + rng.normal(0, 3, (540, 960, 3)), 0, 255).astype(np.uint8)
+    with pytest.raises(CalibrationError, match=words):
+        learn_felt([felt])
+    # a mid grey is a felt
+    mid = np.full((540, 960, 3), (88, 86, 84), np.uint8)
+    assert learn_felt([mid]).bgr == (88, 86, 84)
+
+
+def test_somebody_elses_seats_on_a_grey_felt_are_calibrated_and_read(tmp_path):
+    """tests/camera/independent's table of case 7 (a grey felt, midnight backs, warm light):
+    `station camera calibrate` refused its felt before grey felts were read."""
+    case = seat_cases(24, 0)[7]
+    assert case.seed == 7 and case.deck_style == "midnight_flat" and case.perturbation == "warm"
+    empty, _ = seat_calibration_stills(deck_style=case.deck_style, seed=case.seed)["empty"]
+    assert colours.is_grey_felt(colours.felt_hsv(learn_felt([empty]).bgr))
+    truth, seen, _, rec = read_case(case, tmp_path)
+    verdicts = {s: score_zone(want, seen[s]) if want is not None else ("held" if seen[s] is None else "hand_not_seen")
+                for s, want in truth.items()}
+    assert set(verdicts.values()) <= {"correct", "held"}, {s: (truth[s], seen[s]) for s in truth}
+    assert any(len(w or []) == 4 for w in truth.values())  # the case holds seats of four
+    # warm light tints the grey felt; the gains undo it and the status still knows the felt
+    assert rec.status["felt_matches"] is True
+
+
+def test_a_seat_in_a_darker_part_of_a_grey_felt_is_felt_not_a_back():
+    """tests/camera/blind's slate-grey table: S1, empty, lies where the light is a fifth
+    dimmer than the table's middle; measured against the whole table's felt its grey was
+    nearer the black back's dark grey than the felt's (two backs read in an empty seat)."""
+    rec = _blind_table("dots_black", 5)
+    img, truth = blind.render_seats_frame("dots_black", 0, perturbation="sharp", table=5)
+    seen, _ = rec.read_still(img)
+    assert _zones(truth)["S1"]["expected"] == [] and seen["S1"] == []
+    assert _zones(truth)["S2"]["expected"] == ["??"] * 4 and seen["S2"] == ["??"] * 4
+
+
+def test_a_showdown_with_court_panels_and_black_pips_on_a_grey_felt_is_no_hand():
+    """The same table, a deck whose faces carry skin-coloured panels with black pips on them:
+    the pips average to the felt's grey at quarter resolution, and the panels looked like a
+    hand reaching in over felt (the seat was held as covered)."""
+    rec = _blind_table("emblem_purple", 5)
+    img, truth = blind.render_seats_frame("emblem_purple", 0, perturbation="sharp", table=5)
+    seen, _ = rec.read_still(img)
+    want = _zones(truth)["S6"]["expected"]
+    assert sorted(want) == ["4D", "6S", "JH", "KC"] and sorted(seen["S6"]) == sorted(want)
+
+
+@pytest.mark.parametrize("style", GREY_FELT_STYLES)
+def test_pokdeng_zones_on_a_grey_felt_are_read(tmp_path, capsys, layout, style):
+    felt, backs = accuracy.calibration_stills(layout, style)
+    cam, learned = _calibrated(tmp_path, POKDENG, felt[0], backs[0], capsys)
+    assert learned["written"] is True and learned["back"]["cards"] == 3
+    assert colours.is_grey_felt(colours.felt_hsv(tuple(learned["felt"]["bgr"])))
+    rec = build_recogniser(cam)
+    results = accuracy.run_scenes(rec, cam.layout, style, ["clean", "blur", "dim", "warm", "jpeg"], 3, 5, random_table)
+    for r in results:
+        assert r.counts["wrong_identity"] == 0, r.examples
+        assert r.counts["miscount"] == 0 and r.counts["correct"] == r.scored, (r.preset, r.examples)
+
+
+def test_the_cut_card_a_face_and_the_hand_on_a_grey_felt(layout):
+    felt, backs = accuracy.calibration_stills(layout, "granite")
+    rec = build_recogniser(load_camera_config(POKDENG), calibration=calibrate(felt, backs, layout.mm_per_px))
+    scene = TableScene(layout.zone_names, seed=4)
+    scene.deal("P1", "9S")
+    scene.deal("P2", "4D", face_up=True)
+    scene.deal("P5", "KC")
+    scene.deal("P5", "2H")
+    scene.cut_card(True, "P4")
+    scene.hand_over("B")  # its fingers reach into P3 too
+    scene.deal("B", "5S")
+    for preset in ("clean", "noise", "dim"):
+        frame = SyntheticCamera(scene, layout, perturbations=preset, style="granite", seed=8).read()[1]
+        zones, cut = rec.read_still(frame)
+        assert zones["P1"] == ["??"] and zones["P5"] == ["??", "??"], (preset, zones)
+        assert zones["P2"] == ["4D"], (preset, zones)
+        assert zones["P4"] == ["CUT"] and cut, (preset, zones)
+        assert zones["B"] is None, (preset, zones)
+        assert zones["BURN"] == [], (preset, zones)
+
+
+def test_seats_on_a_grey_felt_are_counted_and_named(tmp_path, capsys):
+    learned, rec, score = _seats_scored(tmp_path, capsys, "granite", 40)
+    assert colours.is_grey_felt(colours.felt_hsv(tuple(learned["felt"]["bgr"])))
+    assert score.counts["wrong_identity"] == 0 and score.counts["miscount"] == 0, score.examples
