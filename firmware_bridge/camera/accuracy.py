@@ -145,7 +145,8 @@ def calibration_stills(layout: Layout, style: str | DeckStyle, seed: int = 1) ->
 def calibrated_recogniser(layout: Layout, style: str | DeckStyle, decoder: str = "auto", seed: int = 1) -> Recogniser:
     """A recogniser calibrated from the style's own stills, as at a table with that deck."""
     felt, back = calibration_stills(layout, style, seed)
-    return Recogniser(layout, decoder=decoder, calibration=calibrate(felt, back, layout.mm_per_px))
+    return Recogniser(layout, decoder=decoder,
+                      calibration=calibrate(felt, back, layout.mm_per_px, ignore=layout.places_without_cards()))
 
 
 def run(
@@ -179,7 +180,7 @@ def run_camera(cam: CameraConfig, scene_for: SceneMaker, presets: list[str] | No
         cal = None
         if style is not None:
             felt, back = calibration_stills(layout, style, seed)
-            cal = calibrate(felt, back, layout.mm_per_px)
+            cal = calibrate(felt, back, layout.mm_per_px, ignore=layout.places_without_cards())
         recogniser = build_recogniser(cam, decoder=decoder, calibration=cal)
         results.extend(run_scenes(recogniser, layout, style, presets, frames, seed, scene_for))
     return results

@@ -23,6 +23,7 @@ import dataclasses
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -600,14 +601,36 @@ def _card_size(sides: list[tuple[float, float]], mm_per_px: float, warnings: lis
     return ratio
 
 
-def calibrate(felt_frames: list[np.ndarray], back_frames: list[np.ndarray], mm_per_px: float) -> Calibration:
+def calibrate(felt_frames: list[np.ndarray], back_frames: list[np.ndarray], mm_per_px: float,
+              ignore: Sequence[Sequence[tuple[float, float]]] = ()) -> Calibration:
+    """The felt and the deck's back from the stills. `ignore`: polygons (full-resolution
+    corners) of places where no card is laid (`Layout.places_without_cards`: a dice tray,
+    whose pad is about a card's size and, on a felt of another colour, was learned as a lone
+    face-down card's back)."""
+    if ignore:
+        felt_frames = [_hidden(f, ignore) for f in felt_frames]
+        back_frames = [_hidden(f, ignore) for f in back_frames]
     felt = learn_felt(felt_frames)
     back, warnings = learn_back(back_frames, felt, mm_per_px)
+    if colours.is_grey_felt(colours.felt_hsv(felt.bgr)):
+        warnings = [*warnings, "a grey felt: told from the cards by its lightness alone; keep glare off the felt "
+                               "(a reflection there is as light as a card face's white and reads as an "
+                               "unreadable face, XX)"]
     # (the table's scale as measured on the lone cards, as the recogniser takes it)
     emblem = learn_emblem(back_frames, felt, mm_per_px / back.card_size)
     if emblem:
         back = dataclasses.replace(back, emblem=emblem)
     return Calibration(felt, back, tuple(warnings))
+
+
+def _hidden(frame: np.ndarray, places: Sequence[Sequence[tuple[float, float]]]) -> np.ndarray:
+    """`frame` with `places` painted in its felt's colour (the median of a sparse grid of its
+    pixels: the felt is most of a still)."""
+    out = frame.copy()
+    felt = tuple(int(v) for v in np.median(frame[::8, ::8].reshape(-1, 3), axis=0))
+    for poly in places:
+        cv2.fillPoly(out, [np.round(np.asarray(poly, np.float64)).astype(np.int32).reshape(-1, 1, 2)], felt)
+    return out
 
 
 #: an emblem lies in the middle of its card: its centre within this share of the card's

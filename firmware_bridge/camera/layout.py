@@ -108,6 +108,11 @@ class Layout:
     def kind_of(self, zone: str) -> str:
         return self.zone_kinds.get(zone, CARDS)
 
+    def places_without_cards(self) -> list[tuple[tuple[float, float], ...]]:
+        """The polygons of the zones where no card lies (a dice tray): the calibration looks
+        for the deck's lone face-down cards elsewhere."""
+        return [z.polygon for n, z in self.zones.items() if self.kind_of(n) != CARDS]
+
     @property
     def tray_zone(self) -> str | None:
         """The zone of kind dice, where the tray lies (None: a table without one)."""

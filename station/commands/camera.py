@@ -314,7 +314,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
     report: dict[str, object] = {"config": args.config, "written": not args.dry_run}
     if args.felt:
-        cal = calibrate(stills(args.felt), stills(args.back), lay.mm_per_px)
+        cal = calibrate(stills(args.felt), stills(args.back), lay.mm_per_px, ignore=lay.places_without_cards())
         if not args.dry_run:
             write_calibration(args.config, cal)
         assert cal.back is not None

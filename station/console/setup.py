@@ -290,7 +290,8 @@ async def api_calibrate(request: Request) -> Response:
 
     def run() -> Any:
         load = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in felt + back]
-        return calibrate(load[:len(felt)], load[len(felt):], t.feed.layout.mm_per_px)
+        return calibrate(load[:len(felt)], load[len(felt):], t.feed.layout.mm_per_px,
+                         ignore=t.feed.layout.places_without_cards())
 
     try:
         cal = await anyio.to_thread.run_sync(run)

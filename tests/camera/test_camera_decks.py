@@ -17,7 +17,7 @@ from firmware_bridge.camera.calibration import (
     calibrate,
     calibration_from_dict,
 )
-from firmware_bridge.camera.decks import STYLES, BackDesign, DeckStyle
+from firmware_bridge.camera.decks import GREY_FELT_STYLES, STYLES, BackDesign, DeckStyle
 from firmware_bridge.camera.layout import QR_QUIET_MODULES, QR_WIDTH_MM
 from firmware_bridge.camera.recogniser import ZoneView
 from firmware_bridge.camera.synthetic import PRESETS, TableRenderer
@@ -37,14 +37,20 @@ def test_the_styles_differ_in_back_margin_and_art():
 @pytest.mark.parametrize("style", list(STYLES))
 def test_each_style_calibrated_from_its_own_stills_meets_the_bar(layout, style):
     # every perturbation, 5 independent tables each (the full run: `station camera accuracy
-    # --styles all`, docs/camera.md)
-    results = accuracy.run(list(PRESETS), frames=5, seed=11, layout=layout, styles=[style],
+    # --styles all`, docs/camera.md); on a grey felt glare is not read (docs/camera.md, "A grey
+    # felt": a reflection on it is a face's white): never a wrong card there, the bar without it
+    presets = list(PRESETS)
+    if style in GREY_FELT_STYLES:
+        presets.remove("glare")
+        glare = accuracy.run(["glare"], frames=5, seed=11, layout=layout, styles=[style], scene_for=random_table)
+        assert accuracy.by_style(glare)[style]["wrong_identity"] == 0, [r.examples for r in glare]
+    results = accuracy.run(presets, frames=5, seed=11, layout=layout, styles=[style],
                            scene_for=random_table)
     total = accuracy.by_style(results)[style]
     report = "\n".join(str(r.as_dict()) + "".join("\n    " + e for e in r.examples) for r in results)
     assert total["wrong_identity"] == 0, report
     assert total["correct_pct"] >= 99.5, report
-    assert total["zone_states"] >= 5 * len(PRESETS) * 7 * 0.8
+    assert total["zone_states"] >= 5 * len(presets) * 7 * 0.8
     # the sample saw face-up and face-down cards of this deck
     assert any(r.counts["correct"] for r in results)
 

@@ -238,3 +238,36 @@ def test_a_filmed_pai_gow_shuffle_replays_with_the_cameras_dice(tmp_path, cam) -
     trays = [line["camera"][DICE_ZONE] for line in tb.lines[1:] if DICE_ZONE in line.get("camera", {})]
     assert [3, 5] in map(sorted, trays) and [2, 6] in map(sorted, trays)
     assert all(set(t) <= {0, 2, 3, 5, 6} for t in trays)
+
+
+@pytest.mark.parametrize("felt_bgr", [(110, 60, 20), (40, 40, 120)])
+def test_calibrate_looks_for_the_decks_backs_outside_the_dice_tray(tmp_path, capsys, cam, felt_bgr):
+    """The tray's pad is about a card's size: on a felt of another colour than the pad (blue,
+    or burgundy under a red deck) `station camera calibrate` took it for a lone face-down card
+    and learned its green as the back (and on burgundy missed the red backs altogether, the
+    felt's hue): the deck then read as another deck at the table."""
+    import dataclasses
+
+    from firmware_bridge.camera import accuracy
+    from firmware_bridge.camera.decks import STYLES
+    from tests.camera.test_camera_backs import _calibrated
+
+    style = dataclasses.replace(STYLES["bordeaux"], felt_bgr=felt_bgr)
+    felt, backs = accuracy.calibration_stills(cam.layout, style)
+    calibrated, learned = _calibrated(tmp_path, PAIGOW_CAMERA, felt[0], backs[0], capsys)
+    assert learned["back"]["cards"] == 3, learned  # the three cards, not the tray
+    green = [c for c in learned["back"]["cells"] if 12 <= c[0] <= 20]  # hue 48-83: the tray's pad
+    assert not green, learned
+    assert not any("skin" in w or "shape" in w for w in learned["warnings"]), learned["warnings"]
+    # and the deck is the table's deck: a door of its backs reads, no zone holds another deck
+    scene = TableScene(cam.layout.zone_names, seed=3, zone_kinds=cam.layout.zone_kinds)
+    scene.deal("CHU", "5S")
+    scene.deal("CHU", "9D")
+    scene.deal("BANKER", "KH", face_up=True)
+    # (the config as written, loaded with the game's zone kinds as the station does)
+    assert calibrated.layout.calibration is not None
+    rec = build_recogniser(load_camera_config(tmp_path / PAIGOW_CAMERA.name, game_zones))
+    frame = SyntheticCamera(scene, cam.layout, perturbations="clean", style=style, seed=5).read()[1]
+    zones, _ = rec.read_still(frame)
+    assert zones["CHU"] == ["??", "??"] and zones["BANKER"] == ["KH"], zones
+    assert rec.status["unknown_back_zones"] == []
