@@ -514,7 +514,8 @@ class Recogniser:
         cards wide) to the felt's calibrated grey: within a zone at a corner of the picture a
         vignette still falls off by a third, more than a grey felt's lightness may vary and
         stay told from the cut card. The felt measured is grey from FLAT_FELT_LO of the felt's
-        (the cut card's black, darker, does not pull its surround down) to LOCAL_FELT_MAX."""
+        (the cut card's black, darker, does not pull its surround down) to the felt band's top
+        (a grey back lighter than the felt does not push it up)."""
         x0, y0, x1, y1 = box
         m = int(round(self._card_w))
         h, w = small.shape[:2]
@@ -523,7 +524,10 @@ class Recogniser:
         _, s, v = cv2.split(cv2.cvtColor(cv2.transform(near, np.diag(gains).astype(np.float32)), cv2.COLOR_BGR2HSV))
         fv = float(self._felt_hsv[2])
         vf = v.astype(np.float32)
-        felt = ((s < colours.GREY_FELT_MAX_SAT) & (vf >= FLAT_FELT_LO * fv) & (vf <= LOCAL_FELT_MAX * fv)).astype(np.float32)
+        # (the zone's light already measured: up to the felt band's top, so a grey back a little
+        # lighter than the felt is not taken for it)
+        felt = ((s < colours.GREY_FELT_MAX_SAT) & (vf >= FLAT_FELT_LO * fv)
+                & (vf <= colours.GREY_FELT_NEAR[1] * fv)).astype(np.float32)
         k = int(2 * self._card_w) | 1
         total = cv2.boxFilter(vf * felt, -1, (k, k), normalize=False, borderType=cv2.BORDER_REPLICATE)
         count = cv2.boxFilter(felt, -1, (k, k), normalize=False, borderType=cv2.BORDER_REPLICATE)

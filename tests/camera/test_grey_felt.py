@@ -94,8 +94,14 @@ def test_a_showdown_with_court_panels_and_black_pips_on_a_grey_felt_is_no_hand()
     assert sorted(want) == ["4D", "6S", "JH", "KC"] and sorted(seen["S6"]) == sorted(want)
 
 
-@pytest.mark.parametrize("style", GREY_FELT_STYLES)
+@pytest.mark.parametrize("style", [*GREY_FELT_STYLES, "slate@95"])
 def test_pokdeng_zones_on_a_grey_felt_are_read(tmp_path, capsys, layout, style):
+    """`slate@95`: a plain mid-grey back (130) on a grey felt of 95: where the light within a
+    zone was followed on every grey up to 1.8 times the felt's, the backs' grey was taken for
+    lit felt and the cards for felt (two backs read as `[]`)."""
+    if "@" in style:
+        name, grey = style.split("@")
+        style = dataclasses.replace(STYLES[name], felt_bgr=(int(grey),) * 3)
     felt, backs = accuracy.calibration_stills(layout, style)
     cam, learned = _calibrated(tmp_path, POKDENG, felt[0], backs[0], capsys)
     assert learned["written"] is True and learned["back"]["cards"] == 3
