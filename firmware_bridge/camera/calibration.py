@@ -178,6 +178,13 @@ def learn_felt(frames: list[np.ndarray]) -> FeltModel:
             raise CalibrationError(
                 f"the felt measures (B,G,R) = {bgr}: too dark to tell from the cut card and dark backs; "
                 "light the table or use a lighter felt")
+        if colours.is_skin(*hsv):
+            # every zone would be taken for the dealer's hand over it, and held
+            raise CalibrationError(
+                f"the felt measures (B,G,R) = {bgr}: the colour of the dealer's skin, so a hand over a "
+                "zone could not be told from the felt; use a felt of another colour (a grey felt seen "
+                "under warm light or a white balance set too warm looks so: set the camera's white "
+                "balance with the felt in view)")
         return FeltModel(bgr)  # type: ignore[arg-type]
     # a grey felt has no hue to tell it by, only its lightness: between the cut card's black
     # and a face's white

@@ -40,17 +40,15 @@ GREY_FELT_SAT = 45
 #: told from both by lightness
 GREY_FELT_VAL = (60, 100)
 #: a grey felt is felt from this share of its calibrated grey (a dim corner, a vignette) up to
-#: GREY_FELT_HI of it (a spotlight), never as light as a face's white, where the light is taken
-#: for the whole picture (the calibration's stills, the light measured round a zone)
+#: GREY_FELT_HI of it (a spotlight), never as light as a face's white
 GREY_FELT_LO, GREY_FELT_HI = 0.62, 1.45
-#: and within a zone, its light measured on the felt round it (recogniser._gains_near): the
-#: felt there is its calibrated grey give or take what light varies across a zone, and the cut
-#: card, a matte black that a camera shows at about 0.6 of a dark grey felt's grey, is not felt
-GREY_FELT_NEAR = (0.8, 1.3)
-#: there, darker than this share of the felt's grey is black (the cut card, a glove)
-GREY_DARK_NEAR = 0.78
 #: and no more saturated than a face's white may be (a coloured thing on it is no felt)
 GREY_FELT_MAX_SAT = WHITE_MAX_SAT
+
+
+def is_skin(h: int, s: int, v: int) -> bool:
+    """Is this colour (HSV) one `classify` takes for the dealer's skin?"""
+    return SKIN_HUE[0] <= h <= SKIN_HUE[1] and s > 55 and v > 70
 
 
 def is_grey_felt(felt: tuple[int, int, int]) -> bool:
@@ -58,23 +56,19 @@ def is_grey_felt(felt: tuple[int, int, int]) -> bool:
     return felt[1] < GREY_FELT_SAT
 
 
-def grey_felt_band(felt_val: int, near: bool = False) -> tuple[int, int]:
+def grey_felt_band(felt_val: int) -> tuple[int, int]:
     """The lightness (V) a grey felt of calibrated lightness `felt_val` may show, lowest and
-    highest: what light falls across a table varies, but a face's white stays lighter.
-    `near`: within a zone whose light was measured on the felt round it."""
-    lo, hi = GREY_FELT_NEAR if near else (GREY_FELT_LO, GREY_FELT_HI)
-    return int(lo * felt_val), min(int(hi * felt_val), WHITE_MIN_VAL - 5)
+    highest: what light falls across a table varies, but a face's white stays lighter."""
+    return int(GREY_FELT_LO * felt_val), min(int(GREY_FELT_HI * felt_val), WHITE_MIN_VAL - 5)
 
 
-def felt_mask(h: np.ndarray, s: np.ndarray, v: np.ndarray, felt: tuple[int, int, int],
-              near: bool = False) -> np.ndarray:
-    """`near`: a grey felt's light was measured round the zone (grey_felt_band)."""
+def felt_mask(h: np.ndarray, s: np.ndarray, v: np.ndarray, felt: tuple[int, int, int]) -> np.ndarray:
     fh, fs, fv = felt
     if is_grey_felt(felt):
         # no hue to go by: grey of about the felt's lightness. A face's code, its modules a
         # pixel across at quarter resolution, averages to such a grey too; the recogniser
         # takes what a card's outline encloses as card (fill_holes)
-        lo, hi = grey_felt_band(fv, near)
+        lo, hi = grey_felt_band(fv)
         return (s < GREY_FELT_MAX_SAT) & (v >= lo) & (v <= hi)
     hue_d = cv2.absdiff(h, np.full_like(h, fh))
     hue_d = np.minimum(hue_d, 180 - hue_d)
@@ -269,15 +263,12 @@ class Classes:
 
 
 def classify(corrected_bgr: np.ndarray, felt: tuple[int, int, int], lut: np.ndarray | ToneModel | None,
-             window: int, back_level: float, dots: np.ndarray | None = None, near: bool = False) -> Classes:
+             window: int, back_level: float, dots: np.ndarray | None = None) -> Classes:
     """`dots`: for a back learned with dots (ToneModel.dots), `dot_share` of the same picture;
-    without it no place is such a back (it cannot be told from the cut card). `near`: a grey
-    felt's light was measured round the picture (a zone): its felt is told more narrowly, and
-    black below GREY_DARK_NEAR of it."""
+    without it no place is such a back (it cannot be told from the cut card)."""
     hsv = cv2.cvtColor(corrected_bgr, cv2.COLOR_BGR2HSV)
     h, s, v = cv2.split(hsv)
-    felt_m = felt_mask(h, s, v, felt, near)
-    dark_max = max(DARK_MAX_VAL, int(GREY_DARK_NEAR * felt[2])) if near and is_grey_felt(felt) else DARK_MAX_VAL
+    felt_m = felt_mask(h, s, v, felt)
     if isinstance(lut, ToneModel):
         idx = lut.nearest(corrected_bgr)
         back_px = idx >= 0
@@ -298,7 +289,7 @@ def classify(corrected_bgr: np.ndarray, felt: tuple[int, int, int], lut: np.ndar
         if skin.any():
             skin = cv2.morphologyEx(skin.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) > 0
         white = (s < WHITE_MAX_SAT) & (v > WHITE_MIN_VAL) & ~back
-        dark = (v < dark_max) & ~skin & ~back
+        dark = (v < DARK_MAX_VAL) & ~skin & ~back
         if is_grey_felt(felt):
             dark &= ~felt_m  # a grey felt's dim corner is felt, not the cut card
         return Classes(felt_m, skin, back, back_px & ~white & ~dark, white, dark, share)
@@ -317,7 +308,7 @@ def classify(corrected_bgr: np.ndarray, felt: tuple[int, int, int], lut: np.ndar
         # a hand is far wider
         skin = cv2.morphologyEx(skin.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) > 0
     white = (s < WHITE_MAX_SAT) & (v > WHITE_MIN_VAL) & ~back
-    dark = (v < dark_max) & ~skin & ~back_px & ~back
+    dark = (v < DARK_MAX_VAL) & ~skin & ~back_px & ~back
     if is_grey_felt(felt):
         dark &= ~felt_m  # a grey felt's dim corner is felt, not the cut card
     return Classes(felt_m, skin, back, back_px, white, dark, share)

@@ -105,9 +105,6 @@ FELT_SPECKLE_SHARE = 0.5
 LOCAL_FELT_SHARE = 0.3
 #: (grey up to this many times the felt's: a spotlight, never a face's white)
 LOCAL_FELT_MAX = 1.8
-#: within a zone, the felt's light is followed from place to place on grey of at least this
-#: share of the felt's (the cut card's matte black is darker)
-FLAT_FELT_LO = 0.72
 #: one black thing over more than this many cards' area in a zone is no cut card (one card,
 #: partly covered at most) but a black glove or a dark sleeve: the zone is covered
 CUT_MAX_SHARE = 1.3
@@ -489,14 +486,13 @@ class Recogniser:
         self.felt_measured = (int(felt[0]), int(felt[1]), int(felt[2]))
         return self._felt_ref / np.maximum(felt, 8.0)
 
-    def _gains_near(self, small: np.ndarray, gains: np.ndarray,
-                    box: tuple[int, int, int, int]) -> tuple[np.ndarray, bool]:
-        """The light's gains at a zone, from the felt round it, and whether they were measured
-        there: a grey felt is told from a grey or black back, and from the cut card, by
-        lightness alone, and the light across a table is not even (a seat a fifth darker than
-        the table's middle takes its felt for a back's dark grey; a spotlight makes it as light
-        as a face). The felt is most of a zone and a card's width round it: grey from half to
-        LOCAL_FELT_MAX times the felt's (a face's white is lighter); `gains` where it is not."""
+    def _gains_near(self, small: np.ndarray, gains: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+        """The light's gains at a zone, from the felt round it: a grey felt is told from a grey
+        or black back by lightness alone, and the light across a table is not even (a seat a
+        fifth darker than the table's middle takes its felt for a back's dark grey; a spotlight
+        makes it as light as a face). The felt is most of a zone and a card's width round it:
+        grey from half to LOCAL_FELT_MAX times the felt's (a face's white is lighter); `gains`
+        where it is not."""
         x0, y0, x1, y1 = box
         m = int(round(self._card_w))
         h, w = small.shape[:2]
@@ -505,35 +501,9 @@ class Recogniser:
         fv = self._felt_hsv[2]
         felt = (s < colours.GREY_FELT_MAX_SAT) & (v >= 0.5 * fv) & (v <= LOCAL_FELT_MAX * fv)
         if np.count_nonzero(felt) < LOCAL_FELT_SHARE * felt.size:
-            return gains, False
+            return gains
         here = np.median(near[felt].reshape(-1, 3), axis=0).astype(np.float32)
-        return self._felt_ref / np.maximum(here, 8.0), True
-
-    def _felt_flattened(self, small: np.ndarray, gains: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
-        """Per pixel of a zone's picture, the factor that brings the grey felt round it (two
-        cards wide) to the felt's calibrated grey: within a zone at a corner of the picture a
-        vignette still falls off by a third, more than a grey felt's lightness may vary and
-        stay told from the cut card. The felt measured is grey from FLAT_FELT_LO of the felt's
-        (the cut card's black, darker, does not pull its surround down) to the felt band's top
-        (a grey back lighter than the felt does not push it up)."""
-        x0, y0, x1, y1 = box
-        m = int(round(self._card_w))
-        h, w = small.shape[:2]
-        ox, oy = max(0, x0 - m), max(0, y0 - m)
-        near = small[oy : min(h, y1 + m), ox : min(w, x1 + m)]
-        _, s, v = cv2.split(cv2.cvtColor(cv2.transform(near, np.diag(gains).astype(np.float32)), cv2.COLOR_BGR2HSV))
-        fv = float(self._felt_hsv[2])
-        vf = v.astype(np.float32)
-        # (the zone's light already measured: up to the felt band's top, so a grey back a little
-        # lighter than the felt is not taken for it)
-        felt = ((s < colours.GREY_FELT_MAX_SAT) & (vf >= FLAT_FELT_LO * fv)
-                & (vf <= colours.GREY_FELT_NEAR[1] * fv)).astype(np.float32)
-        k = int(2 * self._card_w) | 1
-        total = cv2.boxFilter(vf * felt, -1, (k, k), normalize=False, borderType=cv2.BORDER_REPLICATE)
-        count = cv2.boxFilter(felt, -1, (k, k), normalize=False, borderType=cv2.BORDER_REPLICATE)
-        factor = np.where(count >= 0.2 * k * k, fv * count / np.maximum(total, 1.0), 1.0).astype(np.float32)
-        factor = np.clip(factor, 0.7, 1.4)
-        return factor[y0 - oy : y1 - oy, x0 - ox : x1 - ox]
+        return self._felt_ref / np.maximum(here, 8.0)
 
     def _enclosed(self, felt: np.ndarray, geo: _ZoneGeometry) -> np.ndarray:
         """Felt that cards enclose (smaller than half a card): a face's codes and black print
@@ -551,20 +521,14 @@ class Recogniser:
         keep[cut_off] = False
         return keep[labels]
 
-    def _classes(self, patch: np.ndarray, gains: np.ndarray, full: np.ndarray | None = None,
-                 near: bool = False, flat: np.ndarray | None = None) -> colours.Classes:
+    def _classes(self, patch: np.ndarray, gains: np.ndarray, full: np.ndarray | None = None) -> colours.Classes:
         """`patch` classified; `full`: the same place at full resolution (a back with small
-        dots is told from the cut card there). `near`: `gains` were measured on the felt round
-        the patch (a grey felt: `_gains_near`); `flat`: per pixel, what brings the felt there
-        to its calibrated grey (`_felt_flattened`)."""
+        dots is told from the cut card there)."""
         corrected = cv2.transform(patch, np.diag(gains).astype(np.float32))
-        if flat is not None:
-            corrected = np.clip(corrected.astype(np.float32) * flat[..., None], 0, 255).astype(np.uint8)
         dots = None
         if isinstance(self._back_lut, colours.ToneModel) and self._back_lut.dots > 0 and full is not None:
             dots = colours.dot_share(full, gains, self.layout.mm_per_px, patch.shape)
-        return colours.classify(corrected, self._felt_hsv, self._back_lut, self._window, self._back_level, dots,
-                                near)
+        return colours.classify(corrected, self._felt_hsv, self._back_lut, self._window, self._back_level, dots)
 
     def _cut_in_view(self, small: np.ndarray, gains: np.ndarray, frame: np.ndarray | None = None) -> bool:
         return bool(self._cut_blobs(small, gains, frame))
@@ -574,45 +538,18 @@ class Recogniser:
         """Boxes (x, y, w, h, quarter resolution) of cut cards in `small` (`full`: the same
         place at full resolution)."""
         cls = self._classes(small, gains, full)
-        if colours.is_grey_felt(self._felt_hsv):
-            # on a grey felt black is told against the felt beside it (a dim stretch of grey
-            # felt is as dark as the cut card's matte black), and is at most about a card
-            return self._solid_black(self._darker_than_the_grey_felt_round(small, gains, cls), largest=CUT_MAX_SHARE)
-        return self._solid_black(cls.dark)
-
-    def _solid_black(self, dark: np.ndarray, largest: float | None = None) -> list[tuple[int, int, int, int]]:
-        """Boxes (x, y, w, h) of the solid black blobs of at least half a card (and at most
-        `largest` cards) in `dark`: cut cards."""
-        dark_u8 = cv2.morphologyEx(dark.astype(np.uint8) * 255, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        n, _, stats, _ = cv2.connectedComponentsWithStats(dark_u8, connectivity=8)
+        dark = cls.dark.astype(np.uint8) * 255
+        dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        n, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
         found = []
         for i in range(1, n):
             area = stats[i, cv2.CC_STAT_AREA]
             bw, bh = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
             # the card is black all over: a solid blob of at least half a card, not a thin
             # shadow or the edge of the frame
-            if area >= 0.5 * self._card_area and area >= 0.55 * bw * bh \
-                    and (largest is None or area <= largest * self._card_area):
+            if area >= 0.5 * self._card_area and area >= 0.55 * bw * bh:
                 found.append((int(stats[i, cv2.CC_STAT_LEFT]), int(stats[i, cv2.CC_STAT_TOP]), int(bw), int(bh)))
         return found
-
-    def _darker_than_the_grey_felt_round(self, small: np.ndarray, gains: np.ndarray,
-                                         cls: colours.Classes) -> np.ndarray:
-        """Black on a grey felt, measured against the felt round each place (two cards wide):
-        the cut card's matte black is about 0.6 of a dark grey felt's grey, within what the
-        light varies across a table, so it is told by being darker than the felt beside it,
-        as a zone is read (colours.GREY_DARK_NEAR)."""
-        _, s, v = cv2.split(cv2.cvtColor(cv2.transform(small, np.diag(gains).astype(np.float32)), cv2.COLOR_BGR2HSV))
-        fv = float(self._felt_hsv[2])
-        vf = v.astype(np.float32)
-        felt = ((s < colours.GREY_FELT_MAX_SAT) & (vf >= 0.5 * fv) & (vf <= LOCAL_FELT_MAX * fv)).astype(np.float32)
-        k = int(2 * self._card_w) | 1
-        total = cv2.boxFilter(vf * felt, -1, (k, k), normalize=False, borderType=cv2.BORDER_REPLICATE)
-        count = cv2.boxFilter(felt, -1, (k, k), normalize=False, borderType=cv2.BORDER_REPLICATE)
-        # (where too little of the felt shows round a place to measure it, nothing is told)
-        measured = count >= 0.2 * k * k
-        round_here = total / np.maximum(count, 1.0)
-        return measured & (vf < colours.GREY_DARK_NEAR * round_here) & ~cls.skin & ~cls.back & ~cls.back_px
 
     # ---- one zone -----------------------------------------------------------------
     def _read(self, name: str, frame: np.ndarray, small: np.ndarray, gains: np.ndarray) -> ZoneView:
@@ -675,12 +612,10 @@ class Recogniser:
         geo = self._geo[name]
         x0, y0, x1, y1 = geo.box
         grey = colours.is_grey_felt(self._felt_hsv)
-        near, flat = False, None
         if grey:
-            gains, near = self._gains_near(small, gains, geo.box)
-            flat = self._felt_flattened(small, gains, geo.box) if near else None
+            gains = self._gains_near(small, gains, geo.box)
         patch = self._zone_patch(frame, geo)
-        cls = self._classes(patch, gains, frame[y0 * SHRINK : y1 * SHRINK, x0 * SHRINK : x1 * SHRINK], near, flat)
+        cls = self._classes(patch, gains, frame[y0 * SHRINK : y1 * SHRINK, x0 * SHRINK : x1 * SHRINK])
         inside = geo.mask > 0
         if grey:
             # on a grey felt a face's code and black print, averaged at quarter resolution,
