@@ -29,7 +29,12 @@ from tests.camera.heldout_seats import _zones, calibrated
 from tests.camera.independent import seat_calibration_stills
 from tests.camera.independent.cases import seat_cases
 from tests.camera.independent_seats import read_case
-from tests.camera.test_camera_backs import POKDENG, _calibrated, _seats_scored
+from tests.camera.test_camera_backs import (
+    POKDENG,
+    _calibrated,
+    _seats_scored,
+    cut_card_face_and_hand_read_apart,
+)
 
 
 def _blind_table(style: str, table: int):
@@ -115,24 +120,7 @@ def test_pokdeng_zones_on_a_grey_felt_are_read(tmp_path, capsys, layout, style):
 
 
 def test_the_cut_card_a_face_and_the_hand_on_a_grey_felt(layout):
-    felt, backs = accuracy.calibration_stills(layout, "granite")
-    rec = build_recogniser(load_camera_config(POKDENG), calibration=calibrate(felt, backs, layout.mm_per_px))
-    scene = TableScene(layout.zone_names, seed=4)
-    scene.deal("P1", "9S")
-    scene.deal("P2", "4D", face_up=True)
-    scene.deal("P5", "KC")
-    scene.deal("P5", "2H")
-    scene.cut_card(True, "P4")
-    scene.hand_over("B")  # its fingers reach into P3 too
-    scene.deal("B", "5S")
-    for preset in ("clean", "noise", "dim"):
-        frame = SyntheticCamera(scene, layout, perturbations=preset, style="granite", seed=8).read()[1]
-        zones, cut = rec.read_still(frame)
-        assert zones["P1"] == ["??"] and zones["P5"] == ["??", "??"], (preset, zones)
-        assert zones["P2"] == ["4D"], (preset, zones)
-        assert zones["P4"] == ["CUT"] and cut, (preset, zones)
-        assert zones["B"] is None, (preset, zones)
-        assert zones["BURN"] == [], (preset, zones)
+    cut_card_face_and_hand_read_apart(layout, "granite", ("clean", "noise", "dim"))
 
 
 def _laid(layout, style, placements, preset: str = "clean", seed: int = 3):
