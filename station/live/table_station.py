@@ -777,7 +777,16 @@ class TableStation:
             self.journal.checkpoint("round_end", t_us)
 
     def _after_commit(self, done: list[tuple[Any, ...]]) -> None:
-        """Durable: now the world may hear of it."""
+        """Durable: now the world may hear of it.
+
+        The view is published before any listener hears the records: a player's stream
+        answers each batch with that player's view, read on its own thread, so a view
+        published later would let it send the view from before the batch (the page then
+        shows the table as it was until the next batch, which at a quiet moment never
+        comes). Then the answers: whoever acted and then reads the view sees its own
+        action in it (a dealer that opened a game and then waited on a view from before
+        the game opened would open it again)."""
+        self._publish_view()
         any_messages = False
         for inp, _fut, records, messages, commands, _answer in done:
             self._deliver_commands(commands)
@@ -795,10 +804,6 @@ class TableStation:
                         log.exception("record listener failed")
         if any_messages and self.on_outbox:
             self.on_outbox()
-        # the view first, then the answers: whoever acted and then reads the view sees its
-        # own action in it (a dealer that opened a game and then waited on a view from before
-        # the game opened would open it again)
-        self._publish_view()
         for _inp, fut, _records, _messages, _commands, answer in done:
             if fut is not None:
                 fut.set_result(answer)

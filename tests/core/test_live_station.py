@@ -252,3 +252,33 @@ def test_a_snapshot_not_tagged_by_the_table_key_is_never_unpickled(tmp_path):
     st3.stop()
     assert sqlite3.connect(tmp_path / "k.sqlite").execute(
         "SELECT COUNT(*) FROM snapshots").fetchone()[0] == 0
+
+
+def test_listeners_hear_records_after_the_view_that_holds_them(tmp_path):
+    """A player's stream answers each batch of records with the view it reads then, on its
+    own thread: the view must already hold the batch, or under load the page keeps the table
+    as it was before the batch (seen: a seat page still in betting after the last call)."""
+    from station.core.view import public_view
+
+    path = TRACES / "mismatch_cancel" / "trace.jsonl"
+    header, inputs = read_trace(path)
+    clk = Clock()
+    st = TableStation(settings_from_header(header), tmp_path / "j.sqlite", clock=clk)
+    stale: list[tuple[int, str]] = []
+    heard = 0
+
+    def listener(records):
+        nonlocal heard
+        heard += 1
+        # on the owner thread: the core has applied the batch; the published view must be it
+        now = public_view(st.core)
+        published = {k: v for k, v in st.view.items() if k != "version"}
+        if published != now:
+            stale.append((st.view_version, records[-1]["type"]))
+
+    st.add_listener(listener)
+    st.start()
+    feed(st, clk, inputs)
+    st.stop()
+    assert heard > 10
+    assert stale == []
