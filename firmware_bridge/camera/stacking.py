@@ -114,6 +114,92 @@ def card_margins(gray: np.ndarray | None, read: QrRead, origin: tuple[int, int],
                  for v in edge_margins(gray, read.shifted(-origin[0], -origin[1]), qr_px, quiet_px, mm_per_px))
 
 
+#: the three finder patterns of a version 1 symbol (21 modules): (row, column) of each
+#: pattern's top-left module in the symbol's own frame, and whether a module (r, c) of a
+#: 7 x 7 pattern is dark (outer ring and 3 x 3 core)
+FINDER_ORIGINS = ((0, 0), (0, 14), (14, 0))
+SYMBOL_MODULES = 21
+
+
+def _finder_dark(r: int, c: int) -> bool:
+    return r in (0, 6) or c in (0, 6) or (2 <= r <= 4 and 2 <= c <= 4)
+
+
+#: finder modules that must lie over the other card, of each shade, before they tell the
+#: order; and the share of them that must show as printed
+FINDER_CELLS_MIN = 4
+FINDER_MATCH = 0.9
+
+
+def symbol_corners(read: QrRead, qr_px: float) -> np.ndarray | None:
+    """The corners of `read`'s symbol in its own order (top-left, top-right, bottom-right,
+    bottom-left: the finder patterns at the first, second and fourth), from the decoder's
+    outline; None when the outline is not a plausible square of about `qr_px`."""
+    if read.orientation is None or len(read.polygon) != 4:
+        return None
+    poly = np.array(read.polygon, np.float64)
+    right, down = code_axes(read.orientation)
+    c = poly.mean(axis=0)
+    h = qr_px / 2
+    want = [c - right * h - down * h, c + right * h - down * h, c + right * h + down * h, c - right * h + down * h]
+    order = [int(np.argmin(np.linalg.norm(poly - w, axis=1))) for w in want]
+    if len(set(order)) != 4:
+        return None
+    corners = poly[order]
+    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+    if not (0.8 * qr_px <= sides.min() and sides.max() <= 1.25 * qr_px):
+        return None
+    return corners
+
+
+def finders_over(gray: np.ndarray, read: QrRead, origin: tuple[int, int], qr_px: float,
+                 box) -> bool:
+    """Are the finder patterns of `read`'s symbol seen as printed where they lie over the
+    rectangle `box` (centre, right, down, half width, half height: where another card surely
+    lies)? A finder module is seen as printed only from the card on top: a card lying over
+    the code would show its own white or art there, never the rings of a finder pattern at
+    the module pitch. A code decodes with a few modules of its side hidden (its error
+    correction), so the decode alone cannot tell this; the finders' fixed pattern can."""
+    corners = symbol_corners(read, qr_px)
+    if corners is None:
+        return False
+    m = qr_px / SYMBOL_MODULES
+    # module centres through the symbol's own corners: the layout's scale is the table's
+    # average, and a few per cent off at a module ten modules from the centre is half a module
+    to_picture = cv2.getPerspectiveTransform(
+        np.array([[0, 0], [SYMBOL_MODULES, 0], [SYMBOL_MODULES, SYMBOL_MODULES], [0, SYMBOL_MODULES]], np.float32),
+        (corners - np.asarray(origin, np.float64)).astype(np.float32))
+    grid, dark = [], []
+    for r0, c0 in FINDER_ORIGINS:
+        for r in range(7):
+            for k in range(7):
+                grid.append((c0 + k + 0.5, r0 + r + 0.5))
+                dark.append(_finder_dark(r, k))
+    pts = cv2.perspectiveTransform(np.array(grid, np.float32).reshape(-1, 1, 2), to_picture).reshape(-1, 2).astype(np.float64)
+    want = np.array(dark)
+    inside = ((pts[:, 0] >= 1) & (pts[:, 1] >= 1) & (pts[:, 0] <= gray.shape[1] - 2)
+              & (pts[:, 1] <= gray.shape[0] - 2))
+    if not inside.all():
+        return False
+    bc, b_right, b_down, hw, hh = box
+    d = pts + np.asarray(origin, np.float64) - bc
+    # a module counts when it lies wholly over the other card (its centre half a module in)
+    over = (np.abs(d @ b_right) < hw - 0.75 * m) & (np.abs(d @ b_down) < hh - 0.75 * m)
+    if np.count_nonzero(over & want) < FINDER_CELLS_MIN or np.count_nonzero(over & ~want) < FINDER_CELLS_MIN:
+        return False
+    shade = cv2.remap(gray, pts[:, 0].astype(np.float32).reshape(1, -1),
+                      pts[:, 1].astype(np.float32).reshape(1, -1), cv2.INTER_LINEAR).ravel().astype(np.float32)
+    # the symbol's own dark and light, from its finder modules away from the other card
+    away = ~over
+    if np.count_nonzero(away & want) < 10 or np.count_nonzero(away & ~want) < 6:
+        return False
+    lo, hi = float(np.median(shade[away & want])), float(np.median(shade[away & ~want]))
+    if hi - lo < EDGE_DROP:
+        return False  # too little contrast to tell a module's shade
+    seen_dark = shade < (lo + hi) / 2
+    return float(np.mean(seen_dark[over] == want[over])) >= FINDER_MATCH
+
+
 #: how far beyond the code's white square a card's edge is looked for: the sheet's widest
 #: margin (6 mm), a card's tolerance and the 2 mm of felt beyond the edge that make it one
 EDGE_SEARCH_MM = 9.0
@@ -237,6 +323,9 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
         if (a, b) not in memo:
             certain = body(b, -1)
             memo[a, b] = (any(overlap_area(symbol(i), certain) >= ON_TOP_SHARE * qr_px * qr_px for i in cards[a][0])
+                          or (gray is not None
+                              and any(finders_over(gray, reads[i], origin, qr_px, card_box(b, -1))
+                                      for i in cards[a][0]))
                           or edge_over(a, b))
         return memo[a, b]
 

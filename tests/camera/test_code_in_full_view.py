@@ -141,7 +141,7 @@ def test_a_twin_is_looked_for_where_the_cards_measured_margin_puts_it(layout):
 
 def _two_cards_near_a_code(order: str, edge_lines: bool = True, b_bottom_mm: float = 1.0, *,
                            b_codes: bool = False, edge_grey: int = 205, blur_px: float = 0.0,
-                           b_frame_grey: int | None = None) -> bool:
+                           b_frame_grey: int | None = None, qr_scale: float = 1.0) -> bool:
     """A card (7H) seen by its top-left code alone, its top edge lying over the bottom of a
     second card (QS, both codes read) whose place covers `b_bottom_mm` of the first code's
     top quiet zone; the second card ends just beyond that code, so the stretch of the first
@@ -150,7 +150,8 @@ def _two_cards_near_a_code(order: str, edge_lines: bool = True, b_bottom_mm: flo
     than the white, as a card's thickness and shadow make it; without, the cards are one
     white. `b_codes`: the second card's own codes printed on it (4 mm in); `edge_grey`: the
     line's grey on the cards' 235; `blur_px`: the picture then blurred; `b_frame_grey`: a thin
-    frame printed on the second card 3 mm in from its edge. Is the code in full view?"""
+    frame printed on the second card 3 mm in from its edge; `qr_scale`: the symbol's size the
+    reader expects from the layout, against the drawn one. Is the code in full view?"""
     px = 1.0 / MM_PER_PX
     side_mm = QR_WIDTH_MM + 2 * QUIET_MM
     a_left, a_top = 75.0, 95.0
@@ -193,11 +194,14 @@ def _two_cards_near_a_code(order: str, edge_lines: bool = True, b_bottom_mm: flo
         gray = cv2.GaussianBlur(gray, (0, 0), blur_px)
     centre = ((square_x + side_mm / 2) * px, (square_y + side_mm / 2) * px)
     inset = MARGIN_MM + side_mm / 2  # (the second card's codes, printed or not)
-    reads = [QrRead("7H", centre, 0.0, ()),
+    # the decoder's outline of the symbol (its corners, top-left first, as zxing-cpp gives them)
+    s0x, s0y, s1x, s1y = ((square_x + QUIET_MM) * px, (square_y + QUIET_MM) * px,
+                          (square_x + side_mm - QUIET_MM) * px, (square_y + side_mm - QUIET_MM) * px)
+    reads = [QrRead("7H", centre, 0.0, ((s0x, s0y), (s1x, s0y), (s1x, s1y), (s0x, s1y))),
              QrRead("QS", ((b_left + inset) * px, (b_top + inset) * px), 0.0, ()),
              QrRead("QS", ((b_right - inset) * px, (b_bottom - inset) * px), 180.0, ())]
     clear = codes_in_full_view(reads, [-1, 2, 1], (CARD_MM[0] * px, CARD_MM[1] * px), MM_PER_PX,
-                               QR_WIDTH_MM * px, QUIET_MM * px, QR_MARGIN_RANGE_MM, gray, (0, 0))
+                               QR_WIDTH_MM * px * qr_scale, QUIET_MM * px, QR_MARGIN_RANGE_MM, gray, (0, 0))
     return clear[0]
 
 
@@ -241,3 +245,44 @@ def test_a_frame_printed_on_the_card_on_top_is_no_edge(frame_grey):
     # straight print beyond the code (the second version named the card in all 100 such)
     for b_bottom_mm in (-0.8, 0.5, 1.5):
         assert not _two_cards_near_a_code("QS", edge_lines=False, b_bottom_mm=b_bottom_mm, b_frame_grey=frame_grey)
+
+
+# The order of two white cards told by the code's finder patterns: where the top rows of the
+# code's symbol lie over the other card, its finders' rings show there only from the card on
+# top (a card lying over them shows its own white). Share of the symbol over the other card
+# at 5.6 mm: under a fifth, too little for a code to decode only from the card on top.
+SYMBOL_TOP_MM = QUIET_MM  # from the white square's edge to the symbol's
+
+
+@pytest.mark.parametrize("into_symbol_mm", [3.5, 5.0])
+@pytest.mark.parametrize("edge_lines", [False, True])
+def test_a_codes_finders_seen_over_the_other_card_put_its_card_on_top(into_symbol_mm, edge_lines):
+    b_bottom = SYMBOL_TOP_MM + into_symbol_mm
+    assert _two_cards_near_a_code("7H", edge_lines=edge_lines, b_bottom_mm=b_bottom)
+    assert _two_cards_near_a_code("7H", edge_lines=edge_lines, b_bottom_mm=b_bottom, b_codes=True, blur_px=1.2)
+
+
+@pytest.mark.parametrize("into_symbol_mm", [1.0, 3.5, 5.0])
+@pytest.mark.parametrize("b_codes", [False, True])
+def test_finders_under_the_other_card_leave_the_code_out_of_full_view(into_symbol_mm, b_codes):
+    # the other card on top of the symbol's top rows: its white (or its own print) shows where
+    # the finders would be; a decoder may still have read the code (error correction)
+    b_bottom = SYMBOL_TOP_MM + into_symbol_mm
+    for edge_lines in (False, True):
+        assert not _two_cards_near_a_code("QS", edge_lines=edge_lines, b_bottom_mm=b_bottom, b_codes=b_codes)
+        assert not _two_cards_near_a_code("QS", edge_lines=edge_lines, b_bottom_mm=b_bottom, b_codes=b_codes,
+                                          blur_px=1.6)
+
+
+def test_one_row_of_finder_modules_over_the_other_card_tells_no_order():
+    # the symbol's outer row alone over the other card: one shade (dark), too little to tell
+    assert not _two_cards_near_a_code("7H", edge_lines=False, b_bottom_mm=SYMBOL_TOP_MM + 1.0)
+
+
+@pytest.mark.parametrize("qr_scale", [0.95, 1.05])
+def test_the_finders_are_found_through_the_symbols_own_corners(qr_scale):
+    # the layout's scale is the table's average; a camera's perspective makes a code a few
+    # per cent larger or smaller than that: module by module from the centre, the finders'
+    # rings would be missed by half a module
+    assert _two_cards_near_a_code("7H", edge_lines=False, b_bottom_mm=SYMBOL_TOP_MM + 5.0, qr_scale=qr_scale)
+    assert not _two_cards_near_a_code("QS", edge_lines=False, b_bottom_mm=SYMBOL_TOP_MM + 5.0, qr_scale=qr_scale)
