@@ -73,6 +73,12 @@ MARKING_MM = 10.0
 #: a zone is covered by the dealer's hand when skin wider than a marking fills this share of a
 #: card's area in it
 HAND_SKIN_SHARE = 0.02
+#: a hand with less than this share of a card inside a zone, all of it within HAND_EDGE_MM of
+#: the zone's edge, only reaches over the edge; the zone is read when no card lies within
+#: HAND_CLEAR_MM of it
+HAND_EDGE_SHARE = 0.3
+HAND_EDGE_MM = 25.0
+HAND_CLEAR_MM = 10.0
 #: skin inside a zone with at most this share of felt round it is print on a card, not a hand
 PRINT_RING_FELT = 0.05
 #: ... and print lies within one face, so it covers at most this share of a card (a hand
@@ -114,6 +120,16 @@ CUT_MAX_SIZE = 1.2
 Reading = tuple  # one zone's contents, canonical order (card zones: strings)
 
 QR_SIDE_MM = QR_WIDTH_MM / QR_MODULES * (QR_MODULES + 2 * QR_QUIET_MODULES)  # quiet zone included
+#: a piece of a showdown's blob that no card seen by a code can reach is one more card when it
+#: covers this share of a card, at least CARD_PIECE_MM across (a crowded showdown: the back
+#: pair pushed under the front pair, one back card seen only by a corner of it)
+CARD_PIECE_SHARE = 0.08
+CARD_PIECE_MM = 12.0
+#: a piece this many times a card's diagonal long is two cards (the blob's edge pixels and the
+#: measured scale's error make one card's piece up to about 4% longer than its diagonal)
+CARD_PIECE_TWO = 1.05
+#: and this share of it must be a card's colours (a face's white, the back)
+CARD_PIECE_COLOURED = 0.5
 
 
 @dataclass(slots=True)
@@ -560,8 +576,9 @@ class Recogniser:
         self.views[name] = view
         return view
 
-    def _hand_over(self, skin: np.ndarray, felt: np.ndarray, inside: np.ndarray) -> bool:
-        """Whether the dealer's hand (skin, quarter resolution) lies over a zone (`inside`).
+    def _hand_over(self, skin: np.ndarray, felt: np.ndarray, inside: np.ndarray) -> np.ndarray | None:
+        """The dealer's hand (skin, quarter resolution) where it lies over a zone (`inside`),
+        None when no hand does.
         Not every skin-coloured thing is a hand: a zone's painted outline or name (gold or
         copper paint) is never wider than MARKING_MM, and a hand's finger is wider, so skin
         counts only where it is wider than a marking; and a picture printed on a card's face (a
@@ -570,12 +587,15 @@ class Recogniser:
         over cards and felt, never does."""
         limit = HAND_SKIN_SHARE * self._card_area
         if np.count_nonzero(skin) <= limit:
-            return False
-        wide = cv2.morphologyEx(skin.astype(np.uint8), cv2.MORPH_OPEN, self._marking_kernel)
+            return None
+        # (beyond the patch's edge is no skin: by default an opening takes it for skin there,
+        # and a painted outline's corner at the patch's edge, gold, survived as a hand)
+        wide = cv2.morphologyEx(skin.astype(np.uint8), cv2.MORPH_OPEN, self._marking_kernel,
+                                borderType=cv2.BORDER_CONSTANT, borderValue=0)
         if np.count_nonzero(wide) <= limit:
-            return False
+            return None
         n, labels, stats, _ = cv2.connectedComponentsWithStats(wide, connectivity=8)
-        hand_px = 0
+        hand = np.zeros(skin.shape, bool)
         for i in range(1, n):
             comp = (labels == i).astype(np.uint8)
             around = cv2.dilate(comp, self._marking_kernel) > 0
@@ -584,8 +604,21 @@ class Recogniser:
                 and np.count_nonzero(ring & felt) <= PRINT_RING_FELT * np.count_nonzero(ring) \
                 and not np.any(around & ~inside)
             if not on_cards:
-                hand_px += int(stats[i, cv2.CC_STAT_AREA])
-        return hand_px > limit
+                hand |= comp > 0
+        return hand if np.count_nonzero(hand) > limit else None
+
+    def _hand_at_the_edge(self, hand: np.ndarray, geo: _ZoneGeometry) -> bool:
+        """Is this hand (quarter-resolution mask over the zone) only reaching over the zone's
+        edge: less of it inside than HAND_EDGE_SHARE of a card, all of it on the zone's
+        outline side (within HAND_EDGE_MM of the zone's edge)? Such a hand (dealing to the next
+        seat, passing by) hides no card of this zone: a card it covered in part would show the
+        rest of itself beside it, which `_read_card_zone` looks for."""
+        if np.count_nonzero(hand) >= HAND_EDGE_SHARE * self._card_area:
+            return False
+        depth = max(1, int(round(HAND_EDGE_MM / self.layout.mm_per_px / SHRINK)))
+        inner = cv2.erode(geo.mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * depth + 1,) * 2),
+                          borderType=cv2.BORDER_CONSTANT, borderValue=0) > 0
+        return not np.any(hand & inner)
 
     def _dark_hand_over(self, solid_dark: np.ndarray) -> bool:
         """Whether a black glove (or a dark sleeve) lies over a zone: one black thing (not the
@@ -622,9 +655,17 @@ class Recogniser:
             # take the felt's grey: felt that a card's outline encloses is card, as any print on
             # a card is on a felt of a colour
             cls.felt &= ~self._enclosed(cls.felt, geo)
-        if self._hand_over(cls.skin & inside, cls.felt, inside):
-            self.unknown_back_zones.discard(name)
-            return ZoneView(reading=None, covered=True)
+        hand = self._hand_over(cls.skin & inside, cls.felt, inside)
+        hand_near: np.ndarray | None = None
+        if hand is not None:
+            if not self._hand_at_the_edge(hand, geo):
+                self.unknown_back_zones.discard(name)
+                return ZoneView(reading=None, covered=True)
+            # a hand only over the zone's edge: the zone is read, unless a card lies by it
+            # (its rim, a pixel or two, and its shadow go with it)
+            clear = max(1, int(round(HAND_CLEAR_MM / self.layout.mm_per_px / SHRINK)))
+            hand_near = cv2.dilate(hand.astype(np.uint8), cv2.getStructuringElement(
+                cv2.MORPH_ELLIPSE, (2 * clear + 1,) * 2)) > 0
         # black over a wide area (a code's own black modules are dark too, but narrow): the cut
         # card, which hides a code like a back does, or, larger than a card, a black glove
         solid_dark = cv2.morphologyEx(cls.dark.astype(np.uint8), cv2.MORPH_OPEN, np.ones((7, 7), np.uint8)) > 0
@@ -645,7 +686,12 @@ class Recogniser:
             cardish = (filled & inside).astype(np.uint8) * 255
         # Opening removes the zone markings (a painted outline up to MARKING_MM wide), printed
         # labels and noise; every card shows far more than that of itself.
+        if hand is not None:
+            cardish[cv2.dilate(hand.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0] = 0
         cardish = cv2.morphologyEx(cardish, cv2.MORPH_OPEN, self._marking_kernel)
+        if hand_near is not None and np.any((cardish > 0) & hand_near):
+            self.unknown_back_zones.discard(name)
+            return ZoneView(reading=None, covered=True)  # a card by the hand: it may hide more
         n, labels, stats, _ = cv2.connectedComponentsWithStats(cardish, connectivity=8)
         unexplained = ~cls.explained()
         occluder = cls.back | solid_dark
@@ -738,7 +784,11 @@ class Recogniser:
                     lo = max(2, math.ceil(rest / grown))
                     hi = max(lo, math.floor(rest / (0.6 * self._card_area)))
                     names, reads, found = self._identify(looks, hi, covered_at, inside_blob)
-                    face_up = min(hi, max(lo, found))
+                    # cards of which no code was read show as pieces of the blob beyond the
+                    # cards the codes place: each is one more card (XX), whatever the area says
+                    pieces = self._pieces_beyond_codes(comp, (x0, y0), reads, cls.white | cls.back)
+                    hi = max(hi, found + pieces)
+                    face_up = min(hi, max(lo, found + pieces))
                     named = [n for n in names if n != UNREADABLE]
                     names = named + [UNREADABLE] * (face_up - len(named)) if len(named) <= face_up else [UNREADABLE] * face_up
                     blobs[-1].cards = blobs[-1].face_up = face_up
@@ -850,6 +900,48 @@ class Recogniser:
             counts.append(by_marks)
         fits = [n for n in counts if back_count.plausible(n, area, self._card_area)]
         return max(fits) if fits else estimate
+
+    def _pieces_beyond_codes(self, comp: np.ndarray, origin: tuple[int, int], reads: list[QrRead],
+                             card_coloured: np.ndarray) -> int:
+        """How many pieces of a face-up blob (quarter-resolution mask, its zone box at
+        `origin`) lie beyond every card a decoded code places: the card of each code where its
+        margin of 2-6 mm may put it (as `_bodies` places a card seen by one code), grown by
+        that uncertainty and the blob's edge. A piece counts when it covers CARD_PIECE_SHARE
+        of a card, is CARD_PIECE_MM across both ways (a narrower strip is a card's edge or a
+        card placed a little off) and is mostly a card's colours (`card_coloured`: a face's
+        white or the back; the cards' shadow on the felt, darker than the felt, is in the blob
+        too, and a shadow 85 x 23 mm beside a hand of four was counted as a fifth card)."""
+        mm = self.layout.mm_per_px
+        cw, ch = self.layout.card_px
+        inset = (sum(QR_MARGIN_RANGE_MM) / 2) / mm + self._qr_side / 2
+        grow = ((QR_MARGIN_RANGE_MM[1] - QR_MARGIN_RANGE_MM[0]) / 2 + PAIRED_TOL_MM) / mm + EDGE_PX * SHRINK
+        placed = np.zeros(comp.shape, np.uint8)
+        ox, oy = origin
+        for r in reads:
+            if r.orientation is None:
+                continue
+            right, down = code_axes(r.orientation)
+            centre = np.array(r.centre) + right * (cw / 2 - inset) + down * (ch / 2 - inset)
+            body = turned_rect(centre, right, down, cw / 2 + grow, ch / 2 + grow)
+            cv2.fillConvexPoly(placed, np.round(body / SHRINK - [ox, oy]).astype(np.int32), 1)
+        rest = (comp & (placed == 0)).astype(np.uint8)
+        across = max(1, int(round(CARD_PIECE_MM / mm / SHRINK)))
+        rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((across, across), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
+        diagonal = math.hypot(self._card_w, self._card_h)
+        pieces = 0
+        for i in range(1, n):
+            if stats[i, cv2.CC_STAT_AREA] < CARD_PIECE_SHARE * self._card_area:
+                continue
+            piece = labels == i
+            if np.count_nonzero(piece & card_coloured) < CARD_PIECE_COLOURED * stats[i, cv2.CC_STAT_AREA]:
+                continue
+            ys, xs = np.nonzero(piece)
+            (_, _), (rw, rh), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+            # no piece of one card reaches farther than its diagonal: a longer one is the
+            # strip two cards side by side show (the back pair beyond the front pair)
+            pieces += 2 if max(rw, rh) >= CARD_PIECE_TWO * diagonal else 1
+        return pieces
 
     @staticmethod
     def _contour(comp: np.ndarray) -> np.ndarray:

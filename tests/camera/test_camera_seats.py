@@ -292,6 +292,28 @@ def test_skin_on_nothing_but_cards_is_print_only_when_a_face_could_hold_it(calib
     for share, hand in ((0.2, False), (1.2, True)):
         skin = np.zeros((h, w), np.uint8)
         cv2.circle(skin, (w // 2, h // 2), int(np.sqrt(share * card_px / np.pi)), 1, -1)
-        assert bool(rec._hand_over(skin > 0, np.zeros((h, w), bool), inside)) is hand, share
+        assert (rec._hand_over(skin > 0, np.zeros((h, w), bool), inside) is not None) is hand, share
         # the same skin with felt round it (a hand reaching in over the felt) is the hand
-        assert bool(rec._hand_over(skin > 0, skin == 0, inside)) is True, share
+        assert rec._hand_over(skin > 0, skin == 0, inside) is not None, share
+
+
+def test_a_hand_only_over_the_zones_edge_is_told_from_a_hand_over_the_zone(calibrated):
+    # the hand's part inside the zone (quarter resolution): a corner of it reaching over the
+    # edge (dealing to the next seat) hides no card of the zone; deeper in, or more of it, it may
+    rec = Recogniser(calibrated)
+    geo = next(iter(rec._geo.values()))
+    h, w = geo.mask.shape
+    edge_px = 25.0 / rec.layout.mm_per_px / 4  # HAND_EDGE_MM at quarter resolution
+    side = int(edge_px) - 2
+    corner = np.zeros((h, w), bool)
+    corner[:side, :side] = True  # a tenth of a card, in the zone's corner
+    assert np.count_nonzero(corner) < 0.3 * rec._card_area
+    assert rec._hand_at_the_edge(corner & (geo.mask > 0), geo)
+    deep = np.zeros((h, w), bool)
+    c = int(edge_px) + 3
+    deep[c:c + side, c:c + side] = True  # as small, but well inside the zone
+    assert not rec._hand_at_the_edge(deep, geo)
+    big = np.zeros((h, w), bool)
+    big[:, : int(edge_px) - 1] = True  # along a whole side, more than a third of a card
+    assert np.count_nonzero(big) >= 0.3 * rec._card_area
+    assert not rec._hand_at_the_edge(big & (geo.mask > 0), geo)
