@@ -130,6 +130,9 @@ CARD_PIECE_MM = 12.0
 CARD_PIECE_TWO = 1.05
 #: and this share of it must be a card's colours (a face's white, the back)
 CARD_PIECE_COLOURED = 0.5
+#: the least a showdown's card shows of itself when the front pair is pushed over the back
+#: pair (a share of a card's area): the codes found may count up to the blob's area over this
+CROWDED_SHOWN = 0.45
 
 
 @dataclass(slots=True)
@@ -783,7 +786,10 @@ class Recogniser:
                     grown = (self._card_w + 2 * EDGE_PX) * (self._card_h + 2 * EDGE_PX)
                     lo = max(2, math.ceil(rest / grown))
                     hi = max(lo, math.floor(rest / (0.6 * self._card_area)))
-                    names, reads, found = self._identify(looks, hi, covered_at, inside_blob)
+                    # (a crowded showdown's back pair shows less of itself than 0.6 of a card
+                    # each: its cards' codes, found, may count more than that allows)
+                    most = max(hi, math.floor(rest / (CROWDED_SHOWN * self._card_area)))
+                    names, reads, found = self._identify(looks, hi, covered_at, inside_blob, most)
                     # cards of which no code was read show as pieces of the blob beyond the
                     # cards the codes place: each is one more card (XX), whatever the area says
                     pieces = self._pieces_beyond_codes(comp, (x0, y0), reads, cls.white | cls.back)
@@ -974,10 +980,12 @@ class Recogniser:
     # ---- identities ---------------------------------------------------------------
     def _identify(self, looks: _BlobLooks, face_up: int,
                   covered_at: Callable[[float, float, float], float] | None = None,
-                  inside: Callable[[QrRead], bool] | None = None) -> tuple[list[str], list[QrRead], int]:
+                  inside: Callable[[QrRead], bool] | None = None,
+                  most: int | None = None) -> tuple[list[str], list[QrRead], int]:
         """(names, reads, cards found): `face_up` names (XX where not sure), the codes read,
         and how many cards the codes showed. `inside` keeps only codes of this blob: its box
-        may take in a code of a neighbouring blob's card."""
+        may take in a code of a neighbouring blob's card. `most`: the most cards the blob may
+        hold (default `face_up`); codes showing more name none of them."""
 
         def own(rs: list[QrRead]) -> list[QrRead]:
             return rs if inside is None else [r for r in rs if inside(r)]
@@ -999,7 +1007,7 @@ class Recogniser:
             reads = merged
             instances = self._group(reads, covered_at, size, seen)
         names = [n for n, _ in instances]
-        if len(names) > face_up:
+        if len(names) > (face_up if most is None else most):
             # More cards named than face-up cards seen: something is off (a foreign QR, a
             # miscount). Never pick among them.
             return [UNREADABLE] * face_up, reads, len(names)
