@@ -8,9 +8,10 @@ sheet allows). A code is in full view when no other face-up card can reach its w
 (the symbol and its quiet zone, and CLEAR_MM round it; a card whose two codes were read lies
 within PAIRED_TOL_MM of where they put it, one read by one code within its margin's range), or when that card is known to lie
 under it: a code of this card lies, decoded, over a good part of the other card (a code lying
-a quarter or more over another card can only have decoded from the card on top), and no code
-of the other card lies so over this one. When the order cannot be told, the code is not in
-full view: the card is XX, never named from it.
+a quarter or more over another card can only have decoded from the card on top), or its
+finder patterns, core included, show as printed where they lie over the other card, or this
+card's edge shows as a line over it; and none of that the other way round. When the order
+cannot be told, the code is not in full view: the card is XX, never named from it.
 """
 
 from __future__ import annotations
@@ -125,10 +126,22 @@ def _finder_dark(r: int, c: int) -> bool:
     return r in (0, 6) or c in (0, 6) or (2 <= r <= 4 and 2 <= c <= 4)
 
 
+def _finder_core(r: int, c: int) -> bool:
+    """The 3 x 3 dark core of a finder pattern."""
+    return 2 <= r <= 4 and 2 <= c <= 4
+
+
+def _finder_beside_core(r: int, c: int) -> bool:
+    """The light ring's modules in line with the core (above, below, left, right of it)."""
+    return (r in (1, 5) and 2 <= c <= 4) or (c in (1, 5) and 2 <= r <= 4)
+
+
 #: finder modules that must lie over the other card, of each shade, before they tell the
 #: order; and the share of them that must show as printed
 FINDER_CELLS_MIN = 4
 FINDER_MATCH = 0.9
+#: and at least this many of them of a finder's core and of the light ring beside the core
+FINDER_CORE_MIN = 2
 
 
 def symbol_corners(read: QrRead, qr_px: float) -> np.ndarray | None:
@@ -169,14 +182,16 @@ def finders_over(gray: np.ndarray, read: QrRead, origin: tuple[int, int], qr_px:
     to_picture = cv2.getPerspectiveTransform(
         np.array([[0, 0], [SYMBOL_MODULES, 0], [SYMBOL_MODULES, SYMBOL_MODULES], [0, SYMBOL_MODULES]], np.float32),
         (corners - np.asarray(origin, np.float64)).astype(np.float32))
-    grid, dark = [], []
+    grid, dark, core, beside = [], [], [], []
     for r0, c0 in FINDER_ORIGINS:
         for r in range(7):
             for k in range(7):
                 grid.append((c0 + k + 0.5, r0 + r + 0.5))
                 dark.append(_finder_dark(r, k))
+                core.append(_finder_core(r, k))
+                beside.append(_finder_beside_core(r, k))
     pts = cv2.perspectiveTransform(np.array(grid, np.float32).reshape(-1, 1, 2), to_picture).reshape(-1, 2).astype(np.float64)
-    want = np.array(dark)
+    want, core_m, beside_m = np.array(dark), np.array(core), np.array(beside)
     inside = ((pts[:, 0] >= 1) & (pts[:, 1] >= 1) & (pts[:, 0] <= gray.shape[1] - 2)
               & (pts[:, 1] <= gray.shape[0] - 2))
     if not inside.all():
@@ -186,6 +201,11 @@ def finders_over(gray: np.ndarray, read: QrRead, origin: tuple[int, int], qr_px:
     # a module counts when it lies wholly over the other card (its centre half a module in)
     over = (np.abs(d @ b_right) < hw - 0.75 * m) & (np.abs(d @ b_down) < hh - 0.75 * m)
     if np.count_nonzero(over & want) < FINDER_CELLS_MIN or np.count_nonzero(over & ~want) < FINDER_CELLS_MIN:
+        return False
+    # the rings' outer rows alone (dark, then light) are what a straight printed line on the
+    # card on top, its white beside it, also shows (a frame 2 mm in from a face's edge passed
+    # for them): the core and the light modules in line with it must lie over the other card too
+    if np.count_nonzero(over & core_m) < FINDER_CORE_MIN or np.count_nonzero(over & beside_m) < FINDER_CORE_MIN:
         return False
     shade = cv2.remap(gray, pts[:, 0].astype(np.float32).reshape(1, -1),
                       pts[:, 1].astype(np.float32).reshape(1, -1), cv2.INTER_LINEAR).ravel().astype(np.float32)
@@ -318,8 +338,9 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
     memo: dict[tuple[int, int], bool] = {}
 
     def on_top(a: int, b: int) -> bool:
-        """Is card a seen to lie over card b: a code of a decoded over a good part of b, or
-        a's edge seen as a line over b?"""
+        """Is card a seen to lie over card b: a code of a decoded over a good part of b, a
+        code's finder patterns seen as printed over b (`finders_over`), or a's edge seen as a
+        line over b?"""
         if (a, b) not in memo:
             certain = body(b, -1)
             memo[a, b] = (any(overlap_area(symbol(i), certain) >= ON_TOP_SHARE * qr_px * qr_px for i in cards[a][0])
