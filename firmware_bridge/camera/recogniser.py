@@ -130,6 +130,8 @@ CARD_PIECE_MM = 12.0
 CARD_PIECE_TWO = 1.05
 #: and this share of it must be a card's colours (a face's white, the back)
 CARD_PIECE_COLOURED = 0.5
+#: and a piece shorter than two cards must be this share print (black: a code's modules)
+CARD_PIECE_PRINT = 0.05
 #: the least a showdown's card shows of itself when the front pair is pushed over the back
 #: pair (a share of a card's area): the codes found may count up to the blob's area over this
 CROWDED_SHOWN = 0.45
@@ -591,10 +593,10 @@ class Recogniser:
         limit = HAND_SKIN_SHARE * self._card_area
         if np.count_nonzero(skin) <= limit:
             return None
-        # (beyond the patch's edge is no skin: by default an opening takes it for skin there,
-        # and a painted outline's corner at the patch's edge, gold, survived as a hand)
-        wide = cv2.morphologyEx(skin.astype(np.uint8), cv2.MORPH_OPEN, self._marking_kernel,
-                                borderType=cv2.BORDER_CONSTANT, borderValue=0)
+        # (OpenCV's opening takes the world beyond the patch for skin: a hand's stub over the
+        # felt at a rectangular zone's edge stays a hand; taking nothing beyond the patch for
+        # skin was tried and taken out, docs/camera.md "A zone's painted outline")
+        wide = cv2.morphologyEx(skin.astype(np.uint8), cv2.MORPH_OPEN, self._marking_kernel)
         if np.count_nonzero(wide) <= limit:
             return None
         n, labels, stats, _ = cv2.connectedComponentsWithStats(wide, connectivity=8)
@@ -792,7 +794,8 @@ class Recogniser:
                     names, reads, found = self._identify(looks, hi, covered_at, inside_blob, most)
                     # cards of which no code was read show as pieces of the blob beyond the
                     # cards the codes place: each is one more card (XX), whatever the area says
-                    pieces = self._pieces_beyond_codes(comp, (x0, y0), reads, cls.white | cls.back)
+                    pieces = self._pieces_beyond_codes(comp, (x0, y0), reads, cls.white | cls.back,
+                                                       cls.dark, geo)
                     hi = max(hi, found + pieces)
                     face_up = min(hi, max(lo, found + pieces))
                     named = [n for n in names if n != UNREADABLE]
@@ -908,7 +911,7 @@ class Recogniser:
         return max(fits) if fits else estimate
 
     def _pieces_beyond_codes(self, comp: np.ndarray, origin: tuple[int, int], reads: list[QrRead],
-                             card_coloured: np.ndarray) -> int:
+                             card_coloured: np.ndarray, printed: np.ndarray, geo: _ZoneGeometry) -> int:
         """How many pieces of a face-up blob (quarter-resolution mask, its zone box at
         `origin`) lie beyond every card a decoded code places: the card of each code where its
         margin of 2-6 mm may put it (as `_bodies` places a card seen by one code), grown by
@@ -916,7 +919,10 @@ class Recogniser:
         of a card, is CARD_PIECE_MM across both ways (a narrower strip is a card's edge or a
         card placed a little off) and is mostly a card's colours (`card_coloured`: a face's
         white or the back; the cards' shadow on the felt, darker than the felt, is in the blob
-        too, and a shadow 85 x 23 mm beside a hand of four was counted as a fifth card)."""
+        too, and a shadow 85 x 23 mm beside a hand of four was counted as a fifth card). A piece
+        shorter than a card's diagonal must also carry print (`printed`: black; a face's
+        codes and index) and lie clear of the zone's outline: a plain chip lying against the
+        cards, or a neighbouring zone's card reaching in over the outline, is no card of it."""
         mm = self.layout.mm_per_px
         cw, ch = self.layout.card_px
         inset = (sum(QR_MARGIN_RANGE_MM) / 2) / mm + self._qr_side / 2
@@ -946,7 +952,11 @@ class Recogniser:
             (_, _), (rw, rh), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
             # no piece of one card reaches farther than its diagonal: a longer one is the
             # strip two cards side by side show (the back pair beyond the front pair)
-            pieces += 2 if max(rw, rh) >= CARD_PIECE_TWO * diagonal else 1
+            if max(rw, rh) >= CARD_PIECE_TWO * diagonal:
+                pieces += 2
+            elif np.count_nonzero(piece & printed) >= CARD_PIECE_PRINT * stats[i, cv2.CC_STAT_AREA] \
+                    and not np.any(piece & (geo.outline_band > 0)):
+                pieces += 1  # (the second reader's white chip against a showdown made a fifth card)
         return pieces
 
     @staticmethod
