@@ -689,10 +689,10 @@ class Recogniser:
             filled = ((cardish > 0) | self._enclosed(cardish == 0, geo)) if grey \
                 else colours.fill_holes(cardish, 0.5 * self._card_area)
             cardish = (filled & inside).astype(np.uint8) * 255
-        # Opening removes the zone markings (a painted outline up to MARKING_MM wide), printed
-        # labels and noise; every card shows far more than that of itself.
         if hand is not None:
             cardish[cv2.dilate(hand.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0] = 0
+        # Opening removes the zone markings (a painted outline up to MARKING_MM wide), printed
+        # labels and noise; every card shows far more than that of itself.
         cardish = cv2.morphologyEx(cardish, cv2.MORPH_OPEN, self._marking_kernel)
         if hand_near is not None and np.any((cardish > 0) & hand_near):
             self.unknown_back_zones.discard(name)
@@ -914,7 +914,7 @@ class Recogniser:
                              card_coloured: np.ndarray, printed: np.ndarray, geo: _ZoneGeometry) -> int:
         """How many pieces of a face-up blob (quarter-resolution mask, its zone box at
         `origin`) lie beyond every card a decoded code places: the card of each code where its
-        margin of 2-6 mm may put it (as `_bodies` places a card seen by one code), grown by
+        margin of 2-6 mm may put it (`_card_of_code`, as `_bodies` places it), grown by
         that uncertainty and the blob's edge. A piece counts when it covers CARD_PIECE_SHARE
         of a card, is CARD_PIECE_MM across both ways (a narrower strip is a card's edge or a
         card placed a little off) and is mostly a card's colours (`card_coloured`: a face's
@@ -925,15 +925,13 @@ class Recogniser:
         cards, or a neighbouring zone's card reaching in over the outline, is no card of it."""
         mm = self.layout.mm_per_px
         cw, ch = self.layout.card_px
-        inset = (sum(QR_MARGIN_RANGE_MM) / 2) / mm + self._qr_side / 2
-        grow = ((QR_MARGIN_RANGE_MM[1] - QR_MARGIN_RANGE_MM[0]) / 2 + PAIRED_TOL_MM) / mm + EDGE_PX * SHRINK
+        grow = self._lone_tol + EDGE_PX * SHRINK
         placed = np.zeros(comp.shape, np.uint8)
         ox, oy = origin
         for r in reads:
             if r.orientation is None:
                 continue
-            right, down = code_axes(r.orientation)
-            centre = np.array(r.centre) + right * (cw / 2 - inset) + down * (ch / 2 - inset)
+            centre, right, down = self._card_of_code(r)
             body = turned_rect(centre, right, down, cw / 2 + grow, ch / 2 + grow)
             cv2.fillConvexPoly(placed, np.round(body / SHRINK - [ox, oy]).astype(np.int32), 1)
         rest = (comp & (placed == 0)).astype(np.uint8)
@@ -1200,12 +1198,20 @@ class Recogniser:
                 continue
             right, down = code_axes(a.orientation)
             yield (np.array(a.centre) + np.array(b.centre)) / 2, right, down, PAIRED_TOL_MM / mm
-        cw, ch = self.layout.card_px
-        inset = (sum(QR_MARGIN_RANGE_MM) / 2) / mm + self._qr_side / 2
-        lone_tol = ((QR_MARGIN_RANGE_MM[1] - QR_MARGIN_RANGE_MM[0]) / 2 + PAIRED_TOL_MM) / mm
         for k, o in enumerate(reads):
             if k in paired or o is r or o.orientation is None or o.text == r.text:
                 continue
-            right, down = code_axes(o.orientation)
-            centre = np.array(o.centre) + right * (cw / 2 - inset) + down * (ch / 2 - inset)
-            yield centre, right, down, lone_tol
+            yield *self._card_of_code(o), self._lone_tol
+
+    def _card_of_code(self, o: QrRead) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Where the card of a code seen alone lies (centre, its right and down, full
+        resolution): its margin taken at the middle of 2-6 mm, known to `_lone_tol`."""
+        cw, ch = self.layout.card_px
+        inset = (sum(QR_MARGIN_RANGE_MM) / 2) / self.layout.mm_per_px + self._qr_side / 2
+        right, down = code_axes(o.orientation)
+        return np.array(o.centre) + right * (cw / 2 - inset) + down * (ch / 2 - inset), right, down
+
+    @property
+    def _lone_tol(self) -> float:
+        """How far (px) a card seen by one code may lie from `_card_of_code`'s place."""
+        return ((QR_MARGIN_RANGE_MM[1] - QR_MARGIN_RANGE_MM[0]) / 2 + PAIRED_TOL_MM) / self.layout.mm_per_px

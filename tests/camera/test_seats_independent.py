@@ -14,7 +14,7 @@ from firmware_bridge.camera.accuracy import score_zone
 from firmware_bridge.camera.build import build_recogniser
 from tests.camera.independent import render_seat_scene
 from tests.camera.independent.cases import seat_cases
-from tests.camera.independent_seats import calibrated_camera
+from tests.camera.independent_seats import calibrated_camera, read_case
 
 CROWDED = {
     "S2": {"up": ["5H", "TC", "6S", "3D"], "row_overlap_mm": 62.0},
@@ -58,20 +58,14 @@ def test_the_zones_gold_outline_at_the_edge_of_its_picture_is_no_hand(tmp_path):
     # drops markings took the world beyond the picture for skin and kept the corners: 78 px
     # of "hand" where 77 hold the zone. Such a "hand" lies only over the zone's edge, clear of
     # the cards (`_hand_at_the_edge`): four backs in a row, read.
-    case = seat_cases(24, 0)[18]
-    cam = calibrated_camera(tmp_path, case.deck_style, case.seed)
-    image, truth = case.render()
-    seen, _ = build_recogniser(cam).read_still(image)
-    assert truth["seats"]["S4"] == ["??"] * 4
+    truth, seen, _, _ = read_case(seat_cases(24, 0)[18], tmp_path)
+    assert truth["S4"] == ["??"] * 4
     assert seen["S4"] == ["??"] * 4
 
 
 def test_a_hand_reaching_over_the_zones_corner_clear_of_its_cards_does_not_hold_the_seat(tmp_path):
     # seats017 (dim): the dealer's hand over S6 reaches over a corner of S7's zone, 50 mm and
     # more from S7's three backs; S7 was held as under the hand
-    case = seat_cases(24, 0)[17]
-    cam = calibrated_camera(tmp_path, case.deck_style, case.seed)
-    image, truth = case.render()
-    seen, _ = build_recogniser(cam).read_still(image)
-    assert truth["seats"]["S7"] == ["??"] * 3
+    truth, seen, _, _ = read_case(seat_cases(24, 0)[17], tmp_path)
+    assert truth["S7"] == ["??"] * 3
     assert seen["S7"] == ["??"] * 3
