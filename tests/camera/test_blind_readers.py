@@ -33,9 +33,10 @@ SEATS_MEASURED = {"lattice_red": 6, "emblem_purple": 6, "plaid_grey": 4, "waves_
 #: decks calibrate must refuse (none since dots_black calibrates)
 SEATS_REFUSED: set[str] = set()
 #: dice in full view named with their face, table 0, two throws under every perturbation
-#: (pearl_dark_red was 24 before the whole-square check of 2026-12-04; with it, 8: that
-#: table's dice are held 0 as not wholly seen — fewer read, none wrong; docs/camera.md)
-DICE_MEASURED = {"white_bright_red": 24, "ivory_dull_red": 12, "pearl_dark_red": 8,
+#: (pearl_dark_red was 24 before the whole-square check of 2026-12-04, 8 with it; 24 again
+#: since the renderer's truth turns a die with a 3 or 4 up as it lies, 2026-12-05: its
+#: unturned square let a throw place those dice into each other, docs/camera.md)
+DICE_MEASURED = {"white_bright_red": 24, "ivory_dull_red": 12, "pearl_dark_red": 24,
                  "translucent_white": 10, "cream_big_pips": 0}
 # (translucent_white was 0 before pips on the rounded edge's shade were taken as pips, on the
 # 5th of Dec 2026: from then on the blind renderer's dice were looked at, docs/camera.md

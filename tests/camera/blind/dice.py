@@ -229,9 +229,16 @@ def _die_rotation(face: int, yaw: float, rng) -> np.ndarray:
     return Y @ M
 
 
+def _yaw(d: Die) -> float:
+    """The die's turn on the table: that of one of its axes lying flat. (Its x axis stands
+    upright when a 3 or 4 is up; the turn was taken from it alone before, 0 for every such
+    die, so their footprints and top faces in the truth were unturned squares.)"""
+    j = int(np.argmin(np.abs(d.R[2])))
+    return float(np.arctan2(d.R[1, j], d.R[0, j]))
+
+
 def footprint(d: Die) -> np.ndarray:
-    yaw = np.arctan2(d.R[1, 0], d.R[0, 0])
-    return rect_mm(d.x, d.y, DIE_MM, DIE_MM, yaw)
+    return rect_mm(d.x, d.y, DIE_MM, DIE_MM, _yaw(d))
 
 
 def _draw_shadow(canvas, t: DiceTable, d: Die):
@@ -324,8 +331,7 @@ def _draw_die(canvas, t: DiceTable, d: Die, ds: DiceSet, rng):
 
 
 def _top_face(t: DiceTable, d: Die) -> np.ndarray:
-    yaw = np.arctan2(d.R[1, 0], d.R[0, 0])
-    sq = rect_mm(d.x, d.y, DIE_MM, DIE_MM, yaw)
+    sq = rect_mm(d.x, d.y, DIE_MM, DIE_MM, _yaw(d))
     return t.cam.project(_at(sq, -DIE_MM))
 
 

@@ -176,3 +176,24 @@ def test_calibration_stills_show_one_back_per_seat_on_the_same_table():
         x, y = np.round(c.mean(0)).astype(int)
         # the back covers the felt there
         assert np.abs(backs[y - 5:y + 5, x - 5:x + 5].astype(int) - empty[y - 5:y + 5, x - 5:x + 5].astype(int)).mean() > 8
+
+
+@pytest.mark.parametrize("face", range(1, 7))
+def test_a_dies_footprint_is_turned_as_the_die_whatever_face_is_up(face):
+    """The truth's top face (and the footprint the throws are placed by) turns with the die.
+    A 3 or 4 up stands the die's x axis upright; its turn was read from that axis alone, so
+    every such die had an unturned square in the truth, and "in full view" was judged on it."""
+    from tests.camera.blind.dice import Die, _die_rotation, footprint
+    rng = np.random.default_rng(face)
+    for yaw in (0.3, 0.7, 1.2):
+        d = Die(face, 10.0, -5.0, _die_rotation(face, yaw, rng))
+        sq = footprint(d)
+        side = sq[1] - sq[0]
+        turn = float(np.arctan2(side[1], side[0]))
+        assert min(abs((turn - yaw + np.pi / 4) % (np.pi / 2) - np.pi / 4), 1.0) < 1e-6, (face, yaw, turn)
+        # the top face the renderer draws: the die's corners with the upright axis at the top
+        up = int(np.argmax(np.abs(d.R[2])))
+        axes = [j for j in range(3) if j != up]
+        corners = np.array([[d.x, d.y] + (d.R[:2, axes[0]] * a + d.R[:2, axes[1]] * b) * 8.0
+                            for a in (-1, 1) for b in (-1, 1)])
+        assert _overlap(cv2.convexHull(np.float32(corners))[:, 0], sq) == pytest.approx(256.0, abs=1e-3)
