@@ -252,10 +252,12 @@ def _place_seat(rng, zone, style, H, cards_named, kind, sloppy=False):
         recs = _seat_truth(cards, style, H, later)
         if _seat_ok(recs, cards, kind):
             return cards
-    # last resort: a plain tidy row (always legal)
+    # last resort: a plain tidy layout (always legal): the pairs' cards 3 mm apart, the rows
+    # 78 mm apart (166 mm tall, inside any zone >= 161 mm + slack), so every card's far code
+    # is whole and the front pair covers the back pair's near codes 10 mm deep
     za = np.arctan2(zone.ex[1], zone.ex[0])
     if kind == "up":
-        locs = [(-29, 44, 0), (29, 44, 0), (-29, -44, 0), (29, -44, 0)]
+        locs = [(-33, 39, 0), (33, 39, 0), (-33, -39, 0), (33, -39, 0)]
     else:
         xs = (np.arange(n) - (n - 1) / 2) * 40.0
         locs = [(x, 0, 0) for x in xs]

@@ -145,3 +145,26 @@ def test_scene_statistics():
                     assert c["visible_fraction"] >= 0.5
     assert kinds == {"dealing", "showdown"}
     assert 1 <= hands <= 14 and up_cards > 0
+
+
+def test_last_resort_layouts_keep_the_rules(monkeypatch):
+    """When no random layout of a seat passes, the tidy layout it falls back on must keep the
+    same rules: inside the zone (+3 mm), no near-miss code, every back half shown, no XX."""
+    from . import render as R
+    from .styles import get_style
+    from .table import get_table
+    fits = R._fits
+    for table in (0, 1):
+        T = get_table(table)
+        for name in DECK_STYLES:
+            st = get_style(name)
+            for zone in T.zones:
+                for kind, n in (("up", 4), ("down", 1), ("down", 2), ("down", 3), ("down", 4)):
+                    monkeypatch.setattr(R, "_fits", lambda *a: False)    # every random try fails
+                    cards = R._place_seat(np.random.default_rng(0), zone, st, T.H,
+                                          ["AS", "2H", "3D", "4C"][:n], kind)
+                    monkeypatch.setattr(R, "_fits", fits)
+                    assert fits(zone, cards, st), (table, name, zone.name, kind, n)
+                    later, _ = R._later_polys(cards, st, T.H)
+                    recs = R._seat_truth(cards, st, T.H, later)
+                    assert R._seat_ok(recs, cards, kind), (table, name, zone.name, kind, n)
