@@ -225,3 +225,45 @@ def test_truth_visibility_agrees_with_the_rendered_geometry():
                         assert (th.expected[di] == 0) == (not info["visible"])
                     n_hidden += not info["visible"]
     assert n_hidden > 0
+
+
+def _rounded_corner_points(die, r):
+    """World points of the top face's four rounded corners, out to 45 degrees from the top."""
+    ca, sa = np.cos(die.yaw), np.sin(die.yaw)
+    ex, ey = np.array([ca, sa, 0.0]), np.array([-sa, ca, 0.0])
+    hf = SIZE_MM / 2 - r
+    pts = []
+    for th in np.radians(np.linspace(7.5, 45.0, 6)):
+        z = die.center[2] + SIZE_MM / 2 - r * (1 - np.cos(th))
+        for phi in np.radians(np.linspace(0.0, 90.0, 13)):
+            for sx in (-1, 1):
+                for sy in (-1, 1):
+                    a = sx * (hf + r * np.sin(th) * np.cos(phi))
+                    b = sy * (hf + r * np.sin(th) * np.sin(phi))
+                    pts.append(np.array([die.center[0], die.center[1], z]) + a * ex + b * ey)
+    return np.array(pts)
+
+
+@pytest.mark.parametrize("name,table", [("matte_small_pips", 7), ("worn_rounded_brown", 4)])
+def test_a_die_in_full_view_shows_its_rounded_corners(name, table):
+    """The top face counted for 'in full view' takes in its rounded border out to 45 degrees
+    at the corners too: a rim or hand hiding only a rounded corner leaves the die not in full
+    view (such near-misses are not generated)."""
+    from . import render as R
+    dset = DICE_SETS[name]
+    tbl = get_table(table)
+    for seed in range(40):
+        th = make_throw(tbl, dset, seed)
+        if not th.dice:
+            continue
+        ctx = R.Ctx(tbl, dset, th)
+        for di, (die, info) in enumerate(zip(th.dice, th.info)):
+            if not info["visible"]:
+                continue
+            pts = _rounded_corner_points(die, dset.edge_radius_mm)
+            u, v, _ = tbl.cam.project(pts)
+            g = R.intersect_all(ctx, u, v)
+            dist = np.linalg.norm(pts - tbl.cam.C, axis=1)
+            hit = np.linalg.norm(g["P"] - tbl.cam.C, axis=1)
+            seen = (g["obj"] == 100 + di) & (hit > dist - 0.05)
+            assert seen.all(), (seed, di)

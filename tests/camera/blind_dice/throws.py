@@ -267,13 +267,19 @@ def top_face_points(die: Die, r, inset=0.0, n=17):
     for a in g:
         for b in g:
             pts.append(np.array([die.center[0], die.center[1], zt]) + a * ex + b * ey)
-    # rounded band: points at 22.5 and 45 degrees round the edge
+    # rounded band: points at 22.5 and 45 degrees round the edge, and round the corners
     for ang in (np.radians(22.5), np.radians(45)):
         out = hf + r * np.sin(ang)
         z = zt - r * (1 - np.cos(ang))
         for a in np.linspace(-hf, hf, n):
             for (px, py) in ((a, out), (a, -out), (out, a), (-out, a)):
                 pts.append(np.array([die.center[0], die.center[1], z]) + px * ex + py * ey)
+        for phi in np.radians(np.arange(7.5, 90.0, 7.5)):
+            cx, cy = r * np.sin(ang) * np.cos(phi), r * np.sin(ang) * np.sin(phi)
+            for sx in (-1, 1):
+                for sy in (-1, 1):
+                    pts.append(np.array([die.center[0], die.center[1], z])
+                               + sx * (hf + cx) * ex + sy * (hf + cy) * ey)
     return np.array(pts)
 
 
