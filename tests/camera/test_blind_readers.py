@@ -95,6 +95,28 @@ def test_dice_whose_pips_lie_on_the_rounded_edge_are_calibrated_and_read():
     assert sorted(reader.read(crops[0])) == truths[0]["zones"]["DICE"]["expected"] == [4, 6]
 
 
+def test_pips_on_a_broad_rounded_edge_out_of_focus_are_pips():
+    """ivory_dull_red at table 2, throw 1 out of focus: two 2s lying free, 3 mm rounded
+    edges, the corner pips 4.8 mm out (0.3 of the edge), so each pip lies half on the
+    rounded edge's shade. Out of focus that shade, outside the pip, is darker than the level
+    the pips are cut at; the pip was taken for a bay of a dark area (not closed) and each
+    die was read from one pip, or not at all. A pip's ring is now held lighter than halfway
+    from the pip's own darkest to that level."""
+    from firmware_bridge.camera.dice import DiceReader
+    from firmware_bridge.camera.dice_calibration import calibrate_dice
+    from tests.camera.heldout_dice_figures import CALIBRATION_SEEDS, NOMINAL_MM_PER_PX, _box
+
+    crops = []
+    for seed in CALIBRATION_SEEDS:
+        img, truth = blind.render_dice_scene("ivory_dull_red", seed, "sharp", table=2)
+        x0, y0, x1, y1 = _box(truth, img)
+        crops.append(img[y0:y1, x0:x1])
+    cal = calibrate_dice(crops, 16.0 / NOMINAL_MM_PER_PX)
+    img, truth = blind.render_dice_scene("ivory_dull_red", 1, "blur", table=2)
+    x0, y0, x1, y1 = _box(truth, img)
+    seen = DiceReader(die_px=cal.die_px, view=cal.view).read(img[y0:y1, x0:x1])
+    assert seen == truth["zones"]["DICE"]["expected"] == [2, 2]
+
 def test_a_dim_felt_in_the_backs_hue_is_no_card(tmp_path):
     """waves_navy at table 0 (a navy back on a blue felt), seed 0 taken at a fifth of the
     light in linear terms with the sensor's noise at that level: in the picture's darker
