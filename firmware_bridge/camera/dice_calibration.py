@@ -280,10 +280,15 @@ def _silhouette(lo: np.ndarray, centre: tuple[float, float], rough_px: float, re
     return labels == labels[py, px], px, py
 
 
+#: a side of a die's outline reaching this far (die edges) from its centre runs on into
+#: something it touches (a die's half and its strip reach 0.5 and a tenth more)
+_JOINED = 0.7
+
+
 def _silhouette_edge(lo: np.ndarray, centre: tuple[float, float], rough_px: float) -> float | None:
     """The edge of the die at `centre` (its top face's centre, as the reader found it): from
-    its outline, what is brighter than a quarter of the way from the floor round it to its
-    top face's white (its pips filled first). The top face with its rounded edges is 16 mm."""
+    its outline, what is brighter than halfway from the floor round it to its top face's
+    white (its pips filled first). The top face with its rounded edges is 16 mm."""
     sil = _silhouette(lo, centre, rough_px)
     if sil is None:
         return None
@@ -292,7 +297,11 @@ def _silhouette_edge(lo: np.ndarray, centre: tuple[float, float], rough_px: floa
     # four sides are the nearest the outline comes to it, a quarter turn apart. A side may
     # look further (a strip of side face seen off axis joins the outline there) or nearer (a
     # rounded edge turned from the light is as dark as the floor), each on at most two sides:
-    # the middle two of the four are kept.
+    # the middle two of the four are kept. But a die or a light rim the die touches joins it
+    # too, and runs a side on far beyond a strip (`_JOINED`): with a strip on another side,
+    # the middle two would take the strip in (12-16 % too large on touching dice,
+    # docs/camera.md). Such a die is measured across the axis (two opposite sides) that
+    # nothing runs on along, the shorter if both are free.
     theta = np.deg2rad(np.arange(0.0, 360.0, 2.0))
     steps = np.arange(0.0, 1.5 * rough_px, 0.5)
     xs = np.rint(px + np.cos(theta)[:, None] * steps).astype(int)
@@ -304,7 +313,14 @@ def _silhouette_edge(lo: np.ndarray, centre: tuple[float, float], rough_px: floa
     quarter = len(theta) // 4
     sides = reach.reshape(4, quarter)  # the four rays a quarter turn apart, for each turn
     turn = int(np.argmin(sides.sum(axis=0)))
-    edge = float(np.sort(sides[:, turn])[1:3].sum())
+    a = sides[:, turn]
+    axes = (a[0] + a[2], a[1] + a[3])
+    joined = a > _JOINED * rough_px
+    if joined.any():
+        free = [s for s, j in zip(axes, (joined[0] | joined[2], joined[1] | joined[3]), strict=True) if not j]
+        edge = float(min(free or axes))
+    else:
+        edge = float(np.sort(a)[1:3].sum())
     return edge if 0.6 * rough_px <= edge <= 1.4 * rough_px else None
 
 
