@@ -118,12 +118,13 @@ def test_pips_on_a_broad_rounded_edge_out_of_focus_are_pips():
     assert seen == truth["zones"]["DICE"]["expected"] == [2, 2]
 
 def test_a_die_touching_another_is_measured_across_its_free_axis():
-    """translucent_white at table 1: on the calibration stills the two dice touch, and the
-    camera, off axis, sees a strip of side face beside each top face. Each die's outline runs
+    """translucent_white at table 1: the camera, off axis, sees a strip of side face beside
+    each top face, and on the calibration stills one die touches another: its outline runs
     on into the other die on one side and takes in the strip on another. Measured as the
-    middle two of its four sides, the die came out 16 % too large (71.8 px for 62.1), and the
-    table's dice were read as faces of that size. It is now measured across the axis along
-    which nothing runs on."""
+    middle two of its four sides, that die came out 22 % too large and the table's die 16 %
+    (71.8 px for 62.1; the other die measured, free, 9 %), and the table's dice were read as
+    faces of that size. A die whose outline runs on is now measured across the axis along
+    which nothing does."""
     from firmware_bridge.camera.dice_calibration import calibrate_dice
     from tests.camera.heldout_dice_figures import CALIBRATION_SEEDS, NOMINAL_MM_PER_PX, _box
 
