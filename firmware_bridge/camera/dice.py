@@ -28,8 +28,7 @@ felt, tray or plastic: every level is relative to the die's own white.
    across the middle of its long side, each half read on its own; the region is read at the
    lowest level (share of its white) at which each of its dice reads.
 4. **A face.** The pips round the region's place (spots ringed by the face's own white, or
-   near a side by white within and, without, the rounded edge's shade lighter than halfway
-   from the pip's own darkest to the level it is cut at; a side strip's
+   near a side by white within and the rounded edge's lighter shade without; a side strip's
    pips are ringed by its darker plastic) give the face's centre: every face's pattern is
    symmetric about it (found twice over: the region may leave the pips near a side out). The
    pips are cut at a level set by their own depth: halfway between
@@ -694,11 +693,7 @@ class DiceReader:
             blob = (labels[wy0:y0 + h0 + m, wx0:x0 + w0 + m] == j).astype(np.uint8)
             ring = cv2.dilate(blob, np.ones((5, 5), np.uint8)).astype(bool) & ~cv2.dilate(blob, np.ones((3, 3), np.uint8)).astype(bool)
             part = (slice(wy0, y0 + h0 + m), slice(wx0, x0 + w0 + m))
-            # closed: its ring lighter than halfway from its own darkest to the pips' level
-            # (out of focus, the shade of a broad rounded edge beside a pip that lies half on
-            # it is darker than that level; a bay of the floor is open to the floor's dark)
-            closed = lo[part] >= (float(lo[part][blob > 0].min()) + levels[0]) / 2
-            if not _ringed(ring, bright[part], closed, least_ringed, (a, w0, h0)):
+            if not _ringed(ring, bright[part], lo[part] >= levels[0], least_ringed, (a, w0, h0)):
                 continue
             out.append((float(cents[j][0]), float(cents[j][1]), float(a), _colour_of(win, lo, labels == j, white)))
         return out
