@@ -299,7 +299,7 @@ def _silhouette_edge(lo: np.ndarray, centre: tuple[float, float], rough_px: floa
     # rounded edge turned from the light is as dark as the floor), each on at most two sides:
     # the middle two of the four are kept. But a die or a light rim the die touches joins it
     # too, and runs a side on far beyond a strip (`_JOINED`): with a strip on another side,
-    # the middle two would take the strip in (12-16 % too large on touching dice,
+    # the middle two would take one of them in (a touching die a quarter too large,
     # docs/camera.md). Such a die is measured across the axis (two opposite sides) that
     # nothing runs on along, the shorter if both are free.
     theta = np.deg2rad(np.arange(0.0, 360.0, 2.0))
