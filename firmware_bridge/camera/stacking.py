@@ -122,13 +122,13 @@ FINDER_ORIGINS = ((0, 0), (0, 14), (14, 0))
 SYMBOL_MODULES = 21
 
 
-def _finder_dark(r: int, c: int) -> bool:
-    return r in (0, 6) or c in (0, 6) or (2 <= r <= 4 and 2 <= c <= 4)
-
-
 def _finder_core(r: int, c: int) -> bool:
     """The 3 x 3 dark core of a finder pattern."""
     return 2 <= r <= 4 and 2 <= c <= 4
+
+
+def _finder_dark(r: int, c: int) -> bool:
+    return r in (0, 6) or c in (0, 6) or _finder_core(r, c)
 
 
 def _finder_beside_core(r: int, c: int) -> bool:
