@@ -125,16 +125,31 @@ QR_SIDE_MM = QR_WIDTH_MM / QR_MODULES * (QR_MODULES + 2 * QR_QUIET_MODULES)  # q
 #: pair pushed under the front pair, one back card seen only by a corner of it)
 CARD_PIECE_SHARE = 0.08
 CARD_PIECE_MM = 12.0
-#: a piece this many times a card's diagonal long is two cards (the blob's edge pixels and the
-#: measured scale's error make one card's piece up to about 4% longer than its diagonal)
+#: a piece that no card, grown this many times, can hold at any turn is two cards (the blob's
+#: edge pixels and the measured scale's error make one card's piece up to about 4% larger)
 CARD_PIECE_TWO = 1.05
 #: and this share of it must be a card's colours (a face's white, the back)
 CARD_PIECE_COLOURED = 0.5
-#: and a piece shorter than two cards must be this share print (black: a code's modules)
-CARD_PIECE_PRINT = 0.05
+#: and a piece one card may hold must be this share print (black: a code's modules, an index;
+#: a back card's strip beyond the front pair, 20 mm deep, showed 2.9-4.8%, a plain chip none)
+CARD_PIECE_PRINT = 0.025
 #: the least a showdown's card shows of itself when the front pair is pushed over the back
 #: pair (a share of a card's area): the codes found may count up to the blob's area over this
 CROWDED_SHOWN = 0.45
+
+
+def one_card_holds(points: np.ndarray, card_w: float, card_h: float) -> bool:
+    """Could one card (`card_w` x `card_h`, in the points' pixels), at some turn, hold all these
+    points? Their outline's extent is measured along every direction, half a degree apart."""
+    hull = cv2.convexHull(points.astype(np.float32)).reshape(-1, 2).astype(np.float64)
+    short, long_ = sorted((card_w, card_h))
+    for a in np.radians(np.arange(0.0, 90.0, 0.5)):
+        along = hull @ np.array([math.cos(a), math.sin(a)])
+        across = hull @ np.array([-math.sin(a), math.cos(a)])
+        extents = sorted((float(np.ptp(along)), float(np.ptp(across))))
+        if extents[0] <= short and extents[1] <= long_:
+            return True
+    return False
 
 
 @dataclass(slots=True)
@@ -920,7 +935,8 @@ class Recogniser:
         card placed a little off) and is mostly a card's colours (`card_coloured`: a face's
         white or the back; the cards' shadow on the felt, darker than the felt, is in the blob
         too, and a shadow 85 x 23 mm beside a hand of four was counted as a fifth card). A piece
-        shorter than a card's diagonal must also carry print (`printed`: black; a face's
+        that no card can hold is two cards (`one_card_holds`); one that a card may hold must
+        also carry print (`printed`: black; a face's
         codes and index) and lie clear of the zone's outline: a plain chip lying against the
         cards, or a neighbouring zone's card reaching in over the outline, is no card of it."""
         mm = self.layout.mm_per_px
@@ -938,7 +954,6 @@ class Recogniser:
         across = max(1, int(round(CARD_PIECE_MM / mm / SHRINK)))
         rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((across, across), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
-        diagonal = math.hypot(self._card_w, self._card_h)
         pieces = 0
         for i in range(1, n):
             if stats[i, cv2.CC_STAT_AREA] < CARD_PIECE_SHARE * self._card_area:
@@ -947,10 +962,11 @@ class Recogniser:
             if np.count_nonzero(piece & card_coloured) < CARD_PIECE_COLOURED * stats[i, cv2.CC_STAT_AREA]:
                 continue
             ys, xs = np.nonzero(piece)
-            (_, _), (rw, rh), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
-            # no piece of one card reaches farther than its diagonal: a longer one is the
-            # strip two cards side by side show (the back pair beyond the front pair)
-            if max(rw, rh) >= CARD_PIECE_TWO * diagonal:
+            # a piece no card can hold, at any turn, is the strip two cards side by side show
+            # (the back pair beyond the front pair): longer than a card's side and too deep to
+            # lie along a card's diagonal
+            if not one_card_holds(np.column_stack([xs, ys]), CARD_PIECE_TWO * self._card_w,
+                                  CARD_PIECE_TWO * self._card_h):
                 pieces += 2
             elif np.count_nonzero(piece & printed) >= CARD_PIECE_PRINT * stats[i, cv2.CC_STAT_AREA] \
                     and not np.any(piece & (geo.outline_band > 0)):

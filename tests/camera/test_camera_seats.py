@@ -18,7 +18,7 @@ import pytest
 from firmware_bridge.camera.accuracy import score_zone
 from firmware_bridge.camera.config import load_camera_config
 from firmware_bridge.camera.layout import CARD_H_MM, CARD_W_MM
-from firmware_bridge.camera.recogniser import Recogniser
+from firmware_bridge.camera.recogniser import Recogniser, one_card_holds
 from firmware_bridge.camera.scene import FACE_DOWN, TableScene
 from firmware_bridge.camera.seat_accuracy import random_seats, seat_stills
 from firmware_bridge.camera.seat_poses import dealt_pose, new_plan
@@ -317,3 +317,22 @@ def test_a_hand_only_over_the_zones_edge_is_told_from_a_hand_over_the_zone(calib
     big[:, : int(edge_px) - 1] = True  # along a whole side, more than a third of a card
     assert np.count_nonzero(big) >= 0.3 * rec._card_area
     assert not rec._hand_at_the_edge(big & (geo.mask > 0), geo)
+
+
+def _strip(length_mm: float, depth_mm: float, turn_deg: float) -> np.ndarray:
+    """The outline of a rectangle (0.1 mm to a pixel), turned."""
+    rect = ((0.0, 0.0), (length_mm * 10, depth_mm * 10), turn_deg)
+    return cv2.boxPoints(rect)
+
+
+@pytest.mark.parametrize("turn", [0.0, 17.0, 45.0, 90.0])
+def test_one_card_holds_a_piece_of_itself_but_not_two_cards_strip(turn):
+    w, h = CARD_W_MM * 10, CARD_H_MM * 10
+    assert one_card_holds(_strip(88, 63, turn), w, h)  # the card itself
+    assert one_card_holds(_strip(60, 40, turn), w, h)
+    # a band along a card's diagonal: 12 mm deep, it may be up to 97 mm long
+    assert one_card_holds(_strip(95, 12, turn), w, h)
+    # the back pair's strip beyond the front pair: two cards side by side (shorter than the
+    # card's diagonal, 108 mm, and once counted as one card for that)
+    assert not one_card_holds(_strip(105, 20, turn), w, h)
+    assert not one_card_holds(_strip(92, 25, turn), w, h)
