@@ -125,14 +125,21 @@ QR_SIDE_MM = QR_WIDTH_MM / QR_MODULES * (QR_MODULES + 2 * QR_QUIET_MODULES)  # q
 #: pair pushed under the front pair, one back card seen only by a corner of it)
 CARD_PIECE_SHARE = 0.08
 CARD_PIECE_MM = 12.0
-#: a piece that no card, grown this many times, can hold at any turn is two cards (the blob's
-#: edge pixels and the measured scale's error make one card's piece up to about 4% larger)
+#: a piece this many times a card's diagonal long is two cards (the blob's edge pixels and the
+#: measured scale's error make one card's piece up to about 4% longer than its diagonal)
 CARD_PIECE_TWO = 1.05
+#: and so is a band (no deeper than this share of a card's width, filling this share of its
+#: smallest enclosing rectangle: the strip of the back pair beyond the front pair, 20-22 mm
+#: deep) that no card grown by CARD_PIECE_TWO holds at any turn; a card's piece joined with a
+#: 40 mm chip beside it is deeper
+CARD_BAND_DEPTH = 0.4
+CARD_BAND_FILL = 0.85
 #: and this share of it must be a card's colours (a face's white, the back)
 CARD_PIECE_COLOURED = 0.5
-#: and a piece one card may hold must be this share print (black: a code's modules, an index;
-#: a back card's strip beyond the front pair, 20 mm deep, showed 2.9-4.8%, a plain chip none)
-CARD_PIECE_PRINT = 0.025
+#: and a piece shorter than two cards must be this share print (black: a code's modules; a
+#: chip printed with its value or edge spots shows 3-6%, and a back card's strip beyond the
+#: front pair 2.9-4.8%: such a strip is not counted)
+CARD_PIECE_PRINT = 0.05
 #: the least a showdown's card shows of itself when the front pair is pushed over the back
 #: pair (a share of a card's area): the codes found may count up to the blob's area over this
 CROWDED_SHOWN = 0.45
@@ -935,8 +942,8 @@ class Recogniser:
         card placed a little off) and is mostly a card's colours (`card_coloured`: a face's
         white or the back; the cards' shadow on the felt, darker than the felt, is in the blob
         too, and a shadow 85 x 23 mm beside a hand of four was counted as a fifth card). A piece
-        that no card can hold is two cards (`one_card_holds`); one that a card may hold must
-        also carry print (`printed`: black; a face's
+        longer than a card's diagonal, or a band that no card can hold (`one_card_holds`), is two
+        cards; any other must also carry print (`printed`: black; a face's
         codes and index) and lie clear of the zone's outline: a plain chip lying against the
         cards, or a neighbouring zone's card reaching in over the outline, is no card of it."""
         mm = self.layout.mm_per_px
@@ -954,6 +961,7 @@ class Recogniser:
         across = max(1, int(round(CARD_PIECE_MM / mm / SHRINK)))
         rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((across, across), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
+        diagonal = math.hypot(self._card_w, self._card_h)
         pieces = 0
         for i in range(1, n):
             if stats[i, cv2.CC_STAT_AREA] < CARD_PIECE_SHARE * self._card_area:
@@ -962,11 +970,16 @@ class Recogniser:
             if np.count_nonzero(piece & card_coloured) < CARD_PIECE_COLOURED * stats[i, cv2.CC_STAT_AREA]:
                 continue
             ys, xs = np.nonzero(piece)
-            # a piece no card can hold, at any turn, is the strip two cards side by side show
-            # (the back pair beyond the front pair): longer than a card's side and too deep to
-            # lie along a card's diagonal
-            if not one_card_holds(np.column_stack([xs, ys]), CARD_PIECE_TWO * self._card_w,
-                                  CARD_PIECE_TWO * self._card_h):
+            points = np.column_stack([xs, ys])
+            (_, _), (rw, rh), _ = cv2.minAreaRect(points.astype(np.float32))
+            # no piece of one card reaches farther than its diagonal: a longer one is the
+            # strip two cards side by side show (the back pair beyond the front pair); so is a
+            # band shorter than that which no card can hold (longer than a card's side and too
+            # deep to lie along its diagonal)
+            band = min(rw, rh) <= CARD_BAND_DEPTH * self._card_w \
+                and stats[i, cv2.CC_STAT_AREA] >= CARD_BAND_FILL * rw * rh
+            if max(rw, rh) >= CARD_PIECE_TWO * diagonal or (
+                    band and not one_card_holds(points, CARD_PIECE_TWO * self._card_w, CARD_PIECE_TWO * self._card_h)):
                 pieces += 2
             elif np.count_nonzero(piece & printed) >= CARD_PIECE_PRINT * stats[i, cv2.CC_STAT_AREA] \
                     and not np.any(piece & (geo.outline_band > 0)):

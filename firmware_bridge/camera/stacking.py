@@ -9,9 +9,10 @@ sheet allows). A code is in full view when no other face-up card can reach its w
 within PAIRED_TOL_MM of where they put it, one read by one code within its margin's range), or when that card is known to lie
 under it: a code of this card lies, decoded, over a good part of the other card (a code lying
 a quarter or more over another card can only have decoded from the card on top), or its
-finder patterns, core included, show as printed where they lie over the other card, or this
-card's edge shows as a line over it; and none of that the other way round. When the order
-cannot be told, the code is not in full view: the card is XX, never named from it.
+finder patterns, core included, show as printed where they lie over the other card (and none of
+that the other way round), or, when the codes show neither, this card's edge shows as a line
+over it and not the other's over this one. When the order cannot be told, the code is not in
+full view: the card is XX, never named from it.
 """
 
 from __future__ import annotations
@@ -335,20 +336,33 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
         on_line = int(np.count_nonzero(np.abs(hits - np.median(hits)) <= 1.5))
         return on_line >= EDGE_SHOWS * offsets
 
-    memo: dict[tuple[int, int], bool] = {}
+    codes_memo: dict[tuple[int, int], bool] = {}
+    edge_memo: dict[tuple[int, int], bool] = {}
+
+    def codes_over(a: int, b: int) -> bool:
+        """Is card a seen over card b by its codes: one decoded lying a good part over b, or
+        its finder patterns seen as printed over b (`finders_over`)? Only the card on top shows
+        its code there."""
+        if (a, b) not in codes_memo:
+            certain = body(b, -1)
+            codes_memo[a, b] = (
+                any(overlap_area(symbol(i), certain) >= ON_TOP_SHARE * qr_px * qr_px for i in cards[a][0])
+                or (gray is not None
+                    and any(finders_over(gray, reads[i], origin, qr_px, card_box(b, -1)) for i in cards[a][0])))
+        return codes_memo[a, b]
 
     def on_top(a: int, b: int) -> bool:
-        """Is card a seen to lie over card b: a code of a decoded over a good part of b, a
-        code's finder patterns seen as printed over b (`finders_over`), or a's edge seen as a
-        line over b?"""
-        if (a, b) not in memo:
-            certain = body(b, -1)
-            memo[a, b] = (any(overlap_area(symbol(i), certain) >= ON_TOP_SHARE * qr_px * qr_px for i in cards[a][0])
-                          or (gray is not None
-                              and any(finders_over(gray, reads[i], origin, qr_px, card_box(b, -1))
-                                      for i in cards[a][0]))
-                          or edge_over(a, b))
-        return memo[a, b]
+        """Is card a seen to lie over card b? What the codes show decides (`codes_over`):
+        a line found near a card's edge may be the other card's own edge lying a few pixels
+        from it, where a code printed over another card can only be the upper card's. The
+        edges (`edge_over`) decide only when the codes tell neither way."""
+        a_codes, b_codes = codes_over(a, b), codes_over(b, a)
+        if a_codes or b_codes:
+            return a_codes and not b_codes  # (both ways: something is off, the order unknown)
+        for key in ((a, b), (b, a)):
+            if key not in edge_memo:
+                edge_memo[key] = edge_over(*key)
+        return edge_memo[a, b] and not edge_memo[b, a]
 
     clear_px = CLEAR_MM / mm_per_px
     out = [False] * n
@@ -364,7 +378,7 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
                     continue  # the same card (its pairing missed) or a copy: not an occluder
                 if overlap_area(square, body(b, 1)) <= 0:
                     continue
-                if not (on_top(a, b) and not on_top(b, a)):
+                if not on_top(a, b):
                     ok = False
                     break
             out[i] = ok

@@ -8,6 +8,8 @@ back pair's codes). The share of seat states read right is recorded in docs/came
 
 from __future__ import annotations
 
+import cv2
+import numpy as np
 import pytest
 
 from firmware_bridge.camera.accuracy import score_zone
@@ -82,11 +84,60 @@ def test_a_back_pairs_strip_no_card_can_hold_is_two_cards(tmp_path, case, seats)
         assert score_zone(truth[seat], seen[seat]) == "correct", (seat, truth[seat], seen[seat])
 
 
-@pytest.mark.parametrize(("case", "seat"), [(15, "S2"), (21, "S4")])
-def test_a_back_cards_strip_with_a_little_print_is_one_more_card(tmp_path, case, seat):
-    # seats015/021: one back card's code decoded under the front pair's edge places it; what
-    # shows of the other, a strip 35-53 mm long and 20 mm deep, carries 3.2-4.8% black (the top
-    # of a code, an index): under the 5% asked before, it was not counted (three of four)
-    truth, seen, _, _ = read_case(seat_cases(24, 0)[case], tmp_path)
-    assert truth[seat][:2] == ["XX", "XX"]
-    assert score_zone(truth[seat], seen[seat]) == "correct", (truth[seat], seen[seat])
+class _DroppingDecoder:
+    """The station's decoder, blind to the codes of some cards (a smudge, glare on them)."""
+
+    def __init__(self, inner, cards):
+        self.inner, self.cards = inner, tuple(cards)
+
+    def decode(self, view):
+        return [r for r in self.inner.decode(view) if not r.text.startswith(self.cards)]
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+def test_a_plain_chip_beside_a_showdown_card_whose_codes_are_not_read_adds_no_two_cards(tmp_path):
+    # A showdown card whose codes the decoder missed is counted as a piece beyond the coded
+    # cards; a plain white chip (40 mm) lying 2 mm over its outer edge joins that piece into
+    # one that no card holds. Counted as two cards by the first version of the band rule
+    # (five cards in S2, S4 and S5: the second reader's finding); such a piece is no band.
+    deck = [r + s for r in "23456789TJQKA" for s in "SHDC"]
+    np.random.default_rng([22, 99]).shuffle(deck)
+    seats = {f"S{i}": {"up": [deck.pop() for _ in range(4)]} for i in range(1, 8)}
+    unread = {name: spec["up"][i % 4] for i, (name, spec) in enumerate(seats.items())}
+    cam = calibrated_camera(tmp_path, "emerald_logo", 22)
+    image, truth = render_seat_scene(seats, deck_style="emerald_logo", seed=22)
+    radius = 20.0 / cam.layout.mm_per_px
+    for name in seats:
+        hand = np.zeros(image.shape[:2], np.uint8)
+        card = np.zeros(image.shape[:2], np.uint8)
+        for c in truth["cards"][name]:
+            outline = [np.round(np.array(c["corners_px"])).astype(np.int32)]
+            cv2.fillPoly(hand, outline, 1)
+            if c["card"] == unread[name]:
+                cv2.fillPoly(card, outline, 1)
+        # from the seat's middle out through the unread card, to where a chip reaches 2 mm over it
+        (hy, hx), (cy, cx) = (np.argwhere(m).mean(axis=0) for m in (hand, card))
+        away = np.array([cx - hx, cy - hy]) / np.hypot(cx - hx, cy - hy)
+        clear = cv2.distanceTransform((card == 0).astype(np.uint8), cv2.DIST_L2, 5)
+        t = 0.0
+        while True:
+            x, y = np.array([cx, cy]) + away * t
+            if not card[int(y), int(x)] and clear[int(y), int(x)] >= radius - 2.0 / cam.layout.mm_per_px:
+                break
+            t += 1.0
+        cv2.circle(image, (int(x), int(y)), int(radius), (235, 235, 235), -1, cv2.LINE_AA)
+    rec = build_recogniser(cam)
+    rec.decoder = _DroppingDecoder(rec.decoder, unread.values())
+    seen, _ = rec.read_still(image)
+    assert all(seen[name] is None or len(seen[name]) <= 4 for name in seats), seen
+
+
+def test_a_code_printed_over_another_card_outranks_an_edge_line_found_near_it(tmp_path):
+    # seats012 S3: QD's finder patterns show as printed over QC (only the upper card shows its
+    # code there), but a line found within a few pixels of QC's edge passed for QC's edge over
+    # QD as well: the order was taken as unknown and QD read XX
+    truth, seen, _, _ = read_case(seat_cases(24, 0)[12], tmp_path)
+    assert truth["S3"] == ["QC", "QD", "AC", "8S"]
+    assert sorted(seen["S3"]) == sorted(truth["S3"])
