@@ -200,6 +200,19 @@ def test_rendered_top_face_matches_truth(name, table, seed):
                 assert c.mean() < 0.7 * plain_lum
 
 
+def _rendered_dice(tbl, dset, n_seeds):
+    """Every die of the throws of seeds 0..n_seeds-1 on a table (throws with no dice skipped),
+    with its throw's render context: yields (seed, throw, ctx, die index, die, info)."""
+    from . import render as R
+    for seed in range(n_seeds):
+        th = make_throw(tbl, dset, seed)
+        if not th.dice:
+            continue
+        ctx = R.Ctx(tbl, dset, th)
+        for di, (die, info) in enumerate(zip(th.dice, th.info)):
+            yield seed, th, ctx, di, die, info
+
+
 def test_truth_visibility_agrees_with_the_rendered_geometry():
     """A die is 0 exactly when some point of its top face is not the first thing the camera
     ray through that point's pixel meets."""
@@ -210,20 +223,15 @@ def test_truth_visibility_agrees_with_the_rendered_geometry():
         dset = DICE_SETS[name]
         for table in (1, 3, 8, 11):
             tbl = get_table(table)
-            for seed in range(15):
-                th = make_throw(tbl, dset, seed)
-                if not th.dice:
-                    continue
-                ctx = R.Ctx(tbl, dset, th)
-                for di, (die, info) in enumerate(zip(th.dice, th.info)):
-                    pts = top_face_points(die, dset.edge_radius_mm)
-                    u, v, _ = tbl.cam.project(pts)
-                    g = R.intersect_all(ctx, u, v)
-                    seen = (g["obj"] == 100 + di) & (np.linalg.norm(g["P"] - pts, axis=1) < 1.5)
-                    assert bool(seen.all()) == info["visible"]
-                    if th.expected is not None:
-                        assert (th.expected[di] == 0) == (not info["visible"])
-                    n_hidden += not info["visible"]
+            for _seed, th, ctx, di, die, info in _rendered_dice(tbl, dset, 15):
+                pts = top_face_points(die, dset.edge_radius_mm)
+                u, v, _ = tbl.cam.project(pts)
+                g = R.intersect_all(ctx, u, v)
+                seen = (g["obj"] == 100 + di) & (np.linalg.norm(g["P"] - pts, axis=1) < 1.5)
+                assert bool(seen.all()) == info["visible"]
+                if th.expected is not None:
+                    assert (th.expected[di] == 0) == (not info["visible"])
+                n_hidden += not info["visible"]
     assert n_hidden > 0
 
 
@@ -252,18 +260,13 @@ def test_a_die_in_full_view_shows_its_rounded_corners(name, table):
     from . import render as R
     dset = DICE_SETS[name]
     tbl = get_table(table)
-    for seed in range(40):
-        th = make_throw(tbl, dset, seed)
-        if not th.dice:
+    for seed, _th, ctx, di, die, info in _rendered_dice(tbl, dset, 40):
+        if not info["visible"]:
             continue
-        ctx = R.Ctx(tbl, dset, th)
-        for di, (die, info) in enumerate(zip(th.dice, th.info)):
-            if not info["visible"]:
-                continue
-            pts = _rounded_corner_points(die, dset.edge_radius_mm)
-            u, v, _ = tbl.cam.project(pts)
-            g = R.intersect_all(ctx, u, v)
-            dist = np.linalg.norm(pts - tbl.cam.C, axis=1)
-            hit = np.linalg.norm(g["P"] - tbl.cam.C, axis=1)
-            seen = (g["obj"] == 100 + di) & (hit > dist - 0.05)
-            assert seen.all(), (seed, di)
+        pts = _rounded_corner_points(die, dset.edge_radius_mm)
+        u, v, _ = tbl.cam.project(pts)
+        g = R.intersect_all(ctx, u, v)
+        dist = np.linalg.norm(pts - tbl.cam.C, axis=1)
+        hit = np.linalg.norm(g["P"] - tbl.cam.C, axis=1)
+        seen = (g["obj"] == 100 + di) & (hit > dist - 0.05)
+        assert seen.all(), (seed, di)
