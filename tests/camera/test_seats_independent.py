@@ -110,28 +110,29 @@ def test_a_plain_chip_beside_a_showdown_card_whose_codes_are_not_read_adds_no_tw
     image, truth = render_seat_scene(seats, deck_style="emerald_logo", seed=22)
     radius = 20.0 / cam.layout.mm_per_px
     for name in seats:
-        hand = np.zeros(image.shape[:2], np.uint8)
+        seat_cards = np.zeros(image.shape[:2], np.uint8)
         card = np.zeros(image.shape[:2], np.uint8)
         for c in truth["cards"][name]:
             outline = [np.round(np.array(c["corners_px"])).astype(np.int32)]
-            cv2.fillPoly(hand, outline, 1)
+            cv2.fillPoly(seat_cards, outline, 1)
             if c["card"] == unread[name]:
                 cv2.fillPoly(card, outline, 1)
         # from the seat's middle out through the unread card, to where a chip reaches 2 mm over it
-        (hy, hx), (cy, cx) = (np.argwhere(m).mean(axis=0) for m in (hand, card))
-        away = np.array([cx - hx, cy - hy]) / np.hypot(cx - hx, cy - hy)
+        (sy, sx), (cy, cx) = (np.argwhere(m).mean(axis=0) for m in (seat_cards, card))
+        away = np.array([cx - sx, cy - sy]) / np.hypot(cx - sx, cy - sy)
         clear = cv2.distanceTransform((card == 0).astype(np.uint8), cv2.DIST_L2, 5)
-        t = 0.0
-        while True:
+        for t in np.arange(0.0, 4 * radius):
             x, y = np.array([cx, cy]) + away * t
             if not card[int(y), int(x)] and clear[int(y), int(x)] >= radius - 2.0 / cam.layout.mm_per_px:
                 break
-            t += 1.0
+        else:
+            pytest.fail(f"no place for a chip beside {name}'s card")
         cv2.circle(image, (int(x), int(y)), int(radius), (235, 235, 235), -1, cv2.LINE_AA)
     rec = build_recogniser(cam)
     rec.decoder = _DroppingDecoder(rec.decoder, unread.values())
     seen, _ = rec.read_still(image)
-    assert all(seen[name] is None or len(seen[name]) <= 4 for name in seats), seen
+    assert all(seen[name] is not None for name in seats), seen  # (a chip is no hand)
+    assert all(len(seen[name]) <= 4 for name in seats), seen
 
 
 def test_a_code_printed_over_another_card_outranks_an_edge_line_found_near_it(tmp_path):
