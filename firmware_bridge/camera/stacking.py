@@ -351,6 +351,12 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
                     and any(finders_over(gray, reads[i], origin, qr_px, card_box(b, -1)) for i in cards[a][0])))
         return codes_memo[a, b]
 
+    def edge_seen(a: int, b: int) -> bool:
+        """`edge_over`, each pair of cards looked at once."""
+        if (a, b) not in edge_memo:
+            edge_memo[a, b] = edge_over(a, b)
+        return edge_memo[a, b]
+
     def on_top(a: int, b: int) -> bool:
         """Is card a seen to lie over card b? What the codes show decides (`codes_over`):
         a line found near a card's edge may be the other card's own edge lying a few pixels
@@ -359,10 +365,7 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
         a_codes, b_codes = codes_over(a, b), codes_over(b, a)
         if a_codes or b_codes:
             return a_codes and not b_codes  # (both ways: something is off, the order unknown)
-        for key in ((a, b), (b, a)):
-            if key not in edge_memo:
-                edge_memo[key] = edge_over(*key)
-        return edge_memo[a, b] and not edge_memo[b, a]
+        return edge_seen(a, b) and not edge_seen(b, a)
 
     clear_px = CLEAR_MM / mm_per_px
     out = [False] * n
