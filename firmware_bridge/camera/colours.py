@@ -187,6 +187,31 @@ DOT_PRESENT = 0.3
 DOT_MIN = 0.01
 
 
+#: a channel of the felt this dark (of 255) measures the light too coarsely for a gain of its
+#: own: in a dim room a dark felt's weakest channel is a few grey levels, one of which is a
+#: fifth of it
+GAIN_CHANNEL_MIN = 16.0
+#: such a channel's own gain is held within this factor of the measurable channels' gain
+GAIN_CHANNEL_SPREAD = 2.0
+
+
+def light_gains(felt_ref: np.ndarray, felt_now: np.ndarray) -> np.ndarray:
+    """Per-channel gains that bring the felt measured now back to its calibrated colour. A
+    channel too dark to measure well keeps its own gain only within GAIN_CHANNEL_SPREAD of the
+    gain of the channels that measure well (the light dimmed as a whole, give or take a cast)."""
+    ref = np.asarray(felt_ref, np.float32)
+    now = np.asarray(felt_now, np.float32)
+    sure = now >= GAIN_CHANNEL_MIN
+    if sure.all():
+        return ref / now
+    own = ref / np.maximum(now, 2.0)
+    if not sure.any():
+        return own
+    whole = float(ref[sure].sum() / now[sure].sum())
+    held = np.clip(own, whole / GAIN_CHANNEL_SPREAD, whole * GAIN_CHANNEL_SPREAD)
+    return np.where(sure, own, held).astype(np.float32)
+
+
 def balanced(bgr: np.ndarray, gains: np.ndarray) -> np.ndarray:
     """`bgr` with the light's per-channel `gains` applied (the felt's colour as calibrated),
     as 8-bit colours."""

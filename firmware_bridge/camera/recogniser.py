@@ -527,7 +527,7 @@ class Recogniser:
         sample = small[::4, ::4].reshape(-1, 3)
         felt = np.median(sample, axis=0).astype(np.float32)
         self.felt_measured = (int(felt[0]), int(felt[1]), int(felt[2]))
-        return self._felt_ref / np.maximum(felt, 8.0)
+        return colours.light_gains(self._felt_ref, felt)
 
     def _gains_near(self, small: np.ndarray, gains: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
         """The light's gains at a zone, from the felt round it: a grey felt is told from a grey
@@ -546,7 +546,7 @@ class Recogniser:
         if np.count_nonzero(felt) < LOCAL_FELT_SHARE * felt.size:
             return gains
         here = np.median(near[felt].reshape(-1, 3), axis=0).astype(np.float32)
-        return self._felt_ref / np.maximum(here, 8.0)
+        return colours.light_gains(self._felt_ref, here)
 
     def _enclosed(self, felt: np.ndarray, geo: _ZoneGeometry) -> np.ndarray:
         """Felt that cards enclose (smaller than half a card): a face's codes and black print
