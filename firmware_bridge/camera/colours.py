@@ -187,25 +187,27 @@ DOT_PRESENT = 0.3
 DOT_MIN = 0.01
 
 
-#: a channel of the felt this dark (of 255) measures the light too coarsely for a gain of its
-#: own: in a dim room a dark felt's weakest channel is a few grey levels, one of which is a
-#: fifth of it
-GAIN_CHANNEL_MIN = 16.0
-#: such a channel's own gain is held within this factor of the measurable channels' gain
-GAIN_CHANNEL_SPREAD = 2.0
+#: a channel of the felt measured at this many grey levels (of 255) or more sets its own gain:
+#: the median of thousands of the felt's pixels is good to about half a level, an eighth of it.
+#: In a dim room a dark felt's weakest channel is a few levels (a blue felt's red, 27 in full
+#: light, is 5 with a fifth of it), and a strong colour cast takes a channel as low
+#: (a tungsten lamp on a daylight camera: blue a third)
+GAIN_CHANNEL_MIN = 4.0
+#: a channel darker than that (a level or two: its own gain could be anything) keeps its own
+#: gain only within this factor of the gain the other channels show
+GAIN_CHANNEL_SPREAD = 4.0
 
 
 def light_gains(felt_ref: np.ndarray, felt_now: np.ndarray) -> np.ndarray:
-    """Per-channel gains that bring the felt measured now back to its calibrated colour. A
-    channel too dark to measure well keeps its own gain only within GAIN_CHANNEL_SPREAD of the
-    gain of the channels that measure well (the light dimmed as a whole, give or take a cast)."""
+    """Per-channel gains that bring the felt measured now back to its calibrated colour: each
+    channel's own. A channel too dark to measure (under GAIN_CHANNEL_MIN) keeps its own only
+    within GAIN_CHANNEL_SPREAD of the gain of the channels that can be measured; with none that
+    can, each channel its own, as measured from at least a level."""
     ref = np.asarray(felt_ref, np.float32)
     now = np.asarray(felt_now, np.float32)
     sure = now >= GAIN_CHANNEL_MIN
-    if sure.all():
-        return ref / now
-    own = ref / np.maximum(now, 2.0)
-    if not sure.any():
+    own = ref / np.maximum(now, 1.0)
+    if sure.all() or not sure.any():
         return own
     whole = float(ref[sure].sum() / now[sure].sum())
     held = np.clip(own, whole / GAIN_CHANNEL_SPREAD, whole * GAIN_CHANNEL_SPREAD)

@@ -158,8 +158,8 @@ def test_showdowns_in_a_fifth_of_the_light_are_read_from_their_codes(tmp_path, s
     """The frame taken with a fifth of the light (the picture's grey levels a fifth, with the
     sensor's noise): the felt's red channel measures 5 of 27, and the light's gain was taken
     from it as though it measured at least 8, so every face came out a bluish grey, no face's
-    white, and each of these showdowns read as an empty seat. A channel too dark to measure
-    now takes about the gain the brighter channels show. Every face-up card is read (named,
+    white, and each of these showdowns read as an empty seat. A channel measured at a few grey
+    levels now sets its own gain (`colours.light_gains`). Every face-up card is read (named,
     or `XX` where its codes are covered); none is named wrongly."""
     cam = calibrated(tmp_path, style, 0, blind)
     img, truth = blind.render_seats_frame(style, seed, perturbation="sharp", table=0)

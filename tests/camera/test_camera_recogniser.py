@@ -208,12 +208,13 @@ def test_half_resolution_demo_mode(layout, scene):
     assert sorted(zones["P1"]) == ["6H", "AD"] and zones["B"] == ["??"] and zones["P3"] == []
 
 
-def test_the_lights_gain_on_a_channel_too_dark_to_measure_follows_the_others():
+def test_the_lights_gain_is_each_channels_own_down_to_a_few_grey_levels():
     """A felt of (B,G,R) = (123, 75, 27) seen with a fifth of the light measures (25, 15, 5):
-    its red is a few grey levels, too coarse to measure the light by, and was taken as 8 (a
-    gain of 3.4 where the light's is 5). Such a channel now keeps its own gain only within a
-    factor of two of the gain the measurable channels show; a warm cast on a measurable
-    channel is corrected as before."""
+    its red was taken as at least 8 (a gain of 3.4 where the light's is 5), so faces came out a
+    bluish grey. A felt of (38, 33, 104) under a tungsten lamp the camera was not balanced for
+    measures (12, 23, 105): its blue needs a gain of 3.2. Each channel measured at 4 grey
+    levels or more now sets its own gain; one darker than that (a level or two, its own gain
+    anything) is held within a factor of four of the gain the other channels show."""
     from firmware_bridge.camera.colours import light_gains
 
     felt = np.array([123.0, 75.0, 27.0])
@@ -221,9 +222,11 @@ def test_the_lights_gain_on_a_channel_too_dark_to_measure_follows_the_others():
     assert np.allclose(dim, 5.0, rtol=0.1), dim
     warm = light_gains(felt, np.array([80.0, 72.0, 30.0]))
     assert np.allclose(warm, felt / np.array([80.0, 72.0, 30.0])), warm
-    # a channel all but black: not a gain of 27 from one grey level, but twice the light's
-    # (blue alone measures it here: green's 15 is short of 16 too, and keeps its own 5)
+    wine = np.array([38.0, 33.0, 104.0])
+    tungsten = light_gains(wine, np.array([12.0, 23.0, 105.0]))
+    assert np.allclose(tungsten, wine / np.array([12.0, 23.0, 105.0])), tungsten
+    # a channel all but black: not a gain of 27 from one grey level, but four times the light's
     black_red = light_gains(felt, np.array([25.0, 15.0, 1.0]))
-    assert np.allclose(black_red[:2], [4.92, 5.0], atol=0.05) and black_red[2] == pytest.approx(2 * 123 / 25)
-    # nothing measurable: each channel's own, floored
-    assert np.allclose(light_gains(felt, np.array([10.0, 6.0, 1.0])), felt / np.array([10.0, 6.0, 2.0]))
+    assert np.allclose(black_red[:2], [4.92, 5.0], atol=0.01) and black_red[2] == pytest.approx(4 * 198 / 40)
+    # nothing measurable: each channel its own, from at least one level
+    assert np.allclose(light_gains(felt, np.array([3.0, 2.0, 0.0])), felt / np.array([3.0, 2.0, 1.0]))
