@@ -175,3 +175,17 @@ def test_showdowns_in_a_fifth_of_the_light_are_read_from_their_codes(tmp_path, s
         assert score_zone(want, seen[s]) != "wrong_identity", (s, want, seen[s])
         named += sum(code != "XX" for code in seen[s])
     assert named >= 3 * len(showdowns), (style, {s: seen[s] for s in showdowns})
+
+
+@pytest.mark.parametrize("style, seat, cards", [("dots_black", "S5", 3), ("waves_navy", "S4", 4)])
+def test_a_fan_whose_cards_turn_about_ten_degrees_apart_is_counted(tmp_path, style, seat, cards):
+    """Backs whose pattern runs on from card to card (black with grey dots; navy waves), laid
+    as a fan: no border or line parts them, so they are counted by the turns of their edges on
+    the blob's outline. Their runs, cut at quarter resolution, lie a few degrees off each card's
+    turn, and the fan's cards were told apart only 11 degrees apart: three read as two, four as
+    three. Now 8 degrees (a row's cards lie a few degrees apart at most)."""
+    cam = calibrated(tmp_path, style, 0, blind)
+    img, truth = blind.render_seats_frame(style, 0, perturbation="sharp", table=0)
+    assert _zones(truth)[seat]["expected"] == ["??"] * cards
+    seen, _ = build_recogniser(cam).read_still(img)
+    assert seen[seat] == ["??"] * cards
