@@ -196,18 +196,23 @@ GAIN_CHANNEL_MIN = 4.0
 #: a channel darker than that (a level or two: its own gain could be anything) keeps its own
 #: gain only within this factor of the gain the other channels show
 GAIN_CHANNEL_SPREAD = 4.0
+#: in a picture whose felt no channel measures, each channel is taken as at least this many levels
+GAIN_DARK_FLOOR = 8.0
 
 
 def light_gains(felt_ref: np.ndarray, felt_now: np.ndarray) -> np.ndarray:
     """Per-channel gains that bring the felt measured now back to its calibrated colour: each
     channel's own. A channel too dark to measure (under GAIN_CHANNEL_MIN) keeps its own only
-    within GAIN_CHANNEL_SPREAD of the gain of the channels that can be measured; with none that
-    can, each channel its own, as measured from at least a level."""
+    within GAIN_CHANNEL_SPREAD of the gain of the channels that can be measured. With none that
+    can (a picture all but black: the lens capped, the lights out) no channel is taken as
+    darker than GAIN_DARK_FLOOR levels, as before: noise is not brightened into cards."""
     ref = np.asarray(felt_ref, np.float32)
     now = np.asarray(felt_now, np.float32)
     sure = now >= GAIN_CHANNEL_MIN
+    if not sure.any():
+        return ref / np.maximum(now, GAIN_DARK_FLOOR)
     own = ref / np.maximum(now, 1.0)
-    if sure.all() or not sure.any():
+    if sure.all():
         return own
     whole = float(ref[sure].sum() / now[sure].sum())
     held = np.clip(own, whole / GAIN_CHANNEL_SPREAD, whole * GAIN_CHANNEL_SPREAD)

@@ -25,7 +25,8 @@ CONDITIONS = ("sharp", "blur", "dim")
 #: seat states read right, table 1, seed 0, under CONDITIONS (of 21 a style, less the seats
 #: under the dealer's hand); raised the same day once soft pictures were deblurred (from 15,
 #: 9, 17, 8, 15, 16: the blurred showdowns are read now); navy_dots 19 → 21 and teal_plain
-#: 17 → 18 on the 5th, later, once a dim felt's darkest channel stopped setting the light's gain
+#: 17 → 18 on the 5th, later, once a dim felt's darkest channel was no longer taken as 8 grey
+#: levels when the light's gains were measured
 MEASURED = {"crimson_lattice": 17, "jade_stripes": 13, "navy_dots": 21, "onyx_crest": 8,
             "teal_plain": 18, "violet_checker": 16}
 
