@@ -211,11 +211,8 @@ OUTLINE_RUN = 0.3
 OUTLINE_TOLERANCE_PX = 1.0
 #: two cards of a fan are told apart by their edges when turned at least this far from each
 #: other (degrees, modulo 90: a card's edges run at its turn and a right angle to it). A dealer
-#: lays a row's cards a few degrees apart at most; fans turn each card further, 10-15 degrees,
-#: and a run cut from the outline at quarter resolution is a few degrees off its card's turn
-#: (a black fan turned 12 degrees a card measured runs at 40-48, 56 and 66-69: gaps of 8 and
-#: 10 degrees; at 11 it read as one direction)
-OUTLINE_TURN_DEG = 8.0
+#: lays a row's cards a few degrees apart at most; fans turn each card further
+OUTLINE_TURN_DEG = 11.0
 
 
 def count_by_outline(blob_mask: np.ndarray, card_w_px: float, zone_mask: np.ndarray | None = None) -> int | None:

@@ -909,7 +909,9 @@ class Recogniser:
         counts = back_count.count_backs(crop, mask, gains, self._back_lut, self._card_area * SHRINK * SHRINK,
                                         self.layout.mm_per_px, self._back_level)
         # and by the cards' own edges across the row (a back whose pattern runs on from card
-        # to card); each way can only miss a parting, so the most cards the area allows
+        # to card); each way mostly misses partings rather than adds them (a back's dot columns
+        # taken for edges, or a run too many on the outline, may add one: the area rules out
+        # some), so the most cards the area allows
         by_edges = back_count.count_by_edges(crop, mask, gains, self.layout.card_px, self.layout.mm_per_px)
         if by_edges is not None:
             counts.append(by_edges)

@@ -28,9 +28,8 @@ pytestmark = pytest.mark.slow
 
 #: seats of seven read right on the frame of seed 0, sharp, table 0, as measured on
 #: 2026-12-04 after print on a face stopped being taken for the dealer's hand (docs/camera.md,
-#: "Print on a face is no hand"; on all perturbations together 327 of 402); waves_navy and
-#: dots_black 5 -> 6 on 2026-12-05, once a fan's cards were told by turns 8 degrees apart
-SEATS_MEASURED = {"lattice_red": 6, "emblem_purple": 6, "plaid_grey": 4, "waves_navy": 6, "dots_black": 6}
+#: "Print on a face is no hand"; on all perturbations together 327 of 402)
+SEATS_MEASURED = {"lattice_red": 6, "emblem_purple": 6, "plaid_grey": 4, "waves_navy": 5, "dots_black": 5}
 #: decks calibrate must refuse (none since dots_black calibrates)
 SEATS_REFUSED: set[str] = set()
 #: dice in full view named with their face, table 0, two throws under every perturbation
@@ -177,16 +176,3 @@ def test_showdowns_in_a_fifth_of_the_light_are_read_from_their_codes(tmp_path, s
         named += sum(code != "XX" for code in seen[s])
     assert named >= 3 * len(showdowns), (style, {s: seen[s] for s in showdowns})
 
-
-@pytest.mark.parametrize("style, seat, cards", [("dots_black", "S5", 3), ("waves_navy", "S4", 4)])
-def test_a_fan_whose_cards_turn_about_ten_degrees_apart_is_counted(tmp_path, style, seat, cards):
-    """Backs whose pattern runs on from card to card (black with grey dots; navy waves), laid
-    as a fan: no border or line parts them, so they are counted by the turns of their edges on
-    the blob's outline. Their runs, cut at quarter resolution, lie a few degrees off each card's
-    turn, and the fan's cards were told apart only 11 degrees apart: three read as two, four as
-    three. Now 8 degrees (a row's cards lie a few degrees apart at most)."""
-    cam = calibrated(tmp_path, style, 0, blind)
-    img, truth = blind.render_seats_frame(style, 0, perturbation="sharp", table=0)
-    assert _zones(truth)[seat]["expected"] == ["??"] * cards
-    seen, _ = build_recogniser(cam).read_still(img)
-    assert seen[seat] == ["??"] * cards
