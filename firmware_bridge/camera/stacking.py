@@ -17,6 +17,7 @@ full view: the card is XX, never named from it.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import cv2
@@ -295,6 +296,7 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
         d = pts - c
         return (np.abs(d @ right) < hw + pad) & (np.abs(d @ down) < hh + pad)
 
+    @functools.cache  # each ordered pair of cards looked at once
     def edge_over(a: int, b: int) -> bool:
         """Is card a's edge seen as a line where it lies over card b? (A card's edge on the
         card below it shows as a thin shadow; under the card above it, it does not show.)"""
@@ -336,26 +338,15 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
         on_line = int(np.count_nonzero(np.abs(hits - np.median(hits)) <= 1.5))
         return on_line >= EDGE_SHOWS * offsets
 
-    codes_memo: dict[tuple[int, int], bool] = {}
-    edge_memo: dict[tuple[int, int], bool] = {}
-
+    @functools.cache
     def codes_over(a: int, b: int) -> bool:
         """Is card a seen over card b by its codes: one decoded lying a good part over b, or
         its finder patterns seen as printed over b (`finders_over`)? Only the card on top shows
         its code there."""
-        if (a, b) not in codes_memo:
-            certain = body(b, -1)
-            codes_memo[a, b] = (
-                any(overlap_area(symbol(i), certain) >= ON_TOP_SHARE * qr_px * qr_px for i in cards[a][0])
+        certain = body(b, -1)
+        return (any(overlap_area(symbol(i), certain) >= ON_TOP_SHARE * qr_px * qr_px for i in cards[a][0])
                 or (gray is not None
                     and any(finders_over(gray, reads[i], origin, qr_px, card_box(b, -1)) for i in cards[a][0])))
-        return codes_memo[a, b]
-
-    def edge_seen(a: int, b: int) -> bool:
-        """`edge_over`, each pair of cards looked at once."""
-        if (a, b) not in edge_memo:
-            edge_memo[a, b] = edge_over(a, b)
-        return edge_memo[a, b]
 
     def on_top(a: int, b: int) -> bool:
         """Is card a seen to lie over card b? What the codes show decides (`codes_over`):
@@ -365,7 +356,7 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
         a_codes, b_codes = codes_over(a, b), codes_over(b, a)
         if a_codes or b_codes:
             return a_codes and not b_codes  # (both ways: something is off, the order unknown)
-        return edge_seen(a, b) and not edge_seen(b, a)
+        return edge_over(a, b) and not edge_over(b, a)
 
     clear_px = CLEAR_MM / mm_per_px
     out = [False] * n
