@@ -10,7 +10,9 @@ stills with the reader itself over a range of sizes round the layout's: the read
 only when its pips fit a face's pattern on a face of the size it was given, so the sizes at
 which the most dice are named bracket the true one, and the middle of that range is kept
 (the dice named are then measured by their outline; where the outline does not stand out
-from a light floor, the middle of the range is the size).
+from a light floor, the middle of the range is the size). A die read at a much smaller size
+may pass as another face: where the sizes fall in runs apart, the run whose dice measure
+within it is the range.
 The result is written into the camera config as `[calibration.dice]`.
 """
 
@@ -37,7 +39,7 @@ _LEAST_PX = 30.0
 class DiceCalibration:
     die_px: float  # a die's edge in pixels of the camera's frame
     dice: int  # dice named on the stills at that size
-    low_px: float  # the range of sizes at which as many dice were named
+    low_px: float  # the run of sizes kept, at each of which as many dice were named
     high_px: float
     #: where the camera looks from (the point of the tray's picture straight below it and how
     #: far a die's top face is seen shifted from its foot), fitted from the side strips of the
@@ -140,12 +142,45 @@ def calibrate_dice(crops: list[np.ndarray], nominal_die_px: float, *, view: bool
             f"(the layout's scale gives {nominal_die_px:.0f}): put two dice in the tray with their top faces in "
             "full view, check the tray zone's polygon and the layout's mm_per_px"
             if named_at else f"the layout's scale gives a die of {nominal_die_px:.0f} px, too small to read")
-    sizes = [p for p, n in named_at if n == best]
-    # the reader names a die over a range of sizes; the size is then measured on the dice
-    # named, at the middle of that range
+    # The reader names a die over a range of sizes round the true one; the size is then
+    # measured on the dice named, at the middle of that range. But a die much smaller than
+    # the one given may also read, as another face (a 5's corner pips taken for a 2 at 0.7
+    # of its size): the sizes at which the most dice were named are then two runs, and the
+    # middle of both lies between them, where none reads. Each run is measured apart, and
+    # the run whose dice measure within it is kept (`_pick_run`).
+    runs = _runs([n == best for _, n in named_at])
+    measured = [_measure([named_at[i][0] for i in run], crops) for run in runs]
+    sizes, at, edges, named = measured[_pick_run(measured)]
+    # The outline may not stand out from the floor or rim round it (a light floor, a
+    # translucent white): the range of sizes at which the dice were read is then the measure.
+    die_px = float(np.median(edges)) if edges else at
+    fitted = fit_view([(centre, s) for lo, centre in named
+                       if (s := strip_offset(lo, centre, die_px)) is not None], die_px) if view else None
+    return DiceCalibration(die_px, best, sizes[0], sizes[-1], fitted)
+
+
+#: a run of sizes whose dice's outlines measure within it, widened by this share each way,
+#: is one the dice were read at for their own size
+_RUN_SLACK = 0.1
+
+
+def _runs(flags: list[bool]) -> list[list[int]]:
+    """The runs of consecutive True among `flags`, as lists of their indices."""
+    out: list[list[int]] = []
+    for i, f in enumerate(flags):
+        if f and out and out[-1][-1] == i - 1:
+            out[-1].append(i)
+        elif f:
+            out.append([i])
+    return out
+
+
+def _measure(sizes: list[float], crops: list[np.ndarray]):
+    """The dice read at the middle of a run of sizes: (sizes, that middle, the outline's
+    edge of each die named where it stands out, (min-channel image, centre) of each)."""
     at = float(np.sqrt(sizes[0] * sizes[-1]))
     reader = DiceReader(die_px=at)
-    edges = []
+    edges: list[float] = []
     named: list[tuple[np.ndarray, tuple[float, float]]] = []
     for c in crops:
         lo = cv2.min(cv2.min(c[..., 0], c[..., 1]), c[..., 2])
@@ -155,12 +190,19 @@ def calibrate_dice(crops: list[np.ndarray], nominal_die_px: float, *, view: bool
                 e = _silhouette_edge(lo, d.centre, at)
                 if e is not None:
                     edges.append(e)
-    # The outline may not stand out from the floor or rim round it (a light floor, a
-    # translucent white): the range of sizes at which the dice were read is then the measure.
-    die_px = float(np.median(edges)) if edges else at
-    fitted = fit_view([(centre, s) for lo, centre in named
-                       if (s := strip_offset(lo, centre, die_px)) is not None], die_px) if view else None
-    return DiceCalibration(die_px, best, sizes[0], sizes[-1], fitted)
+    return sizes, at, edges, named
+
+
+def _pick_run(measured: list) -> int:
+    """Which run of sizes to keep: one whose dice were named at its middle and whose outlines
+    measure within it (a die read at its own size), the longest such; without one, the
+    longest run (the reader's range round a true size is wider than a misreading's)."""
+    def fits(m) -> bool:
+        sizes, _, edges, named = m
+        return bool(named) and bool(edges) and \
+            sizes[0] * (1 - _RUN_SLACK) <= float(np.median(edges)) <= sizes[-1] * (1 + _RUN_SLACK)
+    order = sorted(range(len(measured)), key=lambda i: (fits(measured[i]), len(measured[i][0])), reverse=True)
+    return order[0]
 
 
 #: the dice's height over the camera's (above the tray's floor) a camera 1.45 to 2.1 m up
