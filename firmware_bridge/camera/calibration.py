@@ -216,10 +216,12 @@ def learn_back(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> t
             if "no face-down card" in str(by_tone) and "no face-down card" not in str(by_hue):
                 raise by_hue from None
             raise by_tone from None
-    if unexplained > HUE_UNEXPLAINED:
+    if unexplained > HUE_UNEXPLAINED or model.coverage < HUE_COVERAGE_FOR_TONES:
         # the hue cells leave much of the back to no class (a muted colour, too grey for a
-        # hue) or to skin: every card of it would be held as another deck or a hand; its
-        # tones in Lab may tell it whole
+        # hue) or to skin: every card of it would be held as another deck or a hand; or
+        # they cover less than half of it (a back so dark that most of it is too dark for a
+        # hue, its print alone coloured): cards lying in a row are then parted and counted
+        # on a minority of their pixels. Its tones in Lab may tell it whole
         try:
             return learn_back_tones(frames, felt, mm_per_px)
         except CalibrationError:
@@ -230,6 +232,10 @@ def learn_back(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> t
 #: a back whose hue cells leave more than this share of it to no class or to skin is learned
 #: as tones when it can be
 HUE_UNEXPLAINED = 0.15
+#: a back whose hue cells cover less than this share of it is learned as tones when it can
+#: be (decks with a hue of their own measure 0.6 and more, white print left out; a back
+#: mostly too dark to show its hue measured 0.38; docs/camera.md "Which backs")
+HUE_COVERAGE_FOR_TONES = 0.5
 
 
 def learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> tuple[BackModel, list[str]]:

@@ -142,6 +142,20 @@ def test_seats_of_backs_with_no_hue_or_the_felts_are_counted(tmp_path, capsys, s
     assert score.counts["correct"] + score.counts["xx"] == score.scored
 
 
+def test_a_back_mostly_too_dark_for_a_hue_is_learned_as_tones_and_its_rows_counted(tmp_path, capsys):
+    """A dark umber back with a silver dot grid and crest, on a dark grey-green felt: its
+    ground has a hue, but under the table's light most of it is too dark to show one, and
+    the hue cells learned from it cover 39% of the back (the crest, the lighter ground).
+    Counted on that minority, a row of four read as three (`XX ?? ??`, 3 of 14 seat
+    states on these two frames). Learned as tones, the whole back is told from the felt."""
+    umber = DeckStyle("umber", BackDesign("logo", (18, 29, 35), (150, 160, 170), border_mm=2.5, step_mm=4.0,
+                                          line_mm=0.5), qr_margin_mm=4.0, felt_bgr=(50, 62, 50))
+    learned, _, score = _seats_scored(tmp_path, capsys, umber, 40)
+    assert learned["back"]["tones"], learned
+    assert score.counts["wrong_identity"] == 0 and score.counts["miscount"] == 0, score.examples
+    assert score.counts["correct"] + score.counts["xx"] == score.scored
+
+
 def test_a_white_lattice_on_navy_on_blue_felt_is_calibrated_with_a_warning(tmp_path, capsys, layout):
     # averaged at quarter resolution, the lattice and the navy take the felt's own colour in
     # places: the card is what its outline encloses, the felt's colour is left out of the
