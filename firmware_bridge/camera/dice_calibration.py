@@ -39,7 +39,7 @@ _LEAST_PX = 30.0
 class DiceCalibration:
     die_px: float  # a die's edge in pixels of the camera's frame
     dice: int  # dice named on the stills at that size
-    low_px: float  # the run of sizes kept, at each of which as many dice were named
+    low_px: float  # the run of sizes kept: the first and last at which as many dice were named
     high_px: float
     #: where the camera looks from (the point of the tray's picture straight below it and how
     #: far a die's top face is seen shifted from its foot), fitted from the side strips of the
@@ -147,8 +147,8 @@ def calibrate_dice(crops: list[np.ndarray], nominal_die_px: float, *, view: bool
     # the one given may also read, as another face (a 5's corner pips taken for a 2 at 0.7
     # of its size): the sizes at which the most dice were named are then two runs, and the
     # middle of both lies between them, where none reads. Each run is measured apart, and
-    # the run whose dice measure within it is kept (`_pick_run`).
-    runs = _runs([n == best for _, n in named_at])
+    # the run whose dice measure within it is kept (`best_runs`, `_pick_run`).
+    runs = best_runs([n for _, n in named_at])
     measured = [_measure([named_at[i][0] for i in run], crops) for run in runs]
     sizes, at, edges, named = measured[_pick_run(measured)]
     # The outline may not stand out from the floor or rim round it (a light floor, a
@@ -164,15 +164,25 @@ def calibrate_dice(crops: list[np.ndarray], nominal_die_px: float, *, view: bool
 _RUN_SLACK = 0.1
 
 
-def _runs(flags: list[bool]) -> list[list[int]]:
-    """The runs of consecutive True among `flags`, as lists of their indices."""
-    out: list[list[int]] = []
-    for i, f in enumerate(flags):
-        if f and out and out[-1][-1] == i - 1:
-            out[-1].append(i)
-        elif f:
-            out.append([i])
-    return out
+def best_runs(named: list[int]) -> list[list[int]]:
+    """The runs of sizes (indices into `named`, the dice named at each size tried in turn)
+    from one size naming the most dice to the last such before the count falls below one
+    fewer than the most (or to none): a size naming one die fewer inside a run (a pip lost
+    to the light at that size) does not part it; the sizes where a misreading at a wrong
+    size gives way to the die's own reading name fewer, or none."""
+    best = max(named, default=0)
+    floor = max(1, best - 1)
+    runs: list[list[int]] = []
+    stretch: list[int] = []
+    for i, n in enumerate([*named, 0]):
+        if n >= floor:
+            stretch.append(i)
+            continue
+        tops = [k for k in stretch if named[k] == best]
+        if tops:
+            runs.append(list(range(tops[0], tops[-1] + 1)))
+        stretch = []
+    return runs
 
 
 def _measure(sizes: list[float], crops: list[np.ndarray]):
@@ -194,15 +204,19 @@ def _measure(sizes: list[float], crops: list[np.ndarray]):
 
 
 def _pick_run(measured: list) -> int:
-    """Which run of sizes to keep: one whose dice were named at its middle and whose outlines
-    measure within it (a die read at its own size), the longest such; without one, the
-    longest run (the reader's range round a true size is wider than a misreading's)."""
-    def fits(m) -> bool:
-        sizes, _, edges, named = m
-        return bool(named) and bool(edges) and \
-            sizes[0] * (1 - _RUN_SLACK) <= float(np.median(edges)) <= sizes[-1] * (1 + _RUN_SLACK)
-    order = sorted(range(len(measured)), key=lambda i: (fits(measured[i]), len(measured[i][0])), reverse=True)
-    return order[0]
+    """Which run of sizes to keep: one whose dice's outlines, measured at its middle,
+    measure within it (a die read at its own size), the longest such, then the one whose
+    outlines lie nearest its middle; without one, the longest run (a misreading at a wrong
+    size reads over a narrower range than the die's own size: bright_glossy_sharp's 0.70-0.85
+    against 1.06-1.39, docs/camera.md)."""
+    def key(i: int) -> tuple[bool, int, float]:
+        sizes, at, edges, _ = measured[i]
+        if not edges:
+            return False, len(sizes), 0.0
+        edge = float(np.median(edges))
+        fits = sizes[0] * (1 - _RUN_SLACK) <= edge <= sizes[-1] * (1 + _RUN_SLACK)
+        return fits, len(sizes), -abs(float(np.log(edge / at)))
+    return max(range(len(measured)), key=key)
 
 
 #: the dice's height over the camera's (above the tray's floor) a camera 1.45 to 2.1 m up

@@ -38,7 +38,7 @@ def test_held_out_dice_never_a_wrong_face_and_no_fewer_named_than_measured(dice_
 
 def test_dice_read_as_another_face_at_a_smaller_size_do_not_pull_the_calibration_down():
     """bright_glossy_sharp, table 2: at 0.70-0.85 of the size the layout's scale gives, the
-    reader names the still's two 5s as 2s, as many dice as at their own size (1.03-1.39 of
+    reader names the still's two 5s as 2s, as many dice as at their own size (1.06-1.39 of
     it). The calibration took the middle of both ranges, 52.6 px for a die of 62.5, where no
     die reads (6 of the table's 36 dice named). Each run of sizes is now measured apart, and
     the one whose dice's outlines measure within it is kept."""

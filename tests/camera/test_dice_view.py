@@ -26,6 +26,7 @@ import pytest
 from firmware_bridge.camera.dice import _NEAR_LEAST, CameraView, DiceReader
 from firmware_bridge.camera.dice_calibration import (
     DiceCalibration,
+    best_runs,
     calibrate_dice,
     dice_calibration_from_dict,
     fit_view,
@@ -225,3 +226,19 @@ def test_saving_the_cards_calibration_from_the_console_keeps_the_trays(tmp_path)
     after = load_camera_config(config)
     assert after.dice_calibration == before.dice_calibration
     assert after.layout.calibration == before.layout.calibration
+
+
+@pytest.mark.parametrize("named, runs", [
+    # a misreading at 0.70-0.85 of the size, none read between, the die's own size above
+    ("222222000001222222222222", [(0, 5), (12, 23)]),
+    # a size naming one die fewer inside the range does not part it
+    ("0044434400", [(2, 7)]),
+    ("000112111111222210000000", [(5, 15)]),
+    # one die in all: any size naming none parts
+    ("0110011100", [(1, 2), (5, 7)]),
+    ("0000000000", []),
+])
+def test_the_calibration_measures_each_run_of_sizes_at_which_the_most_dice_read(named, runs):
+    got = best_runs([int(c) for c in named])
+    assert [(r[0], r[-1]) for r in got] == runs
+    assert all(r == list(range(r[0], r[-1] + 1)) for r in got)
