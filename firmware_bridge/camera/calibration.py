@@ -208,7 +208,7 @@ def learn_back(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> t
     if not frames:
         raise CalibrationError("no still with a face-down card: lay one (or a few, apart) on the felt")
     try:
-        model, warnings, unexplained = _learn_back_hue(frames, felt, mm_per_px)
+        model, warnings, unexplained, dark = _learn_back_hue(frames, felt, mm_per_px)
     except CalibrationError as by_hue:
         try:
             return learn_back_tones(frames, felt, mm_per_px)
@@ -216,12 +216,14 @@ def learn_back(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> t
             if "no face-down card" in str(by_tone) and "no face-down card" not in str(by_hue):
                 raise by_hue from None
             raise by_tone from None
-    if unexplained > HUE_UNEXPLAINED or model.coverage < HUE_COVERAGE_FOR_TONES:
+    if unexplained > HUE_UNEXPLAINED or (model.coverage < HUE_COVERAGE_FOR_TONES and dark >= HUE_DARK_FOR_TONES):
         # the hue cells leave much of the back to no class (a muted colour, too grey for a
         # hue) or to skin: every card of it would be held as another deck or a hand; or
-        # they cover less than half of it (a back so dark that most of it is too dark for a
-        # hue, its print alone coloured): cards lying in a row are then parted and counted
-        # on a minority of their pixels. Its tones in Lab may tell it whole
+        # they cover less than half of it and much of the rest is too dark for a hue (a
+        # dark back, its print and lighter ground alone coloured): cards lying in a row are
+        # then parted and counted on a minority of their pixels. Its tones in Lab may tell
+        # it whole. (A back whose cells leave white print out, a lattice or a wide border,
+        # covers as little, but its white parts cards well: it stays cells.)
         try:
             return learn_back_tones(frames, felt, mm_per_px)
         except CalibrationError:
@@ -232,20 +234,24 @@ def learn_back(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> t
 #: a back whose hue cells leave more than this share of it to no class or to skin is learned
 #: as tones when it can be
 HUE_UNEXPLAINED = 0.15
-#: a back whose hue cells cover less than this share of it is learned as tones when it can
-#: be (decks with a hue of their own measure 0.6 and more, white print left out; a back
-#: mostly too dark to show its hue measured 0.38; docs/camera.md "Which backs")
+#: a back whose hue cells cover less than this share of it (white print counts as not
+#: covered: a red back with a white lattice and border measures 0.45-0.65) and whose pixels
+#: are at least HUE_DARK_FOR_TONES too dark for a hue (value at most colours.MIN_BACK_VAL)
+#: is learned as tones when it can be (docs/camera.md "Which backs")
 HUE_COVERAGE_FOR_TONES = 0.5
+HUE_DARK_FOR_TONES = 0.15
 
 
 def learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> tuple[BackModel, list[str]]:
     """The back as (hue, saturation) cells: a back with a colour of its own, not the felt's."""
-    model, warnings, _ = _learn_back_hue(frames, felt, mm_per_px)
+    model, warnings, _, _ = _learn_back_hue(frames, felt, mm_per_px)
     return model, warnings
 
 
-def _learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float) -> tuple[BackModel, list[str], float]:
-    """learn_back_hue, and the share of the backs the model leaves to no class or to skin."""
+def _learn_back_hue(frames: list[np.ndarray], felt: FeltModel,
+                    mm_per_px: float) -> tuple[BackModel, list[str], float, float]:
+    """learn_back_hue, the share of the backs the model leaves to no class or to skin, and the
+    share of the backs' pixels too dark for a hue."""
     if not frames:
         raise CalibrationError("no still with a face-down card: lay one (or a few, apart) on the felt")
     fh = colours.felt_hsv(felt.bgr)
@@ -287,11 +293,13 @@ def _learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float)
     hist: Counter = Counter()
     total = 0
     felt_like = 0
+    too_dark = 0
     for hsv, _, interior, _ in cards:
         planes = cv2.split(hsv)
         felt_like += int(np.count_nonzero(colours.felt_mask(*planes, fh) & interior))
         h, s, v = (c[interior] for c in planes)
         total += h.size
+        too_dark += int(np.count_nonzero(v <= colours.MIN_BACK_VAL))
         chroma = (s >= colours.MIN_BACK_SAT) & (v > colours.MIN_BACK_VAL)
         hist.update(zip((h[chroma] // colours.HUE_BIN).tolist(), (s[chroma] // colours.SAT_BIN).tolist(), strict=True))
     if felt_like > 0.1 * total:
@@ -335,7 +343,7 @@ def _learn_back_hue(frames: list[np.ndarray], felt: FeltModel, mm_per_px: float)
                         "card of this deck may be read as back (the zone is not held)")
     size = _card_size([s for s in sides if s is not None], mm_per_px, warnings)
     model = BackModel(cells, level, whites / max(1, regions), mean_bgr, texture, coverage, len(cards), size)  # type: ignore[arg-type]
-    return model, warnings, odd / max(1, backs)
+    return model, warnings, odd / max(1, backs), too_dark / max(1, total)
 
 
 #: a back's colours the learned cells leave to skin or to no class at all (a shaded gold

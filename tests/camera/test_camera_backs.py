@@ -156,6 +156,36 @@ def test_a_back_mostly_too_dark_for_a_hue_is_learned_as_tones_and_its_rows_count
     assert score.counts["correct"] + score.counts["xx"] == score.scored
 
 
+def test_a_back_whose_white_print_leaves_its_hue_cells_under_half_stays_learned_by_hue(layout):
+    """A red back with a white lattice and an 8 mm white border: its hue cells cover 45% of
+    it, as little as the dark umber's above, but none of it is too dark for a hue, and its
+    white parts the cards of a row well. It stays learned by hue; learned as tones (the
+    first version of the rule, on coverage alone), such decks miscounted rows of four."""
+    redwide = DeckStyle("redwide", BackDesign("lattice", (40, 34, 170), (235, 235, 235), border_mm=8.0,
+                                              step_mm=4.0, line_mm=0.8), qr_margin_mm=3.0)
+    felt, backs = accuracy.calibration_stills(layout, redwide)
+    cal = calibrate(felt, backs, layout.mm_per_px)
+    assert cal.back.cells and not cal.back.tones
+    assert cal.back.coverage < 0.5
+
+
+def test_the_rim_of_a_row_of_dark_backs_is_no_cut_card(tmp_path, capsys):
+    """A borderless dark back with a silver dot grid and crest, learned as tones: a place is
+    such a back where a window a quarter of a card wide shows its light tones too, so a rim
+    of a few millimetres round a row of them, where the window takes in felt, is black that
+    is no back. Round a row of four that rim is more than half a card's area, and the row
+    read `?? ?? CUT` (3 of 14 seat states on these two frames). The cut card shows at least
+    half of itself whole; only solid black, not a rim or a seam, is it now."""
+    umber = DeckStyle("umber", BackDesign("logo", (22, 30, 34), (150, 160, 170), border_mm=0.0, step_mm=4.0,
+                                          line_mm=0.5), qr_margin_mm=4.0, felt_bgr=(50, 62, 50))
+    learned, _, score = _seats_scored(tmp_path, capsys, umber, 40)
+    assert learned["back"]["tones"], learned
+    assert score.counts["wrong_identity"] == 0, score.examples
+    assert not any("CUT" in e for e in score.examples), score.examples
+    # (a straight row of four borderless backs is still counted three at times: "Seats of four")
+    assert score.counts["correct"] >= 12, score.examples
+
+
 def test_a_white_lattice_on_navy_on_blue_felt_is_calibrated_with_a_warning(tmp_path, capsys, layout):
     # averaged at quarter resolution, the lattice and the navy take the felt's own colour in
     # places: the card is what its outline encloses, the felt's colour is left out of the
