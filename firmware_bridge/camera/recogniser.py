@@ -737,7 +737,10 @@ class Recogniser:
             back_a = float(np.count_nonzero(cls.back & comp)) - printed
             white_a = float(np.count_nonzero(cls.white & comp)) + printed
             odd_a = float(np.count_nonzero(unexplained & comp))
-            cut = dark_a >= 0.5 * self._card_area
+            # the cut card shows at least half of itself in one piece: solid black, not the
+            # rim and seams of a row of dark backs, where a window takes in felt and so
+            # misses the back's other tones (docs/camera.md "The cut card is solid black")
+            cut = np.count_nonzero(solid_dark & comp) >= 0.5 * self._card_area
             rest = area - (dark_a if cut else 0.0)
             contour = self._contour(comp)
             cards = self._count_cards(contour, rest, cut)
