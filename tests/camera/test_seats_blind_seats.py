@@ -26,8 +26,9 @@ CONDITIONS = ("sharp", "blur", "dim")
 #: under the dealer's hand); raised the same day once soft pictures were deblurred (from 15,
 #: 9, 17, 8, 15, 16: the blurred showdowns are read now); navy_dots 19 → 21 and teal_plain
 #: 17 → 18 on the 5th, later, once a dim felt's darkest channel was no longer taken as 8 grey
-#: levels when the light's gains were measured
-MEASURED = {"crimson_lattice": 17, "jade_stripes": 13, "navy_dots": 21, "onyx_crest": 8,
+#: levels when the light's gains were measured; onyx_crest 8 → 11 on the 6th, once a back
+#: mostly too dark for a hue was learned as tones and a row's dark rim no longer the cut card
+MEASURED = {"crimson_lattice": 17, "jade_stripes": 13, "navy_dots": 21, "onyx_crest": 11,
             "teal_plain": 18, "violet_checker": 16}
 
 
