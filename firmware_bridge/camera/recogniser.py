@@ -116,6 +116,11 @@ LOCAL_FELT_MAX = 1.8
 CUT_MAX_SHARE = 1.3
 #: nor is black whose outline is this much longer or wider than a card's (spread fingers)
 CUT_MAX_SIZE = 1.2
+#: a cut card shows at least half of itself in one piece; solid black (after the opening
+#: that leaves out a row's dark rim and seams) of this many cards' area is one: at quarter
+#: resolution a half-shown cut card loses its edge pixels and corners, and beside a dark
+#: back a band to the back's window, and measures 0.44-0.48 of a card
+CUT_SOLID_SHARE = 0.4
 
 Reading = tuple  # one zone's contents, canonical order (card zones: strings)
 
@@ -740,7 +745,7 @@ class Recogniser:
             # the cut card shows at least half of itself in one piece: solid black, not the
             # rim and seams of a row of dark backs, where a window takes in felt and so
             # misses the back's other tones (docs/camera.md "The cut card is solid black")
-            cut = np.count_nonzero(solid_dark & comp) >= 0.5 * self._card_area
+            cut = np.count_nonzero(solid_dark & comp) >= CUT_SOLID_SHARE * self._card_area
             rest = area - (dark_a if cut else 0.0)
             contour = self._contour(comp)
             cards = self._count_cards(contour, rest, cut)
