@@ -161,8 +161,7 @@ def _quarter(frame: np.ndarray) -> np.ndarray:
 
 
 def _gains(small: np.ndarray, felt_bgr: tuple[int, int, int]) -> np.ndarray:
-    felt_now = np.median(small[::4, ::4].reshape(-1, 3), axis=0).astype(np.float32)
-    return colours.light_gains(np.array(felt_bgr, np.float32), felt_now)
+    return colours.light_gains(np.array(felt_bgr, np.float32), colours.felt_now(small))
 
 
 def learn_felt(frames: list[np.ndarray]) -> FeltModel:

@@ -200,6 +200,12 @@ GAIN_CHANNEL_SPREAD = 4.0
 GAIN_DARK_FLOOR = 8.0
 
 
+def felt_now(small: np.ndarray) -> np.ndarray:
+    """The felt's colour in a (quarter-resolution) picture of the table, BGR float32: the felt
+    is most of the picture, so the median of a sparse grid of its pixels is the felt."""
+    return np.median(small[::4, ::4].reshape(-1, 3), axis=0).astype(np.float32)
+
+
 def light_gains(felt_ref: np.ndarray, felt_now: np.ndarray) -> np.ndarray:
     """Per-channel gains that bring the felt measured now back to its calibrated colour: each
     channel's own. A channel too dark to measure (under GAIN_CHANNEL_MIN) keeps its own only

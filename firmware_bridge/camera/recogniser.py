@@ -527,10 +527,9 @@ class Recogniser:
         return cv2.resize(full, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA)
 
     def _light_gains(self, small: np.ndarray) -> np.ndarray:
-        """Per-channel gains that bring the felt back to its calibrated colour: the felt is
-        most of the picture, so the median of a sparse grid of pixels is the felt."""
-        sample = small[::4, ::4].reshape(-1, 3)
-        felt = np.median(sample, axis=0).astype(np.float32)
+        """Per-channel gains that bring the felt (`colours.felt_now`) back to its calibrated
+        colour; the felt measured is kept for the console."""
+        felt = colours.felt_now(small)
         self.felt_measured = (int(felt[0]), int(felt[1]), int(felt[2]))
         return colours.light_gains(self._felt_ref, felt)
 
