@@ -176,6 +176,14 @@ class BlobView:
     unknown: bool = False  # neither face, calibrated back nor cut card
 
 
+# why a zone reads as not readable now (ZoneView.why): what the recogniser saw there
+WHY_HAND = "skin over the zone: the dealer's hand"
+WHY_DARK_HAND = "solid black larger than a card: a black glove or sleeve"
+WHY_CARD_BY_HAND = "a card beside a hand at the zone's edge: the hand may hide more"
+WHY_PALE_HAND = "blank white wider than a face leaves: a pale hand or a white glove"
+WHY_UNKNOWN_BACK = "most of a card neither face, calibrated back nor cut card: an unknown back"
+
+
 @dataclass(slots=True)
 class ZoneView:
     """What the recogniser made of one zone in the last frame it read it."""
@@ -185,6 +193,7 @@ class ZoneView:
     qr: list[QrRead] = field(default_factory=list)
     covered: bool = False
     unknown_back: bool = False
+    why: str = ""  # when reading is None, what the recogniser saw (the WHY_* words below)
     ms: float = 0.0  # time this zone took to read
 
 
@@ -691,7 +700,7 @@ class Recogniser:
         if hand is not None:
             if not self._hand_at_the_edge(hand, geo):
                 self.unknown_back_zones.discard(name)
-                return ZoneView(reading=None, covered=True)
+                return ZoneView(reading=None, covered=True, why=WHY_HAND)
             # a hand only over the zone's edge: the zone is read, unless a card lies by it
             # (its rim, a pixel or two, and its shadow go with it)
             clear = max(1, int(round(HAND_CLEAR_MM / self.layout.mm_per_px / SHRINK)))
@@ -702,7 +711,7 @@ class Recogniser:
         solid_dark = cv2.morphologyEx(cls.dark.astype(np.uint8), cv2.MORPH_OPEN, np.ones((7, 7), np.uint8)) > 0
         if self._dark_hand_over(solid_dark & inside & ~cls.felt):  # (a dark felt is felt)
             self.unknown_back_zones.discard(name)
-            return ZoneView(reading=None, covered=True)
+            return ZoneView(reading=None, covered=True, why=WHY_DARK_HAND)
         cardish = ((~cls.felt) & inside).astype(np.uint8) * 255
         if isinstance(self._back_lut, colours.ToneModel):
             # a back of the felt's hue (navy on blue felt): a card's white border, averaged with
@@ -722,7 +731,7 @@ class Recogniser:
         cardish = cv2.morphologyEx(cardish, cv2.MORPH_OPEN, self._marking_kernel)
         if hand_near is not None and np.any((cardish > 0) & hand_near):
             self.unknown_back_zones.discard(name)
-            return ZoneView(reading=None, covered=True)  # a card by the hand: it may hide more
+            return ZoneView(reading=None, covered=True, why=WHY_CARD_BY_HAND)  # a card by the hand: it may hide more
         n, labels, stats, _ = cv2.connectedComponentsWithStats(cardish, connectivity=8)
         unexplained = ~cls.explained()
         occluder = cls.back | solid_dark
@@ -785,7 +794,7 @@ class Recogniser:
                     # white with no print on it, wider than any face leaves blank: a pale hand
                     # or a white glove over the zone, which is not read now
                     self.unknown_back_zones.discard(name)
-                    return ZoneView(reading=None, blobs=blobs, covered=True)
+                    return ZoneView(reading=None, blobs=blobs, covered=True, why=WHY_PALE_HAND)
                 if cards == 1:
                     face_up = 1 if carries_codes or (has_face and back_a < face_white) else 0
                 elif not has_face and not cut and self._back_lut is not None:
@@ -836,7 +845,7 @@ class Recogniser:
                 qr_all.extend(reads)
         if unknown_zone:
             self.unknown_back_zones.add(name)
-            return ZoneView(reading=None, blobs=blobs, qr=qr_all, unknown_back=True)
+            return ZoneView(reading=None, blobs=blobs, qr=qr_all, unknown_back=True, why=WHY_UNKNOWN_BACK)
         self.unknown_back_zones.discard(name)
         return ZoneView(reading=canonical(items), blobs=blobs, qr=qr_all)
 

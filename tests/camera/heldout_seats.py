@@ -60,7 +60,8 @@ def calibrated(folder: Path, style: str, table: int, renderer=heldout):
     return load_camera_config(cfg, game_zones)
 
 
-def score(styles, tables, seeds, perturbations, folder: Path, log=print, renderer=heldout) -> dict:
+def score(styles, tables, seeds, perturbations, folder: Path, log=print, renderer=heldout,
+          reasons: bool = False) -> dict:
     per_style: dict[str, Counter] = defaultdict(Counter)
     per_pert: dict[str, Counter] = defaultdict(Counter)
     for style in styles:
@@ -80,6 +81,9 @@ def score(styles, tables, seeds, perturbations, folder: Path, log=print, rendere
                             verdict = "held" if got is None else "hand_not_seen"
                         elif got is None:
                             verdict = "not_read"
+                            if reasons:  # the recogniser's own words for it, never the picture
+                                view = rec.views[s]
+                                per_style[style][f"not_read: {view.why or '?'} ({len(view.qr)} code(s) decoded)"] += 1
                         else:
                             verdict = score_zone(want, got)
                         per_style[style][verdict] += 1
@@ -98,16 +102,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--perturbations", default=None, help="comma-separated; default: all of the renderer's")
     ap.add_argument("--renderer", choices=sorted(RENDERERS), default="heldout")
     ap.add_argument("--summary", action="store_true", help="counts only: no missed seat's truth")
+    ap.add_argument("--reasons", action="store_true",
+                    help="count, per deck style, why each seat read as not readable was (the recogniser's words)")
     args = ap.parse_args(argv)
     renderer = importlib.import_module(RENDERERS[args.renderer])
     perts = args.perturbations.split(",") if args.perturbations else list(renderer.PERTURBATIONS)
     with tempfile.TemporaryDirectory() as d:
         tables = [int(t) for t in args.table.split(",")] if args.table else range(args.tables)
         out = score(sorted(renderer.DECK_STYLES), tables, range(args.seeds), perts, Path(d),
-                    log=(lambda *_: None) if args.summary else print, renderer=renderer)
+                    log=(lambda *_: None) if args.summary else print, renderer=renderer,
+                    reasons=args.reasons)
     for key in ("styles", "perturbations"):
         for name, c in sorted(out[key].items()):
-            n = sum(v for k, v in c.items() if k != "held")
+            n = sum(v for k, v in c.items() if k != "held" and ":" not in k)
             print(f"{key[:-1]:<12} {name:<16} {c['correct']}/{n} right ({100 * c['correct'] / max(1, n):.1f}%) {dict(c)}")
     return 0
 

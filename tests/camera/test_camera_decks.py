@@ -19,7 +19,7 @@ from firmware_bridge.camera.calibration import (
 )
 from firmware_bridge.camera.decks import GREY_FELT_STYLES, STYLES, BackDesign, DeckStyle
 from firmware_bridge.camera.layout import QR_QUIET_MODULES, QR_WIDTH_MM
-from firmware_bridge.camera.recogniser import ZoneView
+from firmware_bridge.camera.recogniser import WHY_UNKNOWN_BACK, ZoneView
 from firmware_bridge.camera.synthetic import PRESETS, TableRenderer
 from station.games.pokdeng.camera_accuracy import random_table
 
@@ -76,6 +76,7 @@ def test_a_deck_not_calibrated_is_said_on_status_never_misread(layout):
     assert zones["P1"] is None and zones["P3"] is None and zones["P2"] == ["4D"]
     assert studio.status["back_calibrated"] is True
     assert studio.status["unknown_back_zones"] == ["P1", "P3"]
+    assert studio.views["P1"].why == WHY_UNKNOWN_BACK and studio.views["P2"].why == ""
     assert "unknown card back in P1, P3" in studio.status["message"]
     # once the red deck is calibrated, all is read and the status is clear again
     felt, backs = accuracy.calibration_stills(layout, "bordeaux")

@@ -18,7 +18,13 @@ import pytest
 from firmware_bridge.camera.accuracy import score_zone
 from firmware_bridge.camera.config import load_camera_config
 from firmware_bridge.camera.layout import CARD_H_MM, CARD_W_MM
-from firmware_bridge.camera.recogniser import Recogniser, one_card_holds
+from firmware_bridge.camera.recogniser import (
+    WHY_DARK_HAND,
+    WHY_HAND,
+    WHY_PALE_HAND,
+    Recogniser,
+    one_card_holds,
+)
 from firmware_bridge.camera.scene import FACE_DOWN, TableScene
 from firmware_bridge.camera.seat_accuracy import random_seats, seat_stills
 from firmware_bridge.camera.seat_poses import dealt_pose, new_plan
@@ -211,6 +217,7 @@ def test_a_seat_under_the_dealers_hand_is_not_read(calibrated):
     seen, _ = rec.read_still(_frame(scene, calibrated, 2))
     assert seen["S4"] is None
     assert seen["S1"] == []
+    assert rec.views["S4"].why == WHY_HAND and rec.views["S1"].why == ""
 
 
 @pytest.mark.parametrize("colour", [(236, 238, 240), (184, 200, 226), (30, 27, 32), (52, 50, 54)],
@@ -237,6 +244,8 @@ def test_a_pale_hand_or_a_glove_over_a_seat_is_a_hand_not_a_face_nor_the_cut_car
     assert seen["S4"] is None, seen["S4"]
     assert seen["S1"] == []
     assert rec.views["S4"].covered
+    # and says what it saw there: a glove or a hand, never a card
+    assert rec.views["S4"].why in (WHY_PALE_HAND, WHY_DARK_HAND, WHY_HAND), rec.views["S4"].why
 
 
 def test_show_down_refuses_cards_not_in_the_seat():
