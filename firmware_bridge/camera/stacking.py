@@ -9,10 +9,10 @@ sheet allows). A code is in full view when no other face-up card can reach its w
 within PAIRED_TOL_MM of where they put it, one read by one code within its margin's range), or when that card is known to lie
 under it: a code of this card lies, decoded, over a good part of the other card (a code lying
 a quarter or more over another card can only have decoded from the card on top), or its
-finder patterns, core included, show as printed where they lie over the other card (and none of
-that the other way round), or, when the codes show neither, this card's edge shows as a line
-over it and not the other's over this one. When the order cannot be told, the code is not in
-full view: the card is XX, never named from it.
+finder patterns, core included, or the modules its text encodes to show as printed where they
+lie over the other card (and none of that the other way round), or, when the codes show
+neither, this card's edge shows as a line over it and not the other's over this one. When the
+order cannot be told, the code is not in full view: the card is XX, never named from it.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import math
 
 import cv2
 import numpy as np
+import segno
 
 from firmware_bridge.camera.decoders import QrRead
 
@@ -222,6 +223,119 @@ def finders_over(gray: np.ndarray, read: QrRead, origin: tuple[int, int], qr_px:
     return float(np.mean(seen_dark[over] == want[over])) >= FINDER_MATCH
 
 
+#: a symbol's modules, as its own text encodes them, must lie at least this many over the
+#: other card, and of each shade this many, before they tell the order: light modules alone
+#: match any white card over them, dark ones alone any print (a line along a row of the
+#: symbol darkens its light modules too); and the share of each shade that must show as printed
+MODULES_OVER_TOTAL = 12
+MODULES_OVER_MIN = 3
+MODULES_MATCH = 0.9
+#: how far (modules) a module's centre must lie inside the other card's sure place to count
+#: as over it: the sure place is off by up to a millimetre where the table's scale is (a card
+#: placed by its codes, 44 mm from its centre to its far edge, at a scale 2% off), and a module
+#: counted over the other card that in truth lies beyond its edge shows this code's pattern
+#: whichever card is on top. With 0.75 (the finders' inset) a card placed 1.5-2 mm too far
+#: named a code it covered (the second reader); with 1.25 it takes 2-2.5 mm.
+MODULES_OVER_INSET = 1.25
+#: the symbol's modules away from the other card must show the matrix its text encodes to at
+#: least this share, or the matrix is not the one printed (another mode or mask than tried)
+MODULES_AWAY_MATCH = 0.9
+
+
+@functools.lru_cache(maxsize=512)
+def code_matrices(text: str) -> tuple[np.ndarray, ...]:
+    """The module matrices (21 x 21, True for dark) a printer's encoder may have made of `text`
+    at the sheet's symbol (Model 2, version 1, error correction M). Encoders choose the mode
+    by the text and the mask by the standard's penalty score, not always alike, and do not
+    all lay out the same data alike: segno's each of the eight masks, in alphanumeric and in
+    byte mode, and OpenCV's own choice in each mode. Which one was printed is told from the
+    symbol's own modules (`modules_over`)."""
+    out = []
+    for mode in ("alphanumeric", "byte"):
+        for mask in range(8):
+            try:
+                q = segno.make_qr(text, error="m", version=1, mode=mode, mask=mask, boost_error=False)
+            except (ValueError, segno.DataOverflowError):
+                break  # the text does not fit this mode in a version 1 symbol
+            out.append(np.array([list(row) for row in q.matrix], np.uint8) > 0)
+    for mode in (cv2.QRCodeEncoder_MODE_AUTO, cv2.QRCodeEncoder_MODE_ALPHANUMERIC, cv2.QRCodeEncoder_MODE_BYTE):
+        params = cv2.QRCodeEncoder_Params()
+        params.version, params.mode = 1, mode
+        params.correction_level = cv2.QRCodeEncoder_CORRECT_LEVEL_M
+        try:
+            img = cv2.QRCodeEncoder.create(params).encode(text)
+        except cv2.error:
+            continue  # not in this mode
+        if img is None or img.ndim != 2 or img.shape[0] < SYMBOL_MODULES or img.shape[0] != img.shape[1]:
+            continue
+        border = (img.shape[0] - SYMBOL_MODULES) // 2
+        matrix = img[border:border + SYMBOL_MODULES, border:border + SYMBOL_MODULES] == 0
+        if not any((matrix == m).all() for m in out):
+            out.append(matrix)
+    return tuple(out)
+
+
+def modules_over(gray: np.ndarray, read: QrRead, origin: tuple[int, int], qr_px: float, box) -> bool:
+    """Are the modules of `read`'s symbol, as its decoded text encodes them, seen printed where
+    they lie over the rectangle `box` (centre, right, down, half width, half height: where
+    another card surely lies)? The finder patterns alone (`finders_over`) need three modules
+    of the symbol's side over the other card before their cores lie there; its other modules
+    tell it from one: a card lying over the symbol shows its own white or print there, never
+    the modules of this code. The matrix printed is the one, of those the text may encode to,
+    that the symbol's modules away from the other card show."""
+    corners = symbol_corners(read, qr_px)
+    if corners is None:
+        return False
+    matrices = code_matrices(read.text)
+    if not matrices:
+        return False
+    n = SYMBOL_MODULES
+    m = qr_px / n
+    to_picture = cv2.getPerspectiveTransform(
+        np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32),
+        (corners - np.asarray(origin, np.float64)).astype(np.float32))
+    rows, cols = np.mgrid[0:n, 0:n]
+    grid = np.stack([cols.ravel() + 0.5, rows.ravel() + 0.5], axis=1).astype(np.float32)
+    pts = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), to_picture).reshape(-1, 2).astype(np.float64)
+    inside = ((pts[:, 0] >= 1) & (pts[:, 1] >= 1) & (pts[:, 0] <= gray.shape[1] - 2)
+              & (pts[:, 1] <= gray.shape[0] - 2))
+    if not inside.all():
+        return False
+    bc, b_right, b_down, hw, hh = box
+    d = pts + np.asarray(origin, np.float64) - bc
+    # a module counts when its centre lies MODULES_OVER_INSET inside the other card's sure
+    # place, and as away from it when it lies as far clear of it
+    inset = MODULES_OVER_INSET * m
+    over = (np.abs(d @ b_right) < hw - inset) & (np.abs(d @ b_down) < hh - inset)
+    away = (np.abs(d @ b_right) > hw + inset) | (np.abs(d @ b_down) > hh + inset)
+    if np.count_nonzero(over) < MODULES_OVER_TOTAL or np.count_nonzero(away) < n * n // 2:
+        return False
+    shade = cv2.remap(gray, pts[:, 0].astype(np.float32).reshape(1, -1),
+                      pts[:, 1].astype(np.float32).reshape(1, -1), cv2.INTER_LINEAR).ravel().astype(np.float32)
+    # the matrix printed: the one the modules away from the other card agree with best, each
+    # matrix's own dark and light measured there
+    best, best_share, level = None, 0.0, 0.0
+    for matrix in matrices:
+        want = matrix.ravel()
+        if np.count_nonzero(away & want) < 10 or np.count_nonzero(away & ~want) < 10:
+            continue
+        lo, hi = float(np.median(shade[away & want])), float(np.median(shade[away & ~want]))
+        if hi - lo < EDGE_DROP:
+            continue  # too little contrast to tell a module's shade (or not this matrix)
+        share = float(np.mean((shade[away] < (lo + hi) / 2) == want[away]))
+        if share > best_share:
+            best, best_share, level = want, share, (lo + hi) / 2
+    if best is None or best_share < MODULES_AWAY_MATCH:
+        return False
+    if np.count_nonzero(over & best) < MODULES_OVER_MIN or np.count_nonzero(over & ~best) < MODULES_OVER_MIN:
+        return False
+    seen_dark = shade < level
+    # each shade on its own: a white card over the symbol matches its light modules, print on
+    # it may match some dark ones, never both
+    return (float(np.mean(seen_dark[over & best])) >= MODULES_MATCH
+            and float(np.mean(~seen_dark[over & ~best])) >= MODULES_MATCH)
+
+
 #: how far beyond the code's white square a card's edge is looked for: the sheet's widest
 #: margin (6 mm), a card's tolerance and the 2 mm of felt beyond the edge that make it one
 EDGE_SEARCH_MM = 9.0
@@ -346,7 +460,8 @@ def codes_in_full_view(reads: list[QrRead], partner: list[int], card_px: tuple[f
         certain = body(b, -1)
         return (any(overlap_area(symbol(i), certain) >= ON_TOP_SHARE * qr_px * qr_px for i in cards[a][0])
                 or (gray is not None
-                    and any(finders_over(gray, reads[i], origin, qr_px, card_box(b, -1)) for i in cards[a][0])))
+                    and any(finders_over(gray, reads[i], origin, qr_px, card_box(b, -1))
+                            or modules_over(gray, reads[i], origin, qr_px, card_box(b, -1)) for i in cards[a][0])))
 
     def on_top(a: int, b: int) -> bool:
         """Is card a seen to lie over card b? What the codes show decides (`codes_over`):
