@@ -6,11 +6,12 @@ pixel; the renderer's tables are 0.24-0.33 at the tray) and `calibrate_dice` (wh
 camera calibrate --dice` runs) measures the die on two sharp throws of that table. Then throws
 are read under each perturbation of the renderer.
 
-    .venv/bin/python -m tests.camera.heldout_dice_figures --throws 4 [--sets a,b] [--tables 1] [--renderer heldout|blind] [--summary]
+    .venv/bin/python -m tests.camera.heldout_dice_figures --throws 4 [--sets a,b] [--tables 1] [--renderer heldout|blind|fourth_dice] [--summary]
 
 `--renderer blind` holds it to tests/camera/blind instead, a second renderer from the same sheet
 (its dice looked at since 5 Dec 2026); `--renderer blind_dice` to tests/camera/blind_dice, a third,
-dice only, that nobody tuning the reader has looked at.
+dice only, that nobody tuning the reader has looked at; `--renderer fourth_dice` to
+tests/camera/fourth_dice, a fourth (6 Dec 2026, looked at since).
 `--summary` leaves out each missed tray's truth, so that whoever works on the reader can take
 the blind figures without seeing what the blind dice were.
 
@@ -36,7 +37,7 @@ from firmware_bridge.camera.dice_calibration import calibrate_dice
 # the renderers the reader can be held to, each written from the card-face sheet alone; a
 # renderer's module is imported only when asked for
 RENDERERS = {"heldout": "tests.camera.heldout", "blind": "tests.camera.blind",
-             "blind_dice": "tests.camera.blind_dice"}
+             "blind_dice": "tests.camera.blind_dice", "fourth_dice": "tests.camera.fourth_dice"}
 NOMINAL_MM_PER_PX = 0.30
 CALIBRATION_SEEDS = (900, 901)
 

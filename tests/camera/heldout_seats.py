@@ -5,12 +5,14 @@ table is calibrated through `station camera calibrate` from its own stills (the 
 one face-down card per seat) with zones read off the still, then its frames are read by the
 recogniser the live camera builds. As a script, the figures per deck style and perturbation:
 
-    .venv/bin/python -m tests.camera.heldout_seats --seeds 4 --tables 2 [--renderer heldout|blind|blind_seats]
+    .venv/bin/python -m tests.camera.heldout_seats --seeds 4 --tables 2 [--renderer heldout|blind|blind_seats|fourth_seats]
 
 `--renderer blind` holds it to tests/camera/blind instead, a second renderer from the same sheet
 (its seats looked at since 5 Dec 2026); `--renderer blind_seats` to tests/camera/blind_seats, a
-third, seats only, that nobody tuning the reader has looked at: take its figures with `--summary`.
-`--summary` prints the counts only, not each missed seat's truth.
+third, seats only, that nobody tuning the reader has looked at: take its figures with `--summary`;
+`--renderer fourth_seats` to tests/camera/fourth_seats, a fourth (6 Dec 2026, looked at since).
+`--summary` prints the counts only, not each missed seat's truth. `--reasons` also counts, per
+deck, why the seats read as not readable were so, in the recogniser's own words.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ SEATS = tuple(f"S{i}" for i in range(1, 8))
 # the renderers the reader can be held to, each written from the card-face sheet alone; a
 # renderer's module is imported only when asked for
 RENDERERS = {"heldout": "tests.camera.heldout", "blind": "tests.camera.blind",
-             "blind_seats": "tests.camera.blind_seats"}
+             "blind_seats": "tests.camera.blind_seats", "fourth_seats": "tests.camera.fourth_seats"}
 
 
 def _zones(truth: dict) -> dict:
