@@ -948,7 +948,18 @@ class Recogniser:
         if by_marks is not None:
             counts.append(by_marks)
         fits = [n for n in counts if back_count.plausible(n, area, self._card_area)]
-        return max(fits) if fits else estimate
+        if fits:
+            return max(fits)
+        if max(counts, default=0) >= estimate:
+            # the ways part the blob as the area's estimate does (its area a little more than
+            # the cards': a chip or dark debris against the row): trust them
+            return estimate
+        # no way parts the row (a back whose pattern runs on from card to card, no line at the
+        # cards' edges): the fewest cards that can cover this area each showing at least half
+        # of its back (the sheet's rule for a seat's row or fan), where the area's estimate
+        # lays them side by side and reads a row of four showing half of each (2.5 cards'
+        # area) as two, which cannot cover it
+        return next((n for n in range(estimate, 5) if back_count.plausible(n, area, self._card_area)), estimate)
 
     def _pieces_beyond_codes(self, comp: np.ndarray, origin: tuple[int, int], reads: list[QrRead],
                              card_coloured: np.ndarray, printed: np.ndarray, geo: _ZoneGeometry) -> int:
