@@ -193,7 +193,7 @@ class ZoneView:
     qr: list[QrRead] = field(default_factory=list)
     covered: bool = False
     unknown_back: bool = False
-    why: str = ""  # when reading is None, what the recogniser saw (the WHY_* words below)
+    why: str = ""  # when reading is None, what the recogniser saw there (the WHY_* words above)
     ms: float = 0.0  # time this zone took to read
 
 

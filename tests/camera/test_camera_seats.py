@@ -289,13 +289,11 @@ def test_faces_printed_with_a_figure_in_skin_and_gold_are_read_not_taken_for_a_h
     assert verdicts.count("correct") >= 5, json.dumps({z: [truth[z], seen[z]] for z in zones})
 
 
-
 def test_two_backs_side_by_side_with_a_chip_against_them_stay_two(calibrated):
     # two backs touching edge to edge and a dark chip (44 mm) against the end one: the blob
     # covers 2.2-2.3 cards, more than two cards can when each shows at least half of itself;
-    # the ways of counting all part it in two, and two it stays (the second reader's case for
-    # the area's fallback below, which first added a card)
-    from firmware_bridge.camera.layout import CARD_W_MM
+    # the ways of counting all part it in two, and two it stays (the second reader's case
+    # against the area's fallback in Recogniser._count_backs, whose first version added a card)
     from firmware_bridge.camera.scene import PlacedCard
 
     rec = Recogniser(calibrated)
