@@ -168,6 +168,41 @@ def symbol_corners(read: QrRead, qr_px: float) -> np.ndarray | None:
     return corners
 
 
+def _module_points(gray: np.ndarray, read: QrRead, origin: tuple[int, int], qr_px: float,
+                   grid: np.ndarray) -> np.ndarray | None:
+    """Where the module centres `grid` ((column, row) in the symbol's own modules) of `read`'s
+    symbol lie in `gray` (its top-left at `origin` in the reads' pixels), placed through the
+    symbol's own corners: the layout's scale is the table's average, and a few per cent off at
+    a module ten modules from the centre is half a module. None when the symbol's outline is
+    not measured or a module lies outside the picture."""
+    corners = symbol_corners(read, qr_px)
+    if corners is None:
+        return None
+    to_picture = cv2.getPerspectiveTransform(
+        np.array([[0, 0], [SYMBOL_MODULES, 0], [SYMBOL_MODULES, SYMBOL_MODULES], [0, SYMBOL_MODULES]], np.float32),
+        (corners - np.asarray(origin, np.float64)).astype(np.float32))
+    pts = cv2.perspectiveTransform(np.asarray(grid, np.float32).reshape(-1, 1, 2), to_picture).reshape(-1, 2)
+    pts = pts.astype(np.float64)
+    inside = ((pts[:, 0] >= 1) & (pts[:, 1] >= 1) & (pts[:, 0] <= gray.shape[1] - 2)
+              & (pts[:, 1] <= gray.shape[0] - 2))
+    return pts if inside.all() else None
+
+
+def _depth_in(pts: np.ndarray, origin: tuple[int, int], box) -> np.ndarray:
+    """How far (px) each point (`_module_points`: in the picture's pixels, its top-left at
+    `origin`) lies inside the rectangle `box` (centre, right, down, half width, half height,
+    in the reads' pixels); negative outside."""
+    bc, b_right, b_down, hw, hh = box
+    d = pts + np.asarray(origin, np.float64) - bc
+    return np.minimum(hw - np.abs(d @ b_right), hh - np.abs(d @ b_down))
+
+
+def _shades(gray: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """The grey of `gray` at each point."""
+    return cv2.remap(gray, pts[:, 0].astype(np.float32).reshape(1, -1),
+                     pts[:, 1].astype(np.float32).reshape(1, -1), cv2.INTER_LINEAR).ravel().astype(np.float32)
+
+
 def finders_over(gray: np.ndarray, read: QrRead, origin: tuple[int, int], qr_px: float,
                  box) -> bool:
     """Are the finder patterns of `read`'s symbol seen as printed where they lie over the
@@ -176,15 +211,7 @@ def finders_over(gray: np.ndarray, read: QrRead, origin: tuple[int, int], qr_px:
     the code would show its own white or art there, never the rings of a finder pattern at
     the module pitch. A code decodes with a few modules of its side hidden (its error
     correction), so the decode alone cannot tell this; the finders' fixed pattern can."""
-    corners = symbol_corners(read, qr_px)
-    if corners is None:
-        return False
     m = qr_px / SYMBOL_MODULES
-    # module centres through the symbol's own corners: the layout's scale is the table's
-    # average, and a few per cent off at a module ten modules from the centre is half a module
-    to_picture = cv2.getPerspectiveTransform(
-        np.array([[0, 0], [SYMBOL_MODULES, 0], [SYMBOL_MODULES, SYMBOL_MODULES], [0, SYMBOL_MODULES]], np.float32),
-        (corners - np.asarray(origin, np.float64)).astype(np.float32))
     grid, dark, core, beside = [], [], [], []
     for r0, c0 in FINDER_ORIGINS:
         for r in range(7):
@@ -193,16 +220,12 @@ def finders_over(gray: np.ndarray, read: QrRead, origin: tuple[int, int], qr_px:
                 dark.append(_finder_dark(r, k))
                 core.append(_finder_core(r, k))
                 beside.append(_finder_beside_core(r, k))
-    pts = cv2.perspectiveTransform(np.array(grid, np.float32).reshape(-1, 1, 2), to_picture).reshape(-1, 2).astype(np.float64)
-    want, core_m, beside_m = np.array(dark), np.array(core), np.array(beside)
-    inside = ((pts[:, 0] >= 1) & (pts[:, 1] >= 1) & (pts[:, 0] <= gray.shape[1] - 2)
-              & (pts[:, 1] <= gray.shape[0] - 2))
-    if not inside.all():
+    pts = _module_points(gray, read, origin, qr_px, np.array(grid))
+    if pts is None:
         return False
-    bc, b_right, b_down, hw, hh = box
-    d = pts + np.asarray(origin, np.float64) - bc
+    want, core_m, beside_m = np.array(dark), np.array(core), np.array(beside)
     # a module counts when it lies wholly over the other card (its centre half a module in)
-    over = (np.abs(d @ b_right) < hw - 0.75 * m) & (np.abs(d @ b_down) < hh - 0.75 * m)
+    over = _depth_in(pts, origin, box) > 0.75 * m
     if np.count_nonzero(over & want) < FINDER_CELLS_MIN or np.count_nonzero(over & ~want) < FINDER_CELLS_MIN:
         return False
     # the rings' outer rows alone (dark, then light) are what a straight printed line on the
@@ -210,8 +233,7 @@ def finders_over(gray: np.ndarray, read: QrRead, origin: tuple[int, int], qr_px:
     # for them): the core and the light modules in line with it must lie over the other card too
     if np.count_nonzero(over & core_m) < FINDER_CORE_MIN or np.count_nonzero(over & beside_m) < FINDER_CORE_MIN:
         return False
-    shade = cv2.remap(gray, pts[:, 0].astype(np.float32).reshape(1, -1),
-                      pts[:, 1].astype(np.float32).reshape(1, -1), cv2.INTER_LINEAR).ravel().astype(np.float32)
+    shade = _shades(gray, pts)
     # the symbol's own dark and light, from its finder modules away from the other card
     away = ~over
     if np.count_nonzero(away & want) < 10 or np.count_nonzero(away & ~want) < 6:
@@ -283,35 +305,21 @@ def modules_over(gray: np.ndarray, read: QrRead, origin: tuple[int, int], qr_px:
     tell it from one: a card lying over the symbol shows its own white or print there, never
     the modules of this code. The matrix printed is the one, of those the text may encode to,
     that the symbol's modules away from the other card show."""
-    corners = symbol_corners(read, qr_px)
-    if corners is None:
-        return False
     matrices = code_matrices(read.text)
     if not matrices:
         return False
     n = SYMBOL_MODULES
-    m = qr_px / n
-    to_picture = cv2.getPerspectiveTransform(
-        np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32),
-        (corners - np.asarray(origin, np.float64)).astype(np.float32))
     rows, cols = np.mgrid[0:n, 0:n]
-    grid = np.stack([cols.ravel() + 0.5, rows.ravel() + 0.5], axis=1).astype(np.float32)
-    pts = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), to_picture).reshape(-1, 2).astype(np.float64)
-    inside = ((pts[:, 0] >= 1) & (pts[:, 1] >= 1) & (pts[:, 0] <= gray.shape[1] - 2)
-              & (pts[:, 1] <= gray.shape[0] - 2))
-    if not inside.all():
+    pts = _module_points(gray, read, origin, qr_px, np.stack([cols.ravel() + 0.5, rows.ravel() + 0.5], axis=1))
+    if pts is None:
         return False
-    bc, b_right, b_down, hw, hh = box
-    d = pts + np.asarray(origin, np.float64) - bc
     # a module counts when its centre lies MODULES_OVER_INSET inside the other card's sure
     # place, and as away from it when it lies as far clear of it
-    inset = MODULES_OVER_INSET * m
-    over = (np.abs(d @ b_right) < hw - inset) & (np.abs(d @ b_down) < hh - inset)
-    away = (np.abs(d @ b_right) > hw + inset) | (np.abs(d @ b_down) > hh + inset)
+    depth, inset = _depth_in(pts, origin, box), MODULES_OVER_INSET * qr_px / n
+    over, away = depth > inset, depth < -inset
     if np.count_nonzero(over) < MODULES_OVER_TOTAL or np.count_nonzero(away) < n * n // 2:
         return False
-    shade = cv2.remap(gray, pts[:, 0].astype(np.float32).reshape(1, -1),
-                      pts[:, 1].astype(np.float32).reshape(1, -1), cv2.INTER_LINEAR).ravel().astype(np.float32)
+    shade = _shades(gray, pts)
     # the matrix printed: the one the modules away from the other card agree with best, each
     # matrix's own dark and light measured there
     best, best_share, level = None, 0.0, 0.0

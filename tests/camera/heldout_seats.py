@@ -45,6 +45,19 @@ def _zones(truth: dict) -> dict:
     return truth["zones"] if "zones" in truth else truth
 
 
+def seat_verdicts(seen: dict, truth: dict) -> list[tuple[str, list, list | None, str]]:
+    """(seat, truth, reading, verdict) of each seat not under the dealer's hand in the truth:
+    `score_zone`'s verdict, or not_read where the reader held the seat."""
+    out = []
+    for s in SEATS:
+        want = _zones(truth)[s]["expected"]
+        if want is None:
+            continue  # under the dealer's hand
+        got = seen[s]
+        out.append((s, want, got, "not_read" if got is None else score_zone(want, got)))
+    return out
+
+
 def calibrated(folder: Path, style: str, table: int, renderer=heldout):
     """The table's camera config, calibrated by the CLI from its stills; None when refused."""
     stills = renderer.render_seats_calibration(style, table=table)

@@ -22,7 +22,7 @@ from firmware_bridge.camera.accuracy import score_zone
 from firmware_bridge.camera.build import build_recogniser
 from tests.camera import blind
 from tests.camera.heldout_dice_figures import run_set
-from tests.camera.heldout_seats import SEATS, _zones, calibrated
+from tests.camera.heldout_seats import SEATS, _zones, calibrated, seat_verdicts
 
 pytestmark = pytest.mark.slow
 
@@ -54,13 +54,9 @@ def test_blind_seats_are_never_misnamed_and_read_at_the_measured_level(tmp_path,
     img, truth = blind.render_seats_frame(style, 0, perturbation="sharp", table=0)
     seen, _ = build_recogniser(cam).read_still(img)
     verdicts = []
-    for s in SEATS:
-        want = _zones(truth)[s]["expected"]
-        if want is None:
-            continue  # under the dealer's hand
-        got = seen[s]
-        verdicts.append("not_read" if got is None else score_zone(want, got))
-        assert verdicts[-1] != "wrong_identity", f"{style} {s}: truth {want}, read {got}"
+    for s, want, got, verdict in seat_verdicts(seen, truth):
+        verdicts.append(verdict)
+        assert verdict != "wrong_identity", f"{style} {s}: truth {want}, read {got}"
     assert verdicts.count("correct") >= SEATS_MEASURED[style], f"{style}: {verdicts}"
 
 

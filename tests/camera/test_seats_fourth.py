@@ -15,10 +15,9 @@ from __future__ import annotations
 import pytest
 
 import tests.camera.fourth_seats as fourth
-from firmware_bridge.camera.accuracy import score_zone
 from firmware_bridge.camera.build import build_recogniser
 from tests.camera.fourth_seats import render_seats_frame
-from tests.camera.heldout_seats import SEATS, _zones, calibrated
+from tests.camera.heldout_seats import calibrated, seat_verdicts
 
 #: seats read right on the frame of seed 0, sharp, table 0, when measured (6 Dec 2026):
 #: lattice_red's four showdown seats (gold court panels to the faces' edges) are held as
@@ -41,13 +40,9 @@ def test_fourth_renderers_seats_are_never_misnamed_and_read_at_the_measured_leve
     img, truth = render_seats_frame(style, 0, perturbation="sharp", table=0)
     seen, _ = rec.read_still(img)
     verdicts = []
-    for s in SEATS:
-        want = _zones(truth)[s]["expected"]
-        if want is None:
-            continue  # under the dealer's hand
-        got = seen[s]
-        verdicts.append("not_read" if got is None else score_zone(want, got))
-        assert verdicts[-1] != "wrong_identity", f"{style} {s}: truth {want}, read {got}"
+    for s, want, got, verdict in seat_verdicts(seen, truth):
+        verdicts.append(verdict)
+        assert verdict != "wrong_identity", f"{style} {s}: truth {want}, read {got}"
     assert verdicts.count("correct") >= MEASURED[style], f"{style}: {verdicts}"
 
 
@@ -59,6 +54,6 @@ def test_a_row_of_backs_no_way_parts_is_counted_as_its_area_allows(tmp_path):
     cam = calibrated(tmp_path, "sunburst", 0, fourth)
     img, truth = render_seats_frame("sunburst", 1, perturbation="sharp", table=0)
     seen, _ = build_recogniser(cam).read_still(img)
-    verdicts = [score_zone(_zones(truth)[s]["expected"], seen[s]) for s in SEATS if _zones(truth)[s]["expected"] is not None]
+    verdicts = [verdict for *_, verdict in seat_verdicts(seen, truth)]
     assert "wrong_identity" not in verdicts
     assert verdicts.count("correct") >= 6, verdicts

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import pytest
 
-from firmware_bridge.camera.accuracy import score_zone
 from firmware_bridge.camera.build import build_recogniser
 from tests.camera.heldout import render_seats_frame
-from tests.camera.heldout_seats import SEATS, _zones, calibrated
+from tests.camera.heldout_seats import _zones, calibrated, seat_verdicts
 
 #: seats of seven read right on the frame of seed 0, sharp, in the measured run (black and gold
 #: stripes: 6 since its row of four backs, whose thin border parts nothing, is counted where
@@ -40,13 +39,9 @@ def test_held_out_seats_are_never_misnamed_and_read_at_the_measured_level(tmp_pa
     img, truth = render_seats_frame(style, 0, perturbation="sharp", table=0)
     seen, _ = rec.read_still(img)
     verdicts = []
-    for s in SEATS:
-        want = _zones(truth)[s]["expected"]
-        if want is None:
-            continue  # under the dealer's hand
-        got = seen[s]
-        verdicts.append("not_read" if got is None else score_zone(want, got))
-        assert verdicts[-1] != "wrong_identity", f"{style} {s}: truth {want}, read {got}"
+    for s, want, got, verdict in seat_verdicts(seen, truth):
+        verdicts.append(verdict)
+        assert verdict != "wrong_identity", f"{style} {s}: truth {want}, read {got}"
     assert verdicts.count("correct") >= MEASURED[style], f"{style}: {verdicts}"
 
 
