@@ -62,6 +62,10 @@ felt, tray or plastic: every level is relative to the die's own white.
    predicted is wide enough to be seen (the camera not nearly overhead for this die), at the
    top face's outline on that side there must be the die's strip or the tray's floor, not
    something else (`_near_side_covered`) — even where the die's own strip is hidden.
+   **The side turned from the camera** (also only with the view): there the camera sees a
+   rounded edge only up to its silhouette, so the plastic may end a little shorter of the
+   outline, as much as the view's angle takes from an edge of up to 3 mm (`_far_allowance`);
+   no wall can lie over that side as the camera sees it.
 8. **Dice with no region of their own.** A die whose white does not stand out as the
    brightest thing round it (a rim or floor as light as it) is found from its pips: groups of
    dark round spots of a pip's size, set as a face's are, that no die found accounts for,
@@ -772,7 +776,8 @@ class DiceReader:
             return DieReading(0, centre, "pips of unequal sizes", len(pips))
         outline = self._outline_cut(lo, white, turn, spacing, holes.astype(bool))
         if not outline:
-            outline = _square_unseen(lo, white, turn, holes.astype(bool), (du, dv), value == 1)
+            outline = _square_unseen(lo, white, turn, holes.astype(bool), (du, dv), value == 1,
+                                     None if near is None else near[1])
         if not outline and near is not None:
             outline = _near_side_covered(near[0], paper, turn, (du, dv), near[1], near[2])
         if outline:
@@ -1155,6 +1160,39 @@ def _flat_reaches(lo: np.ndarray, turn_deg: float, pips: np.ndarray, band: float
     return t[first] / FACE_PX
 
 
+#: the broadest rounded edge a die may have (face widths; 3 mm on a 16 mm die)
+_EDGE_RADIUS = 0.19
+#: the rays (degrees either side of a side's normal) that side's allowance holds on
+_FAR_FLAT_DEG = 30.0
+
+
+def _far_allowance(turn_deg: float, shift: np.ndarray | None) -> np.ndarray:
+    """How much shorter (face widths) the die's plastic may end on each of `_RAYS` rays (as
+    `_ray_reaches`) on the side turned from the camera. The camera sees a rounded edge turned
+    from it only as far as the edge's silhouette, where the surface turns out of its sight: a
+    camera θ off the vertical (`shift`, the top face's shift from its foot in window pixels,
+    is the die's height times tan θ) loses r·(cos θ + sin θ − 1) of an edge of radius r there,
+    and the edge is shaded as it turns. Taken for the broadest edge, on each side as much as
+    it faces from the camera, within `_FAR_FLAT_DEG` of its normal. Nothing on that side can hide the top face from such
+    a camera but the dealer's hand over the die (the tray's wall beyond the die lies behind it
+    as the camera sees it), and a millimetre there hides no pip. Straight above (no shift),
+    none."""
+    if shift is None:
+        return np.zeros(_RAYS, np.float32)
+    length = float(np.hypot(shift[0], shift[1]))
+    if length <= 0:
+        return np.zeros(_RAYS, np.float32)
+    theta = np.arctan(length / FACE_PX)
+    lost = _EDGE_RADIUS * (np.cos(theta) + np.sin(theta) - 1.0)
+    # each ray's side (its normal) and how far the ray is from it: a side is allowed as much
+    # as it faces from the camera, along its flat only; a corner, rounded two ways, is held to
+    # the outline as before (a sharp-edged die's corner under a hand 3 mm deep was named)
+    off = (np.arange(_RAYS) * (360.0 / _RAYS) + 45.0) % 90.0 - 45.0
+    normal = np.deg2rad(turn_deg + np.arange(_RAYS) * (360.0 / _RAYS) - off)
+    away = (np.cos(normal) * shift[0] + np.sin(normal) * shift[1]) / length
+    return (lost * np.maximum(away, 0.0) * (np.abs(off) <= _FAR_FLAT_DEG)).astype(np.float32)
+
+
 def _rounded_outline(phi: np.ndarray, half: float = 0.5, corner: float = _CORNER) -> np.ndarray:
     """How far (face widths) a rounded square's outline (`half` the edge, corners of radius
     `corner`) lies from its centre along each angle of `phi` (radians, from a side's normal)."""
@@ -1180,7 +1218,8 @@ def _runs(a: np.ndarray, run: int = _RUN) -> np.ndarray:
 
 
 def _square_unseen(lo: np.ndarray, white: float, turn_deg: float, pips: np.ndarray,
-                   at: tuple[float, float] = (0.0, 0.0), lone: bool = False) -> str:
+                   at: tuple[float, float] = (0.0, 0.0), lone: bool = False,
+                   shift: np.ndarray | None = None) -> str:
     """Why the die's top face, as a whole square of the die's size round its pips' centre, is
     not all seen, or "". Followed along rays all round (sides and corners alike):
 
@@ -1193,7 +1232,9 @@ def _square_unseen(lo: np.ndarray, white: float, turn_deg: float, pips: np.ndarr
     - its flat white must not run on beyond its outline: a rim as white as the die, lying
       over it, joins the face with no rounded edge between.
     `at`: the face's centre (its pips') from the window's centre, window pixels. The die's apparent size is taken from its own outline where it is seen (a calibration a
-    few percent off), within bounds."""
+    few percent off), within bounds. `shift`: the top face's shift from its foot the
+    calibrated view gives (window pixels), where there is one: on the side turned from the
+    camera the plastic may end shorter by `_far_allowance`."""
     global _OUTLINE
     if _OUTLINE is None:
         _OUTLINE = _rounded_outline(_PHI)
@@ -1205,9 +1246,9 @@ def _square_unseen(lo: np.ndarray, white: float, turn_deg: float, pips: np.ndarr
     # the outline it must reach: no larger than the calibrated one (a die seen smaller, the
     # calibration a little large, is held to its own size) ...
     outline = _OUTLINE * float(np.clip(seen, _SCALE[0], 1.03))
-    short = _runs(outline - r[0]).max()
-    if short > _SHORT:
-        return f"top face not wholly in view (its plastic ends {short:.2f} of a face short of its outline)"
+    short = _runs(outline - r[0] - _far_allowance(turn_deg, shift))
+    if short.max() > _SHORT:
+        return f"top face not wholly in view (its plastic ends {short.max():.2f} of a face short of its outline)"
     if white >= _SATURATED:
         return ""  # the light clips the face's white: its flat and its surroundings are not told apart
     # ... and the one it must not run on beyond: no smaller than the calibrated one

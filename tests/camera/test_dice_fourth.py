@@ -7,9 +7,11 @@ renderer"), so it is not a blind test. Each table is calibrated through `calibra
 
 The bar is never a wrong face; the floors are the dice in full view named when measured, on
 its tables 0 (green felt, wooden walls) and 1 (a pale wall, the camera far to the side). On
-table 1 the reader holds many whole dice as `0`: their soft rounded edges, turned from the
-light, darken before the die's outline (docs/camera.md: the known limit). The renderer and
-the reader are deterministic, so a floor at the measured figure is exact, not a tolerance."""
+table 1 the reader held many whole dice as `0` until the side turned from the camera was
+allowed its rounded edge's shortfall (test_dice_far_side.py; 166 of 336 floors' dice before,
+327 after); the translucent set's are still mostly `0` there (docs/camera.md). The renderer
+and the reader are deterministic, so a floor at the measured figure is exact, not a
+tolerance."""
 
 from __future__ import annotations
 
@@ -20,13 +22,13 @@ from tests.camera.heldout_dice_figures import run_set
 
 #: dice in full view named of 48 (tables 0 and 1, two throws each under six perturbations)
 MEASURED = {
-    "casino_gloss_white": 46,
-    "ivory_matte_round": 37,
+    "casino_gloss_white": 48,
+    "ivory_matte_round": 48,
     "cream_flat_print": 48,
-    "translucent_orange_red": 25,
-    "jumbo_pip_soft_edge": 30,
-    "small_pip_sharp_edge": 45,
-    "aged_ivory_dark_red": 36,
+    "translucent_orange_red": 33,
+    "jumbo_pip_soft_edge": 48,
+    "small_pip_sharp_edge": 46,
+    "aged_ivory_dark_red": 48,
 }
 
 
