@@ -6,7 +6,8 @@ does tell is that every card shows at least half of its back, and that the back 
 on top is cut off from the one below by the upper card's edge: its white border. So the blob
 is looked at closely (full resolution, only for blobs bigger than one card): the places of
 the calibrated back's colours are split at the borders, and each piece of at least a fifth
-of a card is one card's visible back. A back without a border, whose pattern runs on across
+of a card is one card's visible back (counted also with threads of a pixel or two cut: the
+border may fail to part two backs where it meets the edge of the card below). A back without a border, whose pattern runs on across
 the seam, cannot be counted this way: the area's estimate stands (docs/camera.md).
 
 A back whose pattern runs on from card to card (no border, or a border of the back's own
@@ -45,6 +46,9 @@ EDGE_DEPTH_MM = 8.0
 EDGE_GAP = 0.4
 #: a piece of back smaller than this share of a card is a fragment (a corner, a crumb)
 MIN_PIECE = 0.22
+#: two backs joined by a thread of back no wider than this less one (pixels: the thread is
+#: the picture's, a pixel or two of anti-aliased border) are two pieces (see _threads_cut)
+THREAD_PX = 3
 #: the light ink of a back (a white lattice) is pooled over this many millimetres, as the
 #: calibration saw the back at quarter resolution; a card's border is wider
 POOL_MM = 1.2
@@ -85,7 +89,17 @@ def count_backs(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarray,
         back = (back_px & inside).astype(np.uint8)
         n, _, stats, _ = cv2.connectedComponentsWithStats(back, connectivity=4)
         counts.append(sum(1 for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= MIN_PIECE * card_area_px))
+        if not pooled:
+            counts.append(_pieces(_threads_cut(back > 0), card_area_px))
     return counts
+
+
+def _threads_cut(back: np.ndarray) -> np.ndarray:
+    """`back` with its threads cut (eroded by THREAD_PX): where a card's border meets the edge
+    of the card below it (its corner over the other's side, the border's anti-aliased end), a
+    pixel or two of back may join two cards' backs across it. The pieces shrink by a pixel all
+    round, which a piece of a fifth of a card does not notice."""
+    return cv2.erode(back.astype(np.uint8), np.ones((THREAD_PX, THREAD_PX), np.uint8)) > 0
 
 
 def _pieces(back: np.ndarray, card_area_px: float) -> int:
@@ -102,7 +116,7 @@ def _count_tones(view: np.ndarray, pooled: bool, inside: np.ndarray, lut: colour
     of the back (a black and white lattice)."""
     idx = lut.nearest(view)
     if not pooled:
-        out = [_pieces((idx >= 0) & inside, card_area_px)]
+        out = [_pieces((idx >= 0) & inside, card_area_px), _pieces(_threads_cut((idx >= 0) & inside), card_area_px)]
         whites = lut.groups["white"]
         if whites:
             # white dots (or any small white marks) are the back's pattern; a card's white

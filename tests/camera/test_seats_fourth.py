@@ -57,3 +57,18 @@ def test_a_row_of_backs_no_way_parts_is_counted_as_its_area_allows(tmp_path):
     verdicts = [verdict for *_, verdict in seat_verdicts(seen, truth)]
     assert "wrong_identity" not in verdicts
     assert verdicts.count("correct") >= 6, verdicts
+
+
+def test_two_backs_a_thread_of_back_joins_at_a_border_are_counted_apart(tmp_path):
+    # argyle_grey, seed 1, S2: four bordered backs in a staggered row; the white border of the
+    # third card fails to part it from the second where its corner meets the second's side (a
+    # pixel or two of back join them there), and the row read three. Its threads cut, four
+    # (back_count._threads_cut); every other seat of the frame stays right.
+    cam = calibrated(tmp_path, "argyle_grey", 0, fourth)
+    rec = build_recogniser(cam)
+    for perturbation in ("sharp", "noise"):
+        img, truth = render_seats_frame("argyle_grey", 1, perturbation=perturbation, table=0)
+        seen, _ = rec.read_still(img)
+        assert seen["S2"] == ["??"] * 4, (perturbation, seen["S2"])
+        verdicts = [verdict for *_, verdict in seat_verdicts(seen, truth)]
+        assert verdicts.count("correct") == len(verdicts), (perturbation, verdicts)
