@@ -7,8 +7,9 @@ on top is cut off from the one below by the upper card's edge: its white border.
 is looked at closely (full resolution, only for blobs bigger than one card): the places of
 the calibrated back's colours are split at the borders, and each piece of at least a fifth
 of a card is one card's visible back (counted also with threads of a pixel or two cut: the
-border may fail to part two backs where it meets the edge of the card below). A back without a border, whose pattern runs on across
-the seam, cannot be counted this way: the area's estimate stands (docs/camera.md).
+border may fail to part two backs where it meets the edge of the card below). A back without
+a border, whose pattern runs on across the seam, cannot be counted this way: the area's
+estimate stands (docs/camera.md).
 
 A back whose pattern runs on from card to card (no border, or a border of the back's own
 colour) is counted by the edges of the cards instead (`count_by_edges`): each card lying on

@@ -1173,10 +1173,10 @@ def _far_allowance(turn_deg: float, shift: np.ndarray | None) -> np.ndarray:
     camera θ off the vertical (`shift`, the top face's shift from its foot in window pixels,
     is the die's height times tan θ) loses r·(cos θ + sin θ − 1) of an edge of radius r there,
     and the edge is shaded as it turns. Taken for the broadest edge, on each side as much as
-    it faces from the camera, within `_FAR_FLAT_DEG` of its normal. Nothing on that side can hide the top face from such
-    a camera but the dealer's hand over the die (the tray's wall beyond the die lies behind it
-    as the camera sees it), and a millimetre there hides no pip. Straight above (no shift),
-    none."""
+    it faces from the camera, within `_FAR_FLAT_DEG` of its normal. Nothing on that side can
+    hide the top face from such a camera but the dealer's hand over the die (the tray's wall
+    beyond the die lies behind it as the camera sees it), and a millimetre there hides no
+    pip. Straight above (no shift), none."""
     if shift is None:
         return np.zeros(_RAYS, np.float32)
     length = float(np.hypot(shift[0], shift[1]))
@@ -1246,9 +1246,10 @@ def _square_unseen(lo: np.ndarray, white: float, turn_deg: float, pips: np.ndarr
     # the outline it must reach: no larger than the calibrated one (a die seen smaller, the
     # calibration a little large, is held to its own size) ...
     outline = _OUTLINE * float(np.clip(seen, _SCALE[0], 1.03))
-    short = _runs(outline - r[0] - _far_allowance(turn_deg, shift))
-    if short.max() > _SHORT:
-        return f"top face not wholly in view (its plastic ends {short.max():.2f} of a face short of its outline)"
+    beyond = _runs(outline - r[0] - _far_allowance(turn_deg, shift))
+    if beyond.max() > _SHORT:
+        short = float(_runs(outline - r[0])[int(beyond.argmax())])
+        return f"top face not wholly in view (its plastic ends {short:.2f} of a face short of its outline)"
     if white >= _SATURATED:
         return ""  # the light clips the face's white: its flat and its surroundings are not told apart
     # ... and the one it must not run on beyond: no smaller than the calibrated one

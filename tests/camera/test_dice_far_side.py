@@ -16,8 +16,8 @@ pass: a hand ending within a die's rounded edge is not told from the edge's shad
 on the die (the second reader measured up to 2-2.5 mm from the sharp outline at a side or
 corner before this change), and on the far side's flat of this table the soft-edged dice
 were named with up to 1.25 mm hidden there by the change's first version (the second
-reader's measure; 0 before, as they were not named whole). A pip
-lies at least 3 mm inside the face's edge."""
+reader's measure; 0 before, as they were not named whole). A pip lies at least 3 mm inside
+the face's edge."""
 
 from __future__ import annotations
 

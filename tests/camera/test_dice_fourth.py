@@ -8,8 +8,8 @@ renderer"), so it is not a blind test. Each table is calibrated through `calibra
 The bar is never a wrong face; the floors are the dice in full view named when measured, on
 its tables 0 (green felt, wooden walls) and 1 (a pale wall, the camera far to the side). On
 table 1 the reader held many whole dice as `0` until the side turned from the camera was
-allowed its rounded edge's shortfall (test_dice_far_side.py; 166 of 336 floors' dice before,
-327 after); the translucent set's are still mostly `0` there (docs/camera.md). The renderer
+allowed its rounded edge's shortfall (test_dice_far_side.py; the floors below sum to 267 of
+336 dice before, 319 after); the translucent set's are still mostly `0` there (9 of 24). The renderer
 and the reader are deterministic, so a floor at the measured figure is exact, not a
 tolerance."""
 
