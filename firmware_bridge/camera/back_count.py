@@ -87,11 +87,10 @@ def count_backs(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarray,
             # fill the calibrated share of a small window (a pattern's colours alternate)
             share = cv2.blur(back_px.astype(np.float32), (pool + 1, pool + 1))
             back_px = share >= level
-        back = (back_px & inside).astype(np.uint8)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(back, connectivity=4)
-        counts.append(sum(1 for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= MIN_PIECE * card_area_px))
+        back = back_px & inside
+        counts.append(_pieces(back, card_area_px))
         if not pooled:
-            counts.append(_pieces(_threads_cut(back > 0), card_area_px))
+            counts.append(_pieces(_threads_cut(back), card_area_px))
     return counts
 
 

@@ -75,6 +75,18 @@ def calibrated(folder: Path, style: str, table: int, renderer=heldout):
     return load_camera_config(cfg, game_zones)
 
 
+
+def sharp_frame_verdicts(folder: Path, style: str, renderer=heldout, seed: int = 0,
+                         table: int = 0) -> list[tuple[str, list, list | None, str]] | None:
+    """`seat_verdicts` of `renderer`'s sharp frame of `seed` on `table`, read by the
+    recogniser its table's calibration builds; None when calibrate refused the deck."""
+    cam = calibrated(folder, style, table, renderer)
+    if cam is None:
+        return None
+    img, truth = renderer.render_seats_frame(style, seed, perturbation="sharp", table=table)
+    seen, _ = build_recogniser(cam).read_still(img)
+    return seat_verdicts(seen, truth)
+
 def score(styles, tables, seeds, perturbations, folder: Path, log=print, renderer=heldout,
           reasons: bool = False) -> dict:
     per_style: dict[str, Counter] = defaultdict(Counter)

@@ -22,7 +22,7 @@ from firmware_bridge.camera.accuracy import score_zone
 from firmware_bridge.camera.build import build_recogniser
 from tests.camera import blind
 from tests.camera.heldout_dice_figures import run_set
-from tests.camera.heldout_seats import SEATS, _zones, calibrated, seat_verdicts
+from tests.camera.heldout_seats import SEATS, _zones, calibrated, sharp_frame_verdicts
 
 pytestmark = pytest.mark.slow
 
@@ -46,15 +46,13 @@ DICE_MEASURED = {"white_bright_red": 24, "ivory_dull_red": 12, "pearl_dark_red":
 
 @pytest.mark.parametrize("style", sorted(SEATS_MEASURED) + sorted(SEATS_REFUSED))
 def test_blind_seats_are_never_misnamed_and_read_at_the_measured_level(tmp_path, style):
-    cam = calibrated(tmp_path, style, 0, blind)
+    rows = sharp_frame_verdicts(tmp_path, style, blind)
     if style in SEATS_REFUSED:
-        assert cam is None
+        assert rows is None
         return
-    assert cam is not None
-    img, truth = blind.render_seats_frame(style, 0, perturbation="sharp", table=0)
-    seen, _ = build_recogniser(cam).read_still(img)
+    assert rows is not None
     verdicts = []
-    for s, want, got, verdict in seat_verdicts(seen, truth):
+    for s, want, got, verdict in rows:
         verdicts.append(verdict)
         assert verdict != "wrong_identity", f"{style} {s}: truth {want}, read {got}"
     assert verdicts.count("correct") >= SEATS_MEASURED[style], f"{style}: {verdicts}"

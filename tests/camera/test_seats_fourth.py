@@ -17,7 +17,7 @@ import pytest
 import tests.camera.fourth_seats as fourth
 from firmware_bridge.camera.build import build_recogniser
 from tests.camera.fourth_seats import render_seats_frame
-from tests.camera.heldout_seats import calibrated, seat_verdicts
+from tests.camera.heldout_seats import calibrated, seat_verdicts, sharp_frame_verdicts
 
 #: seats read right on the frame of seed 0, sharp, table 0, when measured (6 Dec 2026):
 #: lattice_red's four showdown seats (gold court panels to the faces' edges) are held as
@@ -31,16 +31,13 @@ REFUSED = {"noir", "felt_green"}
 
 @pytest.mark.parametrize("style", sorted(MEASURED) + sorted(REFUSED))
 def test_fourth_renderers_seats_are_never_misnamed_and_read_at_the_measured_level(tmp_path, style):
-    cam = calibrated(tmp_path, style, 0, fourth)
+    rows = sharp_frame_verdicts(tmp_path, style, fourth)
     if style in REFUSED:
-        assert cam is None  # refused with a message, never read as some other deck
+        assert rows is None  # refused with a message, never read as some other deck
         return
-    assert cam is not None
-    rec = build_recogniser(cam)
-    img, truth = render_seats_frame(style, 0, perturbation="sharp", table=0)
-    seen, _ = rec.read_still(img)
+    assert rows is not None
     verdicts = []
-    for s, want, got, verdict in seat_verdicts(seen, truth):
+    for s, want, got, verdict in rows:
         verdicts.append(verdict)
         assert verdict != "wrong_identity", f"{style} {s}: truth {want}, read {got}"
     assert verdicts.count("correct") >= MEASURED[style], f"{style}: {verdicts}"
