@@ -81,6 +81,9 @@ HAND_EDGE_MM = 25.0
 HAND_CLEAR_MM = 10.0
 #: skin inside a zone with at most this share of felt round it is print on a card, not a hand
 PRINT_RING_FELT = 0.05
+#: ... round it meaning within this of its outline: a face's print (a court panel) may come
+#: within 3 mm of the card's edge, where a hand's outline over the felt borders felt at once
+PRINT_RING_MM = 2.5
 #: ... and print lies within one face, so it covers at most this share of a card (a hand
 #: flat on a seat's cards, its outline on nothing but cards, covers more)
 PRINT_MAX_CARD_SHARE = 0.5
@@ -342,6 +345,8 @@ class Recogniser:
         self._quiet_px = QR_WIDTH_MM / QR_MODULES * QR_QUIET_MODULES / mm
         k = max(3, int(MARKING_MM / mm / SHRINK) | 1)
         self._marking_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        k = 2 * max(1, int(round(PRINT_RING_MM / mm / SHRINK))) + 1
+        self._print_ring_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
         # temporal state
         self._ref_gray: dict[str, np.ndarray] = {}
         self._prev_gray: dict[str, np.ndarray] = {}
@@ -639,7 +644,7 @@ class Recogniser:
         for i in range(1, n):
             comp = (labels == i).astype(np.uint8)
             around = cv2.dilate(comp, self._marking_kernel) > 0
-            ring = around & (comp == 0)
+            ring = (cv2.dilate(comp, self._print_ring_kernel) > 0) & (comp == 0)
             on_cards = stats[i, cv2.CC_STAT_AREA] <= PRINT_MAX_CARD_SHARE * self._card_area \
                 and np.count_nonzero(ring & felt) <= PRINT_RING_FELT * np.count_nonzero(ring) \
                 and not np.any(around & ~inside)

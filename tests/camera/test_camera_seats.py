@@ -289,6 +289,37 @@ def test_faces_printed_with_a_figure_in_skin_and_gold_are_read_not_taken_for_a_h
     assert verdicts.count("correct") >= 5, json.dumps({z: [truth[z], seen[z]] for z in zones})
 
 
+@pytest.mark.parametrize("side_mm", [2.5, 3.5])
+def test_a_court_panel_printed_near_the_faces_edges_is_read_not_taken_for_a_hand(calibrated, side_mm):
+    # a deck whose court panel, gold, runs across the face's middle to within 2.5-3.5 mm of
+    # its sides (the fourth renderer's lattice_red): where a pair's card lies on the felt, a
+    # ring a zone's marking wide round the panel reaches past the card's edge onto the felt,
+    # and every seat shown down was held as under the dealer's hand; the print's own outline
+    # borders the face's white, where a hand's over the felt borders felt
+    rec = Recogniser(calibrated)
+    zones = tuple(calibrated.zones)
+    scene = _every_seat_shown_down(zones, deck_seed=8, scene_seed=11)
+    camera = SyntheticCamera(scene, calibrated, perturbations="clean", seed=11)
+    artist = camera.renderer.artist
+    plain_face = artist.face
+    k = 1.0 / calibrated.mm_per_px
+
+    def panelled_face(card, code=None, *, misprint=None):
+        tile = plain_face(card, code, misprint=misprint).copy()
+        h, w = tile.shape[:2]
+        # 20 mm tall across the middle, clear of the two codes in the corners
+        cv2.rectangle(tile, (int(side_mm * k), h // 2 - int(10 * k)), (w - 1 - int(side_mm * k), h // 2 + int(10 * k)),
+                      (40, 165, 215), -1, cv2.LINE_AA)
+        return tile
+
+    artist.face = panelled_face
+    seen, _ = rec.read_still(_grab(camera))
+    truth = scene.snapshot()
+    verdicts = [score_zone(truth[z], seen[z]) for z in zones]
+    assert "wrong_identity" not in verdicts
+    assert all(seen[z] is not None for z in zones), {z: rec.views[z].why for z in zones}
+
+
 def test_two_backs_side_by_side_with_a_chip_against_them_stay_two(calibrated):
     # two backs touching edge to edge and a dark chip (44 mm) against the end one: the blob
     # covers 2.2-2.3 cards, more than two cards can when each shows at least half of itself;
