@@ -110,10 +110,15 @@ HAND_BLANK_MM = 24.0
 #: a blob showing neither back, face nor black, of which at least this share is the felt's
 #: own colour, is felt speckled with a back's colours (dim light, noise), not a card
 FELT_SPECKLE_SHARE = 0.5
-#: a grey felt's light is measured round a zone when at least this share of it is felt
+#: the felt's light is measured round a zone when at least this share of it is felt
 LOCAL_FELT_SHARE = 0.3
 #: (grey up to this many times the felt's: a spotlight, never a face's white)
 LOCAL_FELT_MAX = 1.8
+#: on a felt of a colour, a zone's own light is taken only where it is this much (a share)
+#: lighter or darker than the table's: within it a back's tones reach over the difference
+#: (colours.TONE_REACH), and the felt measured round a zone carries the cards' shadows and
+#: the markings' paint
+LOCAL_LIGHT_MIN = 0.1
 #: one black thing over more than this many cards' area in a zone is no cut card (one card,
 #: partly covered at most) but a black glove or a dark sleeve: the zone is covered
 CUT_MAX_SHARE = 1.3
@@ -566,6 +571,30 @@ class Recogniser:
         here = np.median(near[felt].reshape(-1, 3), axis=0).astype(np.float32)
         return colours.light_gains(self._felt_ref, here)
 
+    def _light_near(self, small: np.ndarray, gains: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+        """The light at a zone on a felt of a colour, for a back learned as tones: `gains`
+        made as much brighter or darker as the felt round the zone is darker or lighter than
+        the table's (`_gains_near`'s felt: the zone and a card's width round it), where that is
+        more than LOCAL_LIGHT_MIN. A back learned as tones is told by its lightness too (one
+        learned as hue cells by hue and saturation, which the light's level does not move), and
+        the light across a table is not even: a plain back at a seat in a corner, a sixth
+        darker than the middle, showed only the darker of its two tones and was taken for a
+        face. The felt's hue tells it here, so one factor for the three channels: the table's
+        colour balance is `gains`' already. `gains` where too little felt shows."""
+        x0, y0, x1, y1 = box
+        m = int(round(self._card_w))
+        h, w = small.shape[:2]
+        near = cv2.transform(small[max(0, y0 - m) : min(h, y1 + m), max(0, x0 - m) : min(w, x1 + m)],
+                             np.diag(gains).astype(np.float32))
+        hue, sat, val = cv2.split(cv2.cvtColor(near.clip(0, 255).astype(np.uint8), cv2.COLOR_BGR2HSV))
+        fv = self._felt_hsv[2]
+        felt = colours.felt_mask(hue, sat, val, self._felt_hsv) & (val >= 0.5 * fv) & (val <= LOCAL_FELT_MAX * fv)
+        if np.count_nonzero(felt) < LOCAL_FELT_SHARE * felt.size:
+            return gains
+        here = float(np.median(near[felt].reshape(-1, 3), axis=0).sum())
+        factor = float(self._felt_ref.sum()) / max(1.0, here)
+        return gains * np.float32(factor) if abs(factor - 1.0) >= LOCAL_LIGHT_MIN else gains
+
     def _enclosed(self, felt: np.ndarray, geo: _ZoneGeometry) -> np.ndarray:
         """Felt that cards enclose (smaller than half a card): a face's codes and black print
         on a grey felt. Not felt that the zone's painted outline or the edge of the zone's
@@ -692,6 +721,8 @@ class Recogniser:
         grey = colours.is_grey_felt(self._felt_hsv)
         if grey:
             gains = self._gains_near(small, gains, geo.box)
+        elif isinstance(self._back_lut, colours.ToneModel):
+            gains = self._light_near(small, gains, geo.box)
         patch = self._zone_patch(frame, geo)
         cls = self._classes(patch, gains, frame[y0 * SHRINK : y1 * SHRINK, x0 * SHRINK : x1 * SHRINK])
         inside = geo.mask > 0

@@ -71,3 +71,20 @@ def test_two_backs_a_thread_of_back_joins_at_a_border_are_counted_apart(tmp_path
         assert seen["S2"] == ["??"] * 4, (perturbation, seen["S2"])
         verdicts = [verdict for *_, verdict in seat_verdicts(seen, truth)]
         assert verdicts.count("correct") == len(verdicts), (perturbation, verdicts)
+
+
+def test_a_seat_in_the_tables_darker_corner_reads_its_plain_backs(tmp_path):
+    # plain_cyan, table 1 (navy felt), seed 1: the light falls off towards S1, whose felt is a
+    # sixth darker than the table's; the plain cyan back was learned as two tones in Lab (the
+    # calibration's cards lay in lighter and darker light), and S1's backs showed only the
+    # darker one: no window held the back's mix, and the row of four read as three faces,
+    # `XX XX XX`. Each zone's light is now taken from the felt round it (Recogniser._light_near)
+    cam = calibrated(tmp_path, "plain_cyan", 1, fourth)
+    rec = build_recogniser(cam)
+    for perturbation in ("sharp", "dim"):
+        img, truth = render_seats_frame("plain_cyan", 1, perturbation=perturbation, table=1)
+        seen, _ = rec.read_still(img)
+        assert seen["S1"] == ["??"] * 4, (perturbation, seen["S1"])
+        verdicts = [verdict for *_, verdict in seat_verdicts(seen, truth)]
+        assert "wrong_identity" not in verdicts
+        assert verdicts.count("correct") == len(verdicts), (perturbation, verdicts)
