@@ -352,6 +352,7 @@ class Recogniser:
         self._marking_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
         k = 2 * max(1, int(round(PRINT_RING_MM / mm / SHRINK))) + 1
         self._print_ring_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        self._step_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         # temporal state
         self._ref_gray: dict[str, np.ndarray] = {}
         self._prev_gray: dict[str, np.ndarray] = {}
@@ -650,7 +651,8 @@ class Recogniser:
         self.views[name] = view
         return view
 
-    def _hand_over(self, skin: np.ndarray, felt: np.ndarray, inside: np.ndarray) -> np.ndarray | None:
+    def _hand_over(self, skin: np.ndarray, felt: np.ndarray, inside: np.ndarray,
+                   white: np.ndarray | None = None) -> np.ndarray | None:
         """The dealer's hand (skin, quarter resolution) where it lies over a zone (`inside`),
         None when no hand does.
         Not every skin-coloured thing is a hand: a zone's painted outline or name (gold or
@@ -658,7 +660,9 @@ class Recogniser:
         counts only where it is wider than a marking; and a picture printed on a card's face (a
         court figure's flesh and gold) lies within one card, clear of the felt and of the
         zone's edge, where a hand, larger than a card and reaching in from the dealer's side
-        over cards and felt, never does."""
+        over cards and felt, never does. Clear of the felt: almost none within PRINT_RING_MM of
+        its outline, and, given the faces' white (`white`), almost none a marking's width round
+        it that the white does not part from it."""
         limit = HAND_SKIN_SHARE * self._card_area
         if np.count_nonzero(skin) <= limit:
             return None
@@ -677,6 +681,18 @@ class Recogniser:
             on_cards = stats[i, cv2.CC_STAT_AREA] <= PRINT_MAX_CARD_SHARE * self._card_area \
                 and np.count_nonzero(ring & felt) <= PRINT_RING_FELT * np.count_nonzero(ring) \
                 and not np.any(around & ~inside)
+            if on_cards and white is not None:
+                # ... nor within a marking's width round it where no face's white parts it
+                # from the felt: a face's print keeps the face's white between it and the felt
+                # past the card's edge, where a moving hand's blurred outline (a blend of skin
+                # and felt, neither) leads on to the felt (the second reader's hands moving
+                # 8-12 mm in a frame's exposure were read as the seat's cards with the thin
+                # ring alone)
+                wide_ring = around & (comp == 0)
+                reach = comp > 0
+                for _ in range(self._marking_kernel.shape[0] // 2):
+                    reach = (cv2.dilate(reach.astype(np.uint8), self._step_kernel) > 0) & ~white
+                on_cards = np.count_nonzero(reach & wide_ring & felt) <= PRINT_RING_FELT * np.count_nonzero(wide_ring)
             if not on_cards:
                 hand |= comp > 0
         return hand if np.count_nonzero(hand) > limit else None
@@ -731,7 +747,7 @@ class Recogniser:
             # take the felt's grey: felt that a card's outline encloses is card, as any print on
             # a card is on a felt of a colour
             cls.felt &= ~self._enclosed(cls.felt, geo)
-        hand = self._hand_over(cls.skin & inside, cls.felt, inside)
+        hand = self._hand_over(cls.skin & inside, cls.felt, inside, cls.white)
         hand_near: np.ndarray | None = None
         if hand is not None:
             if not self._hand_at_the_edge(hand, geo):

@@ -361,6 +361,59 @@ def test_skin_on_nothing_but_cards_is_print_only_when_a_face_could_hold_it(calib
         assert rec._hand_over(skin > 0, skin == 0, inside) is not None, share
 
 
+def test_skin_whose_outline_leads_on_to_the_felt_is_the_hand_however_blurred(calibrated):
+    # the rule on its own, at quarter resolution: a finger's worth of skin (a tenth of a card)
+    # in the middle of a zone, a band two pixels wide round it of neither skin nor felt, felt
+    # beyond. A hand moving (8 mm in a frame's exposure) blends its edge with the felt so: the
+    # band is the blend, and the felt lies past it. A face's print has the face's white round
+    # it instead, and the felt past the card's edge only beyond that white
+    rec = Recogniser(calibrated)
+    card_px = rec._card_area
+    h = w = int(4 * np.sqrt(card_px))
+    inside = np.ones((h, w), bool)
+    skin = np.zeros((h, w), np.uint8)
+    r = int(np.sqrt(0.1 * card_px / np.pi))
+    cv2.circle(skin, (w // 2, h // 2), r, 1, -1)
+    band = np.zeros((h, w), np.uint8)
+    cv2.circle(band, (w // 2, h // 2), r + 2, 1, -1)
+    felt = band == 0
+    assert rec._hand_over(skin > 0, felt, inside, np.zeros((h, w), bool)) is not None  # blurred hand
+    white = (band > 0) & (skin == 0)
+    assert rec._hand_over(skin > 0, felt, inside, white) is None  # print within a face's white
+
+
+@pytest.mark.parametrize("tone", range(len(SKIN_TONES)))
+def test_a_moving_hand_over_a_seat_is_the_hand(calibrated, tone):
+    # four fingers reaching 20 mm over a seat's shown-down cards from the zone's edge, the hand
+    # moving sideways: 12 mm of motion blur in the frame's exposure (half a metre a second at
+    # 1/60 s). Its blurred outline, a blend of skin and felt that is neither, lies between the
+    # skin and the felt, where a face's print has the face's white (the second reader's case:
+    # read as the seat's cards with a ring of 2.5 mm alone)
+    rec = Recogniser(calibrated)
+    zones = tuple(calibrated.zones)
+    scene = _every_seat_shown_down(zones, deck_seed=101, scene_seed=201)
+    camera = SyntheticCamera(scene, calibrated, perturbations="clean", seed=301)
+    frame = _grab(camera).astype(np.float32)
+    k = 1.0 / calibrated.mm_per_px
+    h, w = frame.shape[:2]
+    skin = np.zeros((h, w), np.uint8)
+    for z in zones:
+        x0, y0, x1, y1 = calibrated.zones[z].bbox
+        ys = [camera.renderer.card_pose(z, c, camera.perturbations)[1] for c in scene.state().zones[z]]
+        xc = (x0 + x1) // 2
+        tip = int(max(ys) + (CARD_H_MM / 2 - 20) * k)  # 20 mm over the front pair's near edge
+        for i in range(4):
+            fx = int(xc + (i - 1.5) * 19 * k)
+            cv2.line(skin, (fx, tip), (fx, y1 + int(60 * k)), 255, int(17 * k), cv2.LINE_AA)
+    length = int(12 * k) | 1
+    kernel = np.zeros((length, length), np.float32)
+    kernel[length // 2, :] = 1.0 / length
+    alpha = cv2.filter2D(skin.astype(np.float32) / 255.0, -1, kernel)[..., None]
+    moved = (frame * (1 - alpha) + np.array(SKIN_TONES[tone], np.float32) * alpha).clip(0, 255).astype(np.uint8)
+    seen, _ = rec.read_still(moved)
+    assert all(seen[z] is None for z in zones), {z: seen[z] for z in zones if seen[z] is not None}
+
+
 def test_a_hand_only_over_the_zones_edge_is_told_from_a_hand_over_the_zone(calibrated):
     # the hand's part inside the zone (quarter resolution): a corner of it reaching over the
     # edge (dealing to the next seat) hides no card of the zone; deeper in, or more of it, it may
