@@ -82,7 +82,8 @@ HAND_CLEAR_MM = 10.0
 #: skin inside a zone with at most this share of felt round it is print on a card, not a hand
 PRINT_RING_FELT = 0.05
 #: ... round it meaning within this of its outline: a face's print (a court panel) may come
-#: within 3 mm of the card's edge, where a hand's outline over the felt borders felt at once
+#: within 3 mm of the card's edge, where a still hand's outline over the felt borders felt at
+#: once (a moving hand's blurred one is told by what lies beyond it: `_hand_over`)
 PRINT_RING_MM = 2.5
 #: ... and print lies within one face, so it covers at most this share of a card (a hand
 #: flat on a seat's cards, its outline on nothing but cards, covers more)
