@@ -575,27 +575,41 @@ class Recogniser:
 
     def _light_near(self, small: np.ndarray, gains: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
         """The light at a zone on a felt of a colour, for a back learned as tones: `gains`
-        made as much brighter or darker as the felt round the zone is darker or lighter than
-        the table's (`_gains_near`'s felt: the zone and a card's width round it), where that is
-        more than LOCAL_LIGHT_MIN. A back learned as tones is told by its lightness too (one
-        learned as hue cells by hue and saturation, which the light's level does not move), and
-        the light across a table is not even: a plain back at a seat in a corner, a sixth
-        darker than the middle, showed only the darker of its two tones and was taken for a
-        face. The felt's hue tells it here, so one factor for the three channels: the table's
-        colour balance is `gains`' already. `gains` where too little felt shows."""
+        made as much brighter or darker as the felt in and round the zone is darker or lighter
+        than the table's (`_gains_near`'s felt: the zone and a card's width round it), where
+        the factor is at least LOCAL_LIGHT_MIN from 1. A back learned as tones is told by its
+        lightness too (one learned as hue cells by hue and saturation, which the light's level
+        does not move), and the light across a table is not even: a plain back at a seat in a
+        corner, its felt about 15% darker than the table's, showed only the darker of its tones
+        and was taken for a face. The felt's hue tells it here, so one factor for the three
+        channels: the table's colour balance is `gains`' already. `gains` where too little felt
+        shows."""
         x0, y0, x1, y1 = box
         m = int(round(self._card_w))
         h, w = small.shape[:2]
-        near = cv2.transform(small[max(0, y0 - m) : min(h, y1 + m), max(0, x0 - m) : min(w, x1 + m)],
-                             np.diag(gains).astype(np.float32))
+        # the felt round the zone and the zone's own felt must agree: light that falls off
+        # across the table moves both, a shadow or a pool of light round the zone's edge (an
+        # arm's shadow, a spotlight's pool ending there) only the one round it, and the cards
+        # lie in the zone (the second reader's case: cards lit as the table's held or
+        # miscounted); of the two, the factor nearer 1
+        grown = self._felt_factor(small[max(0, y0 - m) : min(h, y1 + m), max(0, x0 - m) : min(w, x1 + m)], gains)
+        own = self._felt_factor(small[y0:y1, x0:x1], gains)
+        if grown is None or own is None or (grown - 1.0) * (own - 1.0) <= 0.0:
+            return gains
+        factor = own if abs(own - 1.0) < abs(grown - 1.0) else grown
+        return gains * np.float32(factor) if abs(factor - 1.0) >= LOCAL_LIGHT_MIN else gains
+
+    def _felt_factor(self, region: np.ndarray, gains: np.ndarray) -> float | None:
+        """How many times brighter the felt (of a colour) in `region`, after `gains`, must be
+        made to be the table's; None where less than LOCAL_FELT_SHARE of it is felt."""
+        near = cv2.transform(region, np.diag(gains).astype(np.float32))
         hue, sat, val = cv2.split(cv2.cvtColor(near.clip(0, 255).astype(np.uint8), cv2.COLOR_BGR2HSV))
         fv = self._felt_hsv[2]
         felt = colours.felt_mask(hue, sat, val, self._felt_hsv) & (val >= 0.5 * fv) & (val <= LOCAL_FELT_MAX * fv)
         if np.count_nonzero(felt) < LOCAL_FELT_SHARE * felt.size:
-            return gains
+            return None
         here = float(np.median(near[felt].reshape(-1, 3), axis=0).sum())
-        factor = float(self._felt_ref.sum()) / max(1.0, here)
-        return gains * np.float32(factor) if abs(factor - 1.0) >= LOCAL_LIGHT_MIN else gains
+        return float(self._felt_ref.sum()) / max(1.0, here)
 
     def _enclosed(self, felt: np.ndarray, geo: _ZoneGeometry) -> np.ndarray:
         """Felt that cards enclose (smaller than half a card): a face's codes and black print
