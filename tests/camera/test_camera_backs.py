@@ -345,6 +345,18 @@ def test_calibrate_learns_an_emblem_only_for_a_back_with_one_in_its_middle_clear
     assert cam.layout.calibration.back.emblem == learned["back"].get("emblem", 0.0)
 
 
+def _random_seat_frames(camera: SyntheticCamera, zones, seeds):
+    """(seed, scene, frame) for random seats of each seed, the camera's next frame of each."""
+    for seed in seeds:
+        scene = seat_accuracy.random_seats(random.Random(seed), seed, zones)
+        camera.scene = scene
+        camera.new_view()
+        got = None
+        while got is None:
+            got = camera.read()
+        yield seed, scene, got[1]
+
+
 @pytest.mark.parametrize("style", TONE_STYLES)
 def test_backs_learned_as_tones_are_read_where_the_light_falls_off(tmp_path, capsys, style):
     # the studio's light falls off towards one side of the table (a third darker at its far
@@ -358,14 +370,8 @@ def test_backs_learned_as_tones_are_read_where_the_light_falls_off(tmp_path, cap
     camera = SyntheticCamera(TableScene(zones), layout, perturbations="clean", seed=5, style=style)
     w = layout.width
     falloff = np.linspace(1.0, 0.65, w, dtype=np.float32)[None, :, None]
-    for seed in (60, 61):
-        scene = seat_accuracy.random_seats(random.Random(seed), seed, zones)
-        camera.scene = scene
-        camera.new_view()
-        got = None
-        while got is None:
-            got = camera.read()
-        frame = np.clip(got[1].astype(np.float32) * falloff, 0, 255).astype(np.uint8)
+    for _, scene, picture in _random_seat_frames(camera, zones, (60, 61)):
+        frame = np.clip(picture.astype(np.float32) * falloff, 0, 255).astype(np.uint8)
         seen, _ = rec.read_still(frame)
         truth = scene.snapshot()
         verdicts = {z: accuracy.score_zone(truth[z], seen[z]) for z in zones}
@@ -389,14 +395,8 @@ def test_light_round_a_zone_but_not_on_it_leaves_the_zones_cards_as_lit(tmp_path
         cv2.fillPoly(zone, [np.asarray(layout.zones["S4"].polygon, np.int32)], 255)
         grown = cv2.dilate(zone, cv2.getStructuringElement(cv2.MORPH_RECT, (421, 421)))
         ring = (grown > 0) & (zone == 0)
-        for seed in (60, 61):
-            scene = seat_accuracy.random_seats(random.Random(seed), seed, zones)
-            camera.scene = scene
-            camera.new_view()
-            got = None
-            while got is None:
-                got = camera.read()
-            frame = got[1].astype(np.float32)
+        for seed, scene, picture in _random_seat_frames(camera, zones, (60, 61)):
+            frame = picture.astype(np.float32)
             frame[ring] *= factor
             seen, _ = rec.read_still(np.clip(frame, 0, 255).astype(np.uint8))
             want = scene.snapshot()["S4"]

@@ -258,30 +258,40 @@ def test_show_down_refuses_cards_not_in_the_seat():
         scene.show_down("S1", ["2C"], ["3C", "4C", "5C"])
 
 
-def test_faces_printed_with_a_figure_in_skin_and_gold_are_read_not_taken_for_a_hand(calibrated):
-    # a deck whose faces carry a court figure in flesh tones and gold across their middle
-    # (clear of the two codes in the corners): skin-coloured, and as wide as a finger, but it
-    # lies on the cards, clear of the felt and of the zone's edge, where a hand never does
+def _shown_down_with_print(calibrated, paint):
+    """Every seat shown down (the same deal each time) by a deck whose faces carry `paint`'s
+    print (it draws on a copy of the plain face), read: the zones, truth, what was seen and
+    the recogniser."""
     rec = Recogniser(calibrated)
     zones = tuple(calibrated.zones)
     scene = _every_seat_shown_down(zones, deck_seed=8, scene_seed=11)
     camera = SyntheticCamera(scene, calibrated, perturbations="clean", seed=11)
-    artist = camera.renderer.artist
-    plain_face = artist.face
+    plain_face = camera.renderer.artist.face
+
+    def printed_face(card, code=None, *, misprint=None):
+        tile = plain_face(card, code, misprint=misprint).copy()
+        paint(tile)
+        return tile
+
+    camera.renderer.artist.face = printed_face
+    seen, _ = rec.read_still(_grab(camera))
+    return zones, scene.snapshot(), seen, rec
+
+
+def test_faces_printed_with_a_figure_in_skin_and_gold_are_read_not_taken_for_a_hand(calibrated):
+    # a deck whose faces carry a court figure in flesh tones and gold across their middle
+    # (clear of the two codes in the corners): skin-coloured, and as wide as a finger, but it
+    # lies on the cards, clear of the felt and of the zone's edge, where a hand never does
     k = 1.0 / calibrated.mm_per_px
 
-    def figured_face(card, code=None, *, misprint=None):
-        tile = plain_face(card, code, misprint=misprint).copy()
+    def figure(tile):
         h, w = tile.shape[:2]
         cv2.ellipse(tile, (w // 2, h // 2 - int(8 * k)), (int(11 * k), int(14 * k)), 0, 0, 360,
                     SKIN_TONES[0], -1, cv2.LINE_AA)  # the figure's face
         cv2.rectangle(tile, (w // 2 - int(13 * k), h // 2 + int(6 * k)),
                       (w // 2 + int(13 * k), h // 2 + int(22 * k)), (40, 165, 215), -1)  # its gold robe
-        return tile
 
-    artist.face = figured_face
-    seen, _ = rec.read_still(_grab(camera))
-    truth = scene.snapshot()
+    zones, truth, seen, _ = _shown_down_with_print(calibrated, figure)
     verdicts = [score_zone(truth[z], seen[z]) for z in zones]
     assert "wrong_identity" not in verdicts
     assert all(seen[z] is not None for z in zones), seen  # no seat held as under a hand
@@ -296,25 +306,15 @@ def test_a_court_panel_printed_near_the_faces_edges_is_read_not_taken_for_a_hand
     # ring a zone's marking wide round the panel reaches past the card's edge onto the felt,
     # and every seat shown down was held as under the dealer's hand; the print's own outline
     # borders the face's white, where a hand's over the felt borders felt
-    rec = Recogniser(calibrated)
-    zones = tuple(calibrated.zones)
-    scene = _every_seat_shown_down(zones, deck_seed=8, scene_seed=11)
-    camera = SyntheticCamera(scene, calibrated, perturbations="clean", seed=11)
-    artist = camera.renderer.artist
-    plain_face = artist.face
     k = 1.0 / calibrated.mm_per_px
 
-    def panelled_face(card, code=None, *, misprint=None):
-        tile = plain_face(card, code, misprint=misprint).copy()
+    def panel(tile):
         h, w = tile.shape[:2]
         # 20 mm tall across the middle, clear of the two codes in the corners
         cv2.rectangle(tile, (int(side_mm * k), h // 2 - int(10 * k)), (w - 1 - int(side_mm * k), h // 2 + int(10 * k)),
                       (40, 165, 215), -1, cv2.LINE_AA)
-        return tile
 
-    artist.face = panelled_face
-    seen, _ = rec.read_still(_grab(camera))
-    truth = scene.snapshot()
+    zones, truth, seen, rec = _shown_down_with_print(calibrated, panel)
     verdicts = [score_zone(truth[z], seen[z]) for z in zones]
     assert "wrong_identity" not in verdicts
     assert all(seen[z] is not None for z in zones), {z: rec.views[z].why for z in zones}
