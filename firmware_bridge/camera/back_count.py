@@ -45,6 +45,9 @@ EDGE_TURN_DEG = 40.0
 EDGE_DEPTH_MM = 8.0
 #: two cards' edges lie at least this share of a card's width apart along the row
 EDGE_GAP = 0.4
+#: lines across the row closer than this (mm) are one edge seen twice (its shadow and its
+#: frame, a line's two sides); further apart and closer than EDGE_GAP, a back's print
+LINE_PAIR_MM = 3.0
 #: a piece of back smaller than this share of a card is a fragment (a corner, a crumb)
 MIN_PIECE = 0.22
 #: two backs joined by a thread of back no wider than this less one (pixels: the thread is
@@ -154,21 +157,54 @@ def count_by_edges(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarra
                    card_px: tuple[float, float], mm_per_px: float) -> int | None:
     """The number of cards in a row or fan of backs (a full-resolution crop and its blob mask)
     counted by the cards' edges across the row; None when the back is patterned with thin
-    lines all over. Read at half resolution (a line of 0.5 mm still shows)."""
+    lines all over. Read at half resolution (a line of 0.5 mm still shows), first in grey;
+    where grey shows no edge, in each colour channel: a card's edge (its shadow, a frame printed
+    along it) that crosses a pattern of two colours of about the same grey (orange rays on
+    yellow) is hardly darker in grey than the darker of them, but it is in the channel where
+    both are light."""
     h, w = full_bgr.shape[:2]
     small = cv2.resize(full_bgr, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     mask = cv2.resize(blob_mask, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
-    mm, card_w, card_h = 2 * mm_per_px, card_px[0] / 2, card_px[1] / 2
-    grey = cv2.cvtColor(colours.balanced(small, gains), cv2.COLOR_BGR2GRAY).astype(np.float32)
-    line = np.zeros_like(grey)
-    for axis in (0, 1):  # a thin line is brighter or darker than both its sides
-        a, b = np.roll(grey, 2, axis), np.roll(grey, -2, axis)
-        line = np.maximum(line, np.maximum(np.minimum(a, b) - grey, grey - np.maximum(a, b)))
+    mm = 2 * mm_per_px
+    balanced = colours.balanced(small, gains)
     # the blob's own outline (a card's edge on the felt) is not looked at
     inner = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(2.5 / mm) | 1,) * 2)) > 0
-    hits = ((line > LINE_LEVEL) & inner).astype(np.uint8)
+    grey = cv2.cvtColor(balanced, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    hits = ((_thin_lines(grey) > LINE_LEVEL) & inner).astype(np.uint8)
     if np.count_nonzero(hits) > LINE_DENSITY_MAX * max(1, np.count_nonzero(inner)):
         return None
+    n = _edges_across(hits, mask, (card_px[0] / 2, card_px[1] / 2), mm)
+    if n != 1:
+        return n
+    chans = balanced.astype(np.float32)
+    line = np.max([_thin_lines(chans[..., k]) for k in range(3)], axis=0)
+    hits = ((line > LINE_LEVEL) & inner).astype(np.uint8)
+    if np.count_nonzero(hits) > LINE_DENSITY_MAX * max(1, np.count_nonzero(inner)):
+        return n  # lines all over in a channel (a pattern of hues): grey's answer stands
+    # lines of a hue grey does not see may be the back's print (pinstripes, a lattice of one
+    # hue on another): then they come closer than cards' edges can, and grey's answer stands
+    by_colour = _edges_across(hits, mask, (card_px[0] / 2, card_px[1] / 2), mm, printed_lines=True)
+    return n if by_colour is None else by_colour
+
+
+def _thin_lines(img: np.ndarray) -> np.ndarray:
+    """How much each pixel of `img` (one channel) is brighter or darker than both its sides, 2
+    pixels away across or along: a thin line's strength."""
+    line = np.zeros_like(img)
+    for axis in (0, 1):
+        a, b = np.roll(img, 2, axis), np.roll(img, -2, axis)
+        line = np.maximum(line, np.maximum(np.minimum(a, b) - img, img - np.maximum(a, b)))
+    return line
+
+
+def _edges_across(hits: np.ndarray, mask: np.ndarray, card: tuple[float, float], mm: float,
+                  printed_lines: bool = False) -> int | None:
+    """The cards of the blob `mask` counted by the long straight lines of `hits` across its row
+    (`card`: a card's width and length, `mm`: millimetres per pixel, at the hits' resolution);
+    None when the blob has no outline, or, with `printed_lines`, when two of the lines lie
+    more than LINE_PAIR_MM and less than EDGE_GAP of a card apart: cards' edges cannot (each
+    card shows at least half of its back), a back's printed lines at their pitch do."""
+    card_w, card_h = card
     cs, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not cs:
         return None
@@ -191,6 +227,7 @@ def count_by_edges(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarra
     # how far each place inside the blob lies from its outline (mm)
     depth = cv2.distanceTransform(mask, cv2.DIST_L2, 3) * mm
     kept: list[float] = []
+    seen: list[float] = []
     for rho, theta in found:  # strongest first
         normal = np.array([math.cos(theta), math.sin(theta)])
         foot = centre - (centre @ normal - rho) * normal
@@ -199,8 +236,11 @@ def count_by_edges(full_bgr: np.ndarray, blob_mask: np.ndarray, gains: np.ndarra
             continue  # the first card shows at least half of itself; the last one whole
         if _median_depth(depth, foot, np.array([-normal[1], normal[0]])) < EDGE_DEPTH_MM:
             continue  # a frame printed along the blob's own outline: a card's edge on the felt
+        seen.append(x)
         if all(abs(x - k) >= EDGE_GAP * card_w for k in kept):
             kept.append(x)
+    if printed_lines and any(LINE_PAIR_MM / mm < abs(a - b) < EDGE_GAP * card_w for a in seen for b in seen):
+        return None
     return len(kept) + 1
 
 

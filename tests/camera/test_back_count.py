@@ -23,12 +23,13 @@ NAVY = (140, 60, 30)
 GOLD = (60, 170, 210)
 
 
-def _card(img: np.ndarray, mask: np.ndarray, cx: float, cy: float, turn_deg: float, lattice: bool) -> None:
+def _card(img: np.ndarray, mask: np.ndarray, cx: float, cy: float, turn_deg: float, lattice: bool,
+          frame: tuple[int, int, int] = GOLD) -> None:
     w, h = CARD_PX
     tile = np.zeros((int(h), int(w), 3), np.uint8)
     tile[:] = NAVY
     inset = int(3 / MM_PER_PX)
-    cv2.rectangle(tile, (inset, inset), (int(w) - inset, int(h) - inset), GOLD, 2, cv2.LINE_AA)
+    cv2.rectangle(tile, (inset, inset), (int(w) - inset, int(h) - inset), frame, 2, cv2.LINE_AA)
     if lattice:  # thin gold lines all over, 4 mm apart
         step = int(4 / MM_PER_PX)
         for k in range(-int(h), int(w) + int(h), step):
@@ -43,13 +44,33 @@ def _card(img: np.ndarray, mask: np.ndarray, cx: float, cy: float, turn_deg: flo
     mask[cover] = 1
 
 
-def _row(n: int, step_mm: float, fan_deg: float = 0.0, lattice: bool = False):
+def _row(n: int, step_mm: float, fan_deg: float = 0.0, lattice: bool = False, frame: tuple[int, int, int] = GOLD):
     img = np.zeros((700, 1100, 3), np.uint8)
     img[:] = FELT
     mask = np.zeros(img.shape[:2], np.uint8)
     for k in range(n):
         j = k - (n - 1) / 2
-        _card(img, mask, 550 + j * step_mm / MM_PER_PX, 350 + 4 * j * j, 8 + j * fan_deg, lattice)
+        _card(img, mask, 550 + j * step_mm / MM_PER_PX, 350 + 4 * j * j, 8 + j * fan_deg, lattice, frame)
+    noise = np.random.default_rng(n).normal(0, 3, img.shape)
+    return np.clip(img + noise, 0, 255).astype(np.uint8), mask
+
+
+def _rows_of(tile: np.ndarray, n: int, step_mm: float, fan_deg: float = 0.0):
+    """A row or fan of `n` cards printed with `tile` (a back as decks.paint_back paints it),
+    laid as `_row` lays them."""
+    img = np.zeros((800, 1400, 3), np.uint8)
+    img[:] = FELT
+    mask = np.zeros(img.shape[:2], np.uint8)
+    h, w = tile.shape[:2]
+    size = (img.shape[1], img.shape[0])
+    for k in range(n):
+        j = k - (n - 1) / 2
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), 8 + j * fan_deg, 1.0)
+        m[:, 2] += [700 + j * step_mm / MM_PER_PX - w / 2, 400 + 4 * j * j - h / 2]
+        warped = cv2.warpAffine(tile, m, size, flags=cv2.INTER_LINEAR)
+        cover = cv2.warpAffine(np.full((h, w), 255, np.uint8), m, size, flags=cv2.INTER_LINEAR) > 127
+        img[cover] = warped[cover]
+        mask[cover] = 1
     noise = np.random.default_rng(n).normal(0, 3, img.shape)
     return np.clip(img + noise, 0, 255).astype(np.uint8), mask
 
@@ -60,6 +81,45 @@ def test_a_row_or_fan_of_borderless_backs_is_counted_by_the_cards_edges(n, step_
     img, mask = _row(n, step_mm, fan_deg)
     gains = np.ones(3, np.float32)
     assert back_count.count_by_edges(img, mask, gains, CARD_PX, MM_PER_PX) == n
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_a_frame_as_light_as_the_back_but_of_another_colour_still_shows_the_cards_edges(n):
+    # a red frame on the navy ground, of the same grey: a line looked for in grey alone is not
+    # there (a back's rays of two colours ran the cards' edge shadows into them this way, on
+    # the fourth renderer's sunburst deck); each colour channel shows it
+    red = (20, 30, 140)
+    grey = cv2.cvtColor(np.array([[NAVY, red]], np.uint8), cv2.COLOR_BGR2GRAY)[0]
+    assert abs(int(grey[0]) - int(grey[1])) < back_count.LINE_LEVEL / 2
+    img, mask = _row(n, 34, frame=red)
+    assert back_count.count_by_edges(img, mask, np.ones(3, np.float32), CARD_PX, MM_PER_PX) == n
+
+
+def _pinstripes(ground: tuple[int, int, int], ink: tuple[int, int, int], pitch_mm: float, across: bool) -> np.ndarray:
+    """A back of thin lines (0.5 mm) `pitch_mm` apart along the card's length, and with
+    `across` also along its width (a plaid), no border."""
+    w, h = (round(v) for v in CARD_PX)
+    tile = np.zeros((h, w, 3), np.uint8)
+    tile[:] = ground
+    step = pitch_mm / MM_PER_PX
+    for x in np.arange(step / 2, w, step):
+        cv2.line(tile, (int(x), 0), (int(x), h), ink, 2, cv2.LINE_AA)
+    for y in np.arange(step / 2, h, step) if across else ():
+        cv2.line(tile, (0, int(y)), (w, int(y)), ink, 2, cv2.LINE_AA)
+    return tile
+
+
+@pytest.mark.parametrize(("n", "step_mm", "fan_deg"), [(2, 63, 0), (2, 45, 0), (3, 40, 0), (3, 42, 18), (4, 40, 0)])
+def test_lines_of_one_hue_on_another_printed_on_the_back_are_no_cards_edges(n, step_mm, fan_deg):
+    # thin red lines 12 or 16 mm apart on the navy ground, as grey as it: grey sees no line,
+    # the red channel sees the print; its lines lie closer than two cards' edges can, and
+    # grey's answer stands (looked at in the channels alone, these rows read one or two too many)
+    red = (20, 30, 140)
+    for pitch_mm in (12.0, 16.0):
+        for across in (False, True):
+            img, mask = _rows_of(_pinstripes(NAVY, red, pitch_mm, across), n, step_mm, fan_deg)
+            got = back_count.count_by_edges(img, mask, np.ones(3, np.float32), CARD_PX, MM_PER_PX)
+            assert got is None or got <= n, (pitch_mm, across, got)
 
 
 def test_a_back_patterned_with_fine_lines_all_over_is_left_to_its_colours():

@@ -10,7 +10,7 @@ face's edge to the opposite edge (gold, skin-coloured; dark blue, no class of th
 held a showdown as under the dealer's hand (mended on 6 Dec 2026, twenty-first stop: the felt
 round a print is looked for at its outline) or as another deck (not mended); rows of
 borderless backs whose rays run on from card to card were counted short (mended in part: the
-last test)."""
+last two tests)."""
 
 from __future__ import annotations
 
@@ -22,11 +22,12 @@ from tests.camera.fourth_seats import render_seats_frame
 from tests.camera.heldout_seats import calibrated, seat_verdicts, sharp_frame_verdicts
 
 #: seats read right on the frame of seed 0, sharp, table 0, when measured (6 Dec 2026):
-#: royal_logo's S6 (blue panels) is held as another deck, three of sunburst's rows of four
-#: counted short; lattice_red's four showdown seats (gold court panels to the faces' edges),
-#: held as under a hand at first (3), are read since the twenty-first stop
+#: royal_logo's S6 (blue panels) is held as another deck, two of sunburst's rows of four
+#: counted short (three until the cards' edges were looked for in colour too, twenty-second
+#: stop); lattice_red's four showdown seats (gold court panels to the faces' edges), held as
+#: under a hand at first (3), are read since the twenty-first stop
 MEASURED = {"argyle_grey": 6, "lattice_red": 7, "plain_cyan": 7, "royal_logo": 5, "stripes_navy": 7,
-            "sunburst": 3}
+            "sunburst": 4}
 #: plain near-black (told from the cut card by no pattern), and a green back on table 0's green felt
 REFUSED = {"noir", "felt_green"}
 
@@ -88,3 +89,20 @@ def test_a_seat_in_the_tables_darker_corner_reads_its_plain_backs(tmp_path):
         verdicts = [verdict for *_, verdict in seat_verdicts(seen, truth)]
         assert "wrong_identity" not in verdicts
         assert verdicts.count("correct") == len(verdicts), (perturbation, verdicts)
+
+
+def test_rows_of_borderless_backs_whose_edges_show_only_in_colour_are_counted(tmp_path):
+    # sunburst, table 1 (navy felt), seed 1: rows of four backs of orange rays on yellow, no
+    # border; each card's edge shows as a thin shadow, which in grey is hardly darker than the
+    # orange rays it crosses, so grey found only pieces of it and the rows read three (the
+    # area's fewest). In the red and green channels, where both colours are light, the shadow
+    # runs the whole edge (back_count.count_by_edges)
+    cam = calibrated(tmp_path, "sunburst", 1, fourth)
+    rec = build_recogniser(cam)
+    for perturbation in ("sharp", "jpeg"):
+        img, truth = render_seats_frame("sunburst", 1, perturbation=perturbation, table=1)
+        seen, _ = rec.read_still(img)
+        assert seen["S1"] == ["??"] * 4, (perturbation, seen["S1"])
+        verdicts = [verdict for *_, verdict in seat_verdicts(seen, truth)]
+        assert "wrong_identity" not in verdicts
+        assert verdicts.count("correct") >= 6, (perturbation, verdicts)
