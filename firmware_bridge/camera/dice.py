@@ -607,6 +607,13 @@ class DiceReader:
             return DieReading(0, (cx, cy), "no spot on it as dark as a pip")
         pips = [p for p in self._pips(win, lo, paper, levels) if near[int(p[1]), int(p[0])]]
         if not pips:
+            # The darkest spot a little beyond the bright part may be no pip but the floor (a
+            # die with sharp edges, whose white reaches its outline, on a dark floor): cut at
+            # its depth, small pips out of focus are too shallow to show. Their depth is then
+            # taken from the bright part alone.
+            levels = _pip_levels(lo, inside, white) or levels
+            pips = [p for p in self._pips(win, lo, paper, levels) if near[int(p[1]), int(p[0])]]
+        if not pips:
             return DieReading(0, (cx, cy), "no pips")
         # 2. re-centre on the pips, and read the face again there, square and of the die's size
         du = float(np.mean([p[0] for p in pips])) - n / 2
