@@ -56,8 +56,8 @@ def _row(n: int, step_mm: float, fan_deg: float = 0.0, lattice: bool = False, fr
 
 
 def _rows_of(tile: np.ndarray, n: int, step_mm: float, fan_deg: float = 0.0):
-    """A row or fan of `n` cards printed with `tile` (a back as decks.paint_back paints it),
-    laid as `_row` lays them."""
+    """A row or fan of `n` cards printed with `tile` (a back's picture at MM_PER_PX), laid as
+    `_row` lays them."""
     img = np.zeros((800, 1400, 3), np.uint8)
     img[:] = FELT
     mask = np.zeros(img.shape[:2], np.uint8)

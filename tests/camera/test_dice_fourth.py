@@ -61,7 +61,8 @@ def test_small_pips_out_of_focus_on_a_dark_floor_are_read():
     # small_pip_sharp_edge, table 1: pips 2.15 mm across (7 px) on dice whose white runs to
     # their sharp outline, on a navy floor. The pips' depth was taken from the darkest spot a
     # little beyond the die's bright part, which there is the floor: out of focus the pips
-    # (half as deep as the floor) fell short of that cut, and both dice were `0`, "no pips".
+    # (their centre 120 grey levels under the white, the floor 170) showed as spots under a
+    # pip's least area at that cut, and both dice were `0`, "no pips".
     reader, crop, want = _tray("small_pip_sharp_edge", 1, 0, "blur")
     assert want == [3, 5]
     assert reader.read(crop) == want
