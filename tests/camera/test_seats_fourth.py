@@ -80,14 +80,7 @@ def test_a_seat_in_the_tables_darker_corner_reads_its_plain_backs(tmp_path):
     # calibration's cards lay in lighter and darker light), and S1's backs showed only the
     # darker one: no window held the back's mix, and the row of four read as three faces,
     # `XX XX XX`. Each zone's light is now taken from the felt round it (Recogniser._light_near)
-    cam = calibrated(tmp_path, "plain_cyan", 1, fourth)
-    rec = build_recogniser(cam)
-    for perturbation in ("sharp", "dim"):
-        img, truth = render_seats_frame("plain_cyan", 1, perturbation=perturbation, table=1)
-        seen, _ = rec.read_still(img)
-        assert seen["S1"] == ["??"] * 4, (perturbation, seen["S1"])
-        verdicts = [verdict for *_, verdict in seat_verdicts(seen, truth)]
-        assert "wrong_identity" not in verdicts
+    for perturbation, verdicts in _table_1_seed_1_with_four_backs_at_s1(tmp_path, "plain_cyan", ("sharp", "dim")):
         assert verdicts.count("correct") == len(verdicts), (perturbation, verdicts)
 
 
@@ -97,12 +90,19 @@ def test_rows_of_borderless_backs_whose_edges_show_only_in_colour_are_counted(tm
     # orange rays it crosses, so grey found only pieces of it and the rows read three (the
     # area's fewest). In the red and green channels, where both colours are light, the shadow
     # runs the whole edge (back_count.count_by_edges)
-    cam = calibrated(tmp_path, "sunburst", 1, fourth)
-    rec = build_recogniser(cam)
-    for perturbation in ("sharp", "jpeg"):
-        img, truth = render_seats_frame("sunburst", 1, perturbation=perturbation, table=1)
+    for perturbation, verdicts in _table_1_seed_1_with_four_backs_at_s1(tmp_path, "sunburst", ("sharp", "jpeg")):
+        assert verdicts.count("correct") >= 6, (perturbation, verdicts)
+
+
+def _table_1_seed_1_with_four_backs_at_s1(tmp_path, style: str, perturbations: tuple[str, ...]):
+    """`style`'s table 1, calibrated, and its frame of seed 1 under each perturbation: S1 must
+    read four backs and no seat a wrong identity; yields (perturbation, the seats' verdicts)."""
+    rec = build_recogniser(calibrated(tmp_path, style, 1, fourth))
+    for perturbation in perturbations:
+        img, truth = render_seats_frame(style, 1, perturbation=perturbation, table=1)
         seen, _ = rec.read_still(img)
         assert seen["S1"] == ["??"] * 4, (perturbation, seen["S1"])
         verdicts = [verdict for *_, verdict in seat_verdicts(seen, truth)]
         assert "wrong_identity" not in verdicts
-        assert verdicts.count("correct") >= 6, (perturbation, verdicts)
+        yield perturbation, verdicts
+
